@@ -1,0 +1,96 @@
+/// A card: one task on the board.
+///
+/// Ops set a card's fields one by one; nothing replaces a whole card.
+public struct Card: Hashable, Sendable, Codable, Identifiable {
+    /// The card's identifier (chosen by the client that added it).
+    public var id: CardID
+    /// The short per-board number shown as `#N`, assigned in server order.
+    public var number: Int
+    /// The column the card sits in.
+    public var column: ColumnID
+    /// Its position within the column: cards sort by rank, then by id.
+    public var rank: Rank
+    /// The one-line title.
+    public var title: String
+    /// The long description (Markdown is left to the reader).
+    public var description: String
+    /// The `seq` of the change that last set the description (0 = never), for conflict checks.
+    public var descriptionSeq: UInt64
+    /// When the card is due.
+    public var due: Day?
+    /// The labels it carries, sorted by id.
+    public var labels: [LabelID]
+    /// The members it is assigned to, sorted by id.
+    public var assignees: [UserID]
+    /// The milestone it belongs to.
+    public var milestone: MilestoneID?
+    /// Its checklist, in order.
+    public var checklist: [ChecklistItem]
+    /// Its comments, oldest first.
+    public var comments: [Comment]
+    /// Closed or open; independent of the column.
+    public var closed: Bool
+    /// Archived cards are hidden from the board and restorable.
+    public var archived: Bool
+    /// An external reference such as `JIRA-12` or `ci:build-7`, unique per board.
+    public var ref: String?
+    /// Who added the card.
+    public var createdBy: UserID
+    /// When the card was added.
+    public var createdAt: Timestamp
+    /// Who last changed it.
+    public var updatedBy: UserID
+    /// When it last changed.
+    public var updatedAt: Timestamp
+
+    /// Makes a card; fields not given start empty.
+    public init(
+        id: CardID, number: Int, column: ColumnID, rank: Rank, title: String, description: String = "",
+        descriptionSeq: UInt64 = 0, due: Day? = nil, labels: [LabelID] = [], assignees: [UserID] = [],
+        milestone: MilestoneID? = nil, checklist: [ChecklistItem] = [], comments: [Comment] = [],
+        closed: Bool = false, archived: Bool = false, ref: String? = nil,
+        createdBy: UserID, createdAt: Timestamp, updatedBy: UserID? = nil, updatedAt: Timestamp? = nil
+    ) {
+        self.id = id
+        self.number = number
+        self.column = column
+        self.rank = rank
+        self.title = title
+        self.description = description
+        self.descriptionSeq = descriptionSeq
+        self.due = due
+        self.labels = labels
+        self.assignees = assignees
+        self.milestone = milestone
+        self.checklist = checklist
+        self.comments = comments
+        self.closed = closed
+        self.archived = archived
+        self.ref = ref
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+        self.updatedBy = updatedBy ?? createdBy
+        self.updatedAt = updatedAt ?? createdAt
+    }
+
+    /// Whether the card is overdue on `today`: due before it and still open.
+    public func isOverdue(today: Day) -> Bool {
+        guard let due, !closed else { return false }
+        return due < today
+    }
+
+    /// Orders cards within a column: by rank, then by id.
+    public static func positionOrder(_ a: Card, _ b: Card) -> Bool {
+        a.rank != b.rank ? a.rank < b.rank : a.id < b.id
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, number, column, rank, title, description
+        case descriptionSeq = "description_seq"
+        case due, labels, assignees, milestone, checklist, comments, closed, archived, ref
+        case createdBy = "created_by"
+        case createdAt = "created_at"
+        case updatedBy = "updated_by"
+        case updatedAt = "updated_at"
+    }
+}
