@@ -1,0 +1,77 @@
+/// Where a placement resolved to: the card's new rank, and new ranks for the whole column when it had to be re-keyed.
+struct ResolvedPlacement {
+    var rank: Rank
+    var rekeyed: [CardID: Rank]
+}
+
+extension Board {
+    /// Turns a placement intent into a rank in `column` for `card` (which may already sit in that column).
+    ///
+    /// Neighbours are taken from every card of the column, archived ones included, so ranks stay unique. When the
+    /// card already satisfies the placement its rank is kept, so repeating a move is a no-op. When no short rank
+    /// fits between the neighbours, the column is re-keyed with evenly spaced ranks (deterministically, so every
+    /// replica that replays the op re-keys the same way).
+    func resolve(_ placement: Placement, in column: ColumnID, for card: CardID) -> Result<ResolvedPlacement, Rejection> {
+        let ordered = cards.values.filter { $0.column == column && $0.id != card }.sorted(by: Card.positionOrder)
+        // `slot` is the index in `ordered` the card will take: it goes between ordered[slot-1] and ordered[slot].
+        var slot: Int
+        if let after = placement.after {
+            if after == card { return .failure(Rejection(.invalid, "a card cannot be placed after itself")) }
+            guard let i = ordered.firstIndex(where: { $0.id == after }) else {
+                return .failure(notInColumn(after, column))
+            }
+            slot = i + 1
+        } else if let before = placement.before {
+            if before == card { return .failure(Rejection(.invalid, "a card cannot be placed before itself")) }
+            guard let i = ordered.firstIndex(where: { $0.id == before }) else {
+                return .failure(notInColumn(before, column))
+            }
+            slot = i
+        } else if let index = placement.index {
+            guard index >= 0 else { return .failure(Rejection(.invalid, "index must not be negative")) }
+            let visible = ordered.indices.filter { !ordered[$0].archived }
+            // Already at that index among the unarchived cards: keep the rank, whatever archived cards sit nearby.
+            if let current = cards[card], current.column == column, !current.archived {
+                let above = visible.reduce(0) { $0 + (Card.positionOrder(ordered[$1], current) ? 1 : 0) }
+                if above == min(index, visible.count) {
+                    return .success(ResolvedPlacement(rank: current.rank, rekeyed: [:]))
+                }
+            }
+            if index < visible.count {
+                slot = visible[index]
+            } else {
+                slot = visible.last.map { $0 + 1 } ?? 0
+            }
+        } else if let rank = placement.rank {
+            slot = ordered.firstIndex { $0.rank > rank || ($0.rank == rank && $0.id > card) } ?? ordered.count
+            let taken = ordered.contains { $0.rank == rank }
+            if !taken {
+                return .success(ResolvedPlacement(rank: rank, rekeyed: [:]))
+            }
+        } else {
+            slot = ordered.count
+        }
+
+        let lower = slot > 0 ? ordered[slot - 1] : nil
+        let upper = slot < ordered.count ? ordered[slot] : nil
+        if let current = cards[card], current.column == column {
+            let afterLower = lower.map { Card.positionOrder($0, current) } ?? true
+            let beforeUpper = upper.map { Card.positionOrder(current, $0) } ?? true
+            if afterLower && beforeUpper { return .success(ResolvedPlacement(rank: current.rank, rekeyed: [:])) }
+        }
+        if let rank = Rank.between(lower?.rank, upper?.rank), rank.rawValue.utf8.count <= Rank.rekeyThreshold {
+            return .success(ResolvedPlacement(rank: rank, rekeyed: [:]))
+        }
+        // Re-key: the column in its new order, evenly spaced.
+        var order = ordered.map(\.id)
+        order.insert(card, at: slot)
+        let ranks = Rank.evenlySpaced(count: order.count)
+        var rekeyed: [CardID: Rank] = [:]
+        for (id, rank) in zip(order, ranks) where id != card { rekeyed[id] = rank }
+        return .success(ResolvedPlacement(rank: ranks[slot], rekeyed: rekeyed))
+    }
+
+    private func notInColumn(_ id: CardID, _ column: ColumnID) -> Rejection {
+        Rejection(.notFound, "card \(id) is not in column \(self.column(column)?.name ?? column.rawValue)")
+    }
+}

@@ -1,0 +1,62 @@
+extension Board {
+    /// Undoes an earlier change by applying its inverse as a new op, or says why it cannot.
+    ///
+    /// Undo covers the actor's own changes only. It is refused with `undo_conflict` when any field the change set no
+    /// longer holds the value it set (someone changed it since), with `not_undoable` when the change has no inverse
+    /// (chat, purges, deletions of labels, milestones and comments, member changes), and with `forbidden` when the
+    /// change was someone else's. The resulting activity carries `undo_of`.
+    public func applyingUndo(
+        of activity: Activity, inverse: Op?, context: ApplyContext
+    ) -> Result<Change, Rejection> {
+        var board = self
+        return board.applyUndo(of: activity, inverse: inverse, context: context).map { result in
+            Change(board: board, activity: result.activity, inverse: result.inverse, isNoop: result.isNoop)
+        }
+    }
+
+    /// Undoes an earlier change in place; see `applyingUndo(of:inverse:context:)`.
+    public mutating func applyUndo(
+        of activity: Activity, inverse: Op?, context: ApplyContext
+    ) -> Result<(activity: Activity, inverse: Op?, isNoop: Bool), Rejection> {
+        switch undoCheck(of: activity, inverse: inverse, by: context.actor) {
+        case .failure(let r): return .failure(r)
+        case .success(let op):
+            return apply(op, context: context).map { result in
+                var undone = result.activity
+                undone.undoOf = activity.seq
+                return (undone, result.inverse, result.isNoop)
+            }
+        }
+    }
+
+    /// The op that undoes `activity` now, or why it cannot be undone.
+    public func undoCheck(of activity: Activity, inverse: Op?, by actor: UserID) -> Result<Op, Rejection> {
+        guard activity.actor == actor else {
+            return .failure(Rejection(.forbidden, "you can only undo your own changes"))
+        }
+        guard let inverse else {
+            return .failure(Rejection(.notUndoable, "\(activity.kind) cannot be undone"))
+        }
+        let current = fields(of: Subject(of: activity))
+        for (field, change) in activity.changes.sorted(by: { $0.key < $1.key }) {
+            let now = current[field] ?? .null
+            let holds: Bool
+            switch (field, change.old, change.new, now) {
+            case ("labels", .array(let old), .array(let new), .array(let cur)),
+                ("assignees", .array(let old), .array(let new), .array(let cur)):
+                let added = Set(new).subtracting(old)
+                let removed = Set(old).subtracting(new)
+                holds = added.isSubset(of: cur) && removed.isDisjoint(with: cur)
+            default:
+                holds = now == change.new
+            }
+            if !holds {
+                return .failure(
+                    Rejection(
+                        .undoConflict, "\(field) was changed since seq \(activity.seq); undo would overwrite it",
+                        current: now))
+            }
+        }
+        return .success(inverse)
+    }
+}
