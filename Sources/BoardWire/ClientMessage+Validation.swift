@@ -1,0 +1,27 @@
+import BoardCore
+
+extension ClientMessage {
+    /// What is wrong with a decoded message's envelope ids, or nil when they are well-formed.
+    ///
+    /// Board, card, column and client ids must be 1–64 bytes of `[A-Za-z0-9_.-]`. Ids inside an op are the
+    /// reducer's to check (it rejects with `invalid`).
+    public var validationProblem: String? {
+        func check(_ name: String, _ raw: String?) -> String? {
+            guard let raw, !Identifier<Never>.isWellFormed(raw) else { return nil }
+            return "field `\(name)` must be 1-64 characters from [A-Za-z0-9_.-]"
+        }
+        switch self {
+        case .hello(let m): return check("client_id", m.clientID?.rawValue)
+        case .createBoard(let m): return check("board", m.board.rawValue)
+        case .subscribe(let m): return check("board", m.board.rawValue)
+        case .unsubscribe(let m): return check("board", m.board.rawValue)
+        case .op(let m): return check("board", m.board.rawValue)
+        case .fetch(let m): return check("board", m.board.rawValue)
+        case .presence(let m):
+            return check("board", m.board.rawValue) ?? check("card", m.card?.rawValue)
+                ?? check("column", m.column?.rawValue)
+        case .history(let m): return check("board", m.board.rawValue) ?? check("card", m.card?.rawValue)
+        case .listBoards, .ping, .pong, .bye: return nil
+        }
+    }
+}

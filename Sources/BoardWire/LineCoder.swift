@@ -1,0 +1,134 @@
+import BoardCore
+import Foundation
+
+/// Turns one protocol line into a message and a message into one line.
+///
+/// Decoding expects a line that the framing layer cut at `\n` (a trailing `\n` or `\r\n` is tolerated) and that the
+/// byte pre-scan has passed (depth, keys, string sizes, duplicate keys, floats; see Protocol.md, "Conventions").
+/// Every failure is a `WireError` with the code the server sends back. Encoding produces compact JSON with no raw
+/// newline, with keys sorted (key order carries no meaning on the wire), without the terminating `\n` (see
+/// `encodeLine`).
+public struct LineCoder: Sendable {
+    /// The byte pre-scan every client line passes before it is decoded.
+    public var preScan: JSONPreScan
+
+    /// Makes a coder whose pre-scan enforces `limits` (`json_depth`, `json_keys`, `string_max`).
+    public init(limits: WireLimits = WireLimits()) {
+        var scan = JSONPreScan.Limits()
+        scan.maxDepth = limits.jsonDepth
+        scan.maxKeys = limits.jsonKeys
+        scan.maxStringBytes = limits.stringMax
+        preScan = JSONPreScan(limits: scan)
+    }
+
+    /// Decodes a line a client sent: the byte pre-scan first (depth, keys, string sizes, UTF-8, duplicate keys,
+    /// floats and out-of-range integers), then the typed decode.
+    public func decodeClient(_ line: some Collection<UInt8>) throws(WireError) -> ClientMessage {
+        var bytes = Array(line)
+        if bytes.last == 0x0A { bytes.removeLast() }
+        if bytes.last == 0x0D { bytes.removeLast() }
+        if let problem = preScan.check(bytes) {
+            let code = ErrorCode(rawValue: problem.kind.rawValue) ?? .badJSON
+            var error = WireError(code, "\(problem.message) (byte \(problem.offset))")
+            if code != .invalidUTF8, code != .badJSON, let probe = LineCoder.probe(bytes) {
+                error.req = probe.req
+                error.board = probe.board
+                error.mut = probe.mut
+            }
+            throw error
+        }
+        bytes = try LineCoder.checkedBytes(bytes)
+        let message = try LineCoder.decode(ClientMessage.self, from: bytes)
+        if let problem = message.validationProblem {
+            let probe = LineCoder.probe(bytes)
+            throw WireError(.badRequest, problem, req: message.req, board: probe?.board, mut: probe?.mut)
+        }
+        return message
+    }
+
+    /// Decodes a line a server sent.
+    public func decodeServer(_ line: some Collection<UInt8>) throws(WireError) -> ServerMessage {
+        try LineCoder.decode(ServerMessage.self, from: try LineCoder.checkedBytes(line))
+    }
+
+    /// Encodes a client message as compact one-line JSON, without the terminating newline.
+    public func encode(_ message: ClientMessage) -> [UInt8] { LineCoder.encodeValue(message) }
+
+    /// Encodes a server message as compact one-line JSON, without the terminating newline.
+    public func encode(_ message: ServerMessage) -> [UInt8] { LineCoder.encodeValue(message) }
+
+    /// Encodes a client message as one line, terminated by `\n`.
+    public func encodeLine(_ message: ClientMessage) -> [UInt8] { encode(message) + [0x0A] }
+
+    /// Encodes a server message as one line, terminated by `\n`.
+    public func encodeLine(_ message: ServerMessage) -> [UInt8] { encode(message) + [0x0A] }
+
+    // MARK: Internals
+
+    /// The line without its terminator, after checking that it is UTF-8 without a byte order mark.
+    static func checkedBytes(_ line: some Collection<UInt8>) throws(WireError) -> [UInt8] {
+        var bytes = Array(line)
+        if bytes.last == 0x0A { bytes.removeLast() }
+        if bytes.last == 0x0D { bytes.removeLast() }
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw WireError(.invalidUTF8, "the line is not valid UTF-8")
+        }
+        guard !bytes.starts(with: [0xEF, 0xBB, 0xBF]) else {
+            throw WireError(.badJSON, "a line must not start with a byte order mark")
+        }
+        return bytes
+    }
+
+    /// Decodes `type` from `bytes`, turning every failure into a `WireError` that echoes what it can.
+    static func decode<Message: Decodable>(_ type: Message.Type, from bytes: [UInt8]) throws(WireError) -> Message {
+        do {
+            return try JSONDecoder().decode(Message.self, from: Data(bytes))
+        } catch {
+            var wire = WireError.decoding(error, isJSON: LineCoder.isJSONObject(bytes))
+            if let probe = LineCoder.probe(bytes) {
+                wire.req = wire.req ?? probe.req
+                wire.board = wire.board ?? probe.board
+                wire.mut = wire.mut ?? probe.mut
+            }
+            throw wire
+        }
+    }
+
+    /// Compact JSON for a message; a message that cannot be encoded (impossible for these types) becomes an
+    /// `internal` error line rather than a crash.
+    static func encodeValue(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if let data = try? encoder.encode(value) { return Array(data) }
+        let fallback = ServerMessage.error(WireError(.internal, "the server could not encode a message"))
+        return (try? encoder.encode(fallback)).map(Array.init) ?? Array(#"{"type":"error","code":"internal"}"#.utf8)
+    }
+
+    /// Whether the bytes parse as a JSON object (used to tell syntax errors from out-of-range numbers).
+    static func isJSONObject(_ bytes: [UInt8]) -> Bool {
+        (try? JSONSerialization.jsonObject(with: Data(bytes))) is [String: Any]
+    }
+
+    /// The envelope fields an error echoes, read leniently from a line that failed to decode.
+    struct Probe: Decodable {
+        var req: RequestID?
+        var board: BoardID?
+        var mut: UInt64?
+
+        enum CodingKeys: String, CodingKey {
+            case req, board, mut
+        }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            req = try? c.decodeIfPresent(RequestID.self, forKey: .req)
+            board = (try? c.decodeIfPresent(BoardID.self, forKey: .board)).flatMap { $0?.isValid == true ? $0 : nil }
+            mut = try? c.decodeIfPresent(UInt64.self, forKey: .mut)
+        }
+    }
+
+    /// The line's `req`, `board` (when well-formed) and `mut`, as far as they are readable.
+    static func probe(_ bytes: [UInt8]) -> Probe? {
+        try? JSONDecoder().decode(Probe.self, from: Data(bytes))
+    }
+}
