@@ -195,6 +195,10 @@ func runTemplates(_ templates: [OpTemplate], on board: Board, sourceLocation: So
                 #expect(change.inverse == nil, sourceLocation: sourceLocation)
             } else {
                 #expect(change.board.seq == before.seq + 1, "\(template)", sourceLocation: sourceLocation)
+                // The content hash moves with every effective change and only then: chat changes no content.
+                let hashChanged = change.board.contentHash != before.contentHash
+                #expect(hashChanged == (change.activity.kind != "chat"),
+                        "content hash after \(template)", sourceLocation: sourceLocation)
                 expectHardLimitsHeld(before, change.board, template, sourceLocation: sourceLocation)
                 state.accepted.append(step(change))
                 state.history.append(change)
