@@ -7,15 +7,85 @@ let package = Package(
     products: [
         .library(name: "BoardCore", targets: ["BoardCore"]),
         .library(name: "BoardWire", targets: ["BoardWire"]),
+        .library(name: "BoardTransport", targets: ["BoardTransport"]),
+        .library(name: "BoardStore", targets: ["BoardStore"]),
+        .library(name: "BoardServer", targets: ["BoardServer"]),
+        .executable(name: "corkd", targets: ["corkd"]),
+        .executable(name: "cork-load", targets: ["cork-load"]),
     ],
     dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // Pure domain model: board, ops, reducer, ranks, query language, snapshot diff, board hash. No I/O.
         .target(name: "BoardCore"),
         // Wire envelopes, error codes, limits and the JSON-line pre-scan. No I/O.
         .target(name: "BoardWire", dependencies: ["BoardCore"]),
+        // The NIO pipeline both sides use: TLS, bounded line framing, outbox limits, certificates and pinning.
+        .target(
+            name: "BoardTransport",
+            dependencies: [
+                "BoardWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // Durable storage: the store protocol and its SQLite (GRDB) implementation.
+        .target(
+            name: "BoardStore",
+            dependencies: [
+                "BoardCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The server: sessions, one actor per board (sequencer, group commit, fan-out), auth, presence, limits.
+        .target(
+            name: "BoardServer",
+            dependencies: [
+                "BoardCore", "BoardWire", "BoardTransport", "BoardStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The server executable: argument parsing, configuration and lifecycle only.
+        .executableTarget(
+            name: "corkd",
+            dependencies: [
+                "BoardServer", "BoardStore", "BoardTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // Load generator: simulated TLS clients speaking Protocol.md, latency histograms, convergence checks.
+        .executableTarget(
+            name: "cork-load",
+            dependencies: [
+                "BoardCore", "BoardWire", "BoardTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]),
         .testTarget(
             name: "BoardCoreTests",
             dependencies: ["BoardCore", .product(name: "PropertyBased", package: "swift-property-based")]
@@ -24,6 +94,31 @@ let package = Package(
             name: "BoardWireTests",
             dependencies: ["BoardWire", "BoardCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
+        .testTarget(
+            name: "BoardTransportTests",
+            dependencies: [
+                "BoardTransport", "BoardWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        .testTarget(
+            name: "BoardStoreTests",
+            dependencies: ["BoardStore", "BoardCore"]),
+        .testTarget(
+            name: "BoardServerTests",
+            dependencies: [
+                "BoardServer", "BoardTransport", "BoardStore", "BoardWire", "BoardCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

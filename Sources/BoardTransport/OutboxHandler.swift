@@ -1,0 +1,165 @@
+import NIOCore
+
+/// Bounds what one connection may have queued for its peer, in bytes and in time.
+///
+/// It counts the bytes of every write that has not reached the socket yet (each write's promise completes when
+/// it has, through a promise cascade) and closes a connection whose peer does not keep up:
+/// - more than the cap queued (`preauthOutboxBytes` before ``FramingCommand/authenticated``, `outboxBytes`
+///   after), or
+/// - bytes queued and no write completed for `writeTimeout`.
+///
+/// Writes marked as bulk with ``OutboxCommand`` (catch-up and snapshots) are timed but not capped.
+///
+/// Then it writes the final line given at construction (outside the count), flushes, fires
+/// ``TransportError/Code/slowConsumer`` inbound through `fireErrorCaught`, and closes the channel. Later writes
+/// fail with the same error. Nothing ever waits: a slow peer costs at most the cap in memory.
+///
+/// ## Writing from other threads
+/// Write from any thread with `channel.writeAndFlush(buffer)`, or with `channel.write` then `channel.flush()`.
+/// A fan-out that sends many deltas to one connection should hop once and flush once, so the deltas share one TLS
+/// record and one syscall:
+/// ```swift
+/// channel.eventLoop.execute {
+///     for delta in deltas { channel.write(delta, promise: nil) }
+///     channel.flush()
+/// }
+/// ```
+/// The same encoded `ByteBuffer` can be written to every subscriber; buffers are copy-on-write.
+///
+/// Read ``pendingBytes`` on the event loop, or from anywhere with ``pendingBytes(on:)``, for metrics.
+public final class OutboxHandler: ChannelOutboundHandler, RemovableChannelHandler {
+    /// Bytes to send.
+    public typealias OutboundIn = ByteBuffer
+    /// Bytes to send, unchanged.
+    public typealias OutboundOut = ByteBuffer
+
+    /// Bytes written through this handler whose writes have not completed yet (bulk writes excluded).
+    public private(set) var pendingBytes = 0
+    /// Bulk bytes (see ``OutboxCommand``) whose writes have not completed yet: timed, never capped.
+    public private(set) var bulkBytes = 0
+    private var inBulk = false
+    /// The cap in force right now.
+    public private(set) var outboxBytes: Int
+    private let authenticatedOutboxBytes: Int
+    private let writeTimeout: TimeAmount
+    private let finalLine: ByteBuffer?
+
+    /// When the queue last made progress: the last completed write, or when it became non-empty.
+    private var lastProgress: NIODeadline?
+    private var deadlineCheck: Scheduled<Void>?
+    private var tripped = false
+
+    /// Makes an outbox that enforces the outbox caps and write deadline of `limits`.
+    ///
+    /// `finalLine` is the line written before closing a slow consumer (a `\n` is appended if it lacks one), e.g.
+    /// `{"type":"error","code":"slow_consumer",…,"close":true}`; `nil` closes without a line.
+    public convenience init(limits: TransportLimits, finalLine: ByteBuffer?) {
+        self.init(
+            preauthOutboxBytes: limits.preauthOutboxBytes, outboxBytes: limits.outboxBytes,
+            writeTimeout: limits.writeTimeout, finalLine: finalLine)
+    }
+
+    /// Makes an outbox with the given caps (bytes), write deadline and final line.
+    public init(preauthOutboxBytes: Int, outboxBytes: Int, writeTimeout: TimeAmount, finalLine: ByteBuffer?) {
+        self.outboxBytes = preauthOutboxBytes
+        self.authenticatedOutboxBytes = outboxBytes
+        self.writeTimeout = writeTimeout
+        if var line = finalLine, line.readableBytes > 0,
+            line.getInteger(at: line.writerIndex - 1, as: UInt8.self) != UInt8(ascii: "\n")
+        {
+            line.writeInteger(UInt8(ascii: "\n"))
+            self.finalLine = line
+        } else {
+            self.finalLine = finalLine
+        }
+    }
+
+    /// The queued byte count of the `OutboxHandler` in `channel`'s pipeline, read on its event loop.
+    public static func pendingBytes(on channel: any Channel) -> EventLoopFuture<Int> {
+        channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.handler(type: OutboxHandler.self).pendingBytes
+        }
+    }
+
+    /// Counts the write, or closes the connection when it would pass the cap.
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard !tripped else {
+            promise?.fail(TransportError.slowConsumer("the connection is closing as a slow consumer"))
+            return
+        }
+        let count = unwrapOutboundIn(data).readableBytes
+        let bulk = inBulk
+        guard bulk || pendingBytes + count <= outboxBytes else {
+            promise?.fail(TransportError.slowConsumer("the outbox passed \(outboxBytes) bytes"))
+            return closeSlowConsumer(
+                context: context,
+                .slowConsumer("the peer did not read: more than \(outboxBytes) bytes were queued for it"))
+        }
+        if pendingBytes + bulkBytes == 0 { lastProgress = context.eventLoop.now }
+        if bulk { bulkBytes += count } else { pendingBytes += count }
+
+        let counted = context.eventLoop.makePromise(of: Void.self)
+        counted.futureResult.assumeIsolated().whenComplete { _ in
+            if bulk { self.bulkBytes -= count } else { self.pendingBytes -= count }
+            self.lastProgress = context.eventLoop.now
+        }
+        if let promise { counted.futureResult.cascade(to: promise) }
+        context.write(data, promise: counted)
+        armDeadline(context: context)
+    }
+
+    /// Raises the cap on ``FramingCommand/authenticated``; passes every event on.
+    public func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        if let command = event as? FramingCommand {
+            switch command {
+            case .authenticated: outboxBytes = max(outboxBytes, authenticatedOutboxBytes)
+            }
+        } else if let command = event as? OutboxCommand {
+            inBulk = command == .beginBulk
+            promise?.succeed()
+            return
+        }
+        context.triggerUserOutboundEvent(event, promise: promise)
+    }
+
+    /// Stops the deadline when the handler leaves the pipeline.
+    public func handlerRemoved(context: ChannelHandlerContext) {
+        deadlineCheck?.cancel()
+        deadlineCheck = nil
+    }
+
+    // MARK: Internals
+
+    private func armDeadline(context: ChannelHandlerContext) {
+        guard deadlineCheck == nil, pendingBytes + bulkBytes > 0, let lastProgress else { return }
+        deadlineCheck = context.eventLoop.assumeIsolated().scheduleTask(deadline: lastProgress + writeTimeout) {
+            self.checkDeadline(context: context)
+        }
+    }
+
+    private func checkDeadline(context: ChannelHandlerContext) {
+        deadlineCheck = nil
+        guard !tripped, pendingBytes + bulkBytes > 0, let lastProgress else { return }
+        if context.eventLoop.now >= lastProgress + writeTimeout {
+            let ms = writeTimeout.nanoseconds / 1_000_000
+            closeSlowConsumer(
+                context: context,
+                .slowConsumer("the peer did not read: \(pendingBytes + bulkBytes) bytes waited more than \(ms) ms"))
+        } else {
+            armDeadline(context: context)
+        }
+    }
+
+    private func closeSlowConsumer(context: ChannelHandlerContext, _ error: TransportError) {
+        tripped = true
+        deadlineCheck?.cancel()
+        deadlineCheck = nil
+        if let finalLine { context.write(wrapOutboundOut(finalLine), promise: nil) }
+        context.flush()
+        context.fireErrorCaught(error)
+        context.close(promise: nil)
+    }
+}
+
+@available(*, unavailable)
+extension OutboxHandler: Sendable {}

@@ -1,0 +1,150 @@
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// The one place where a Corkboard connection's pipeline is assembled, for the server, the client and the tests.
+///
+/// From the socket inwards:
+/// 1. `NIOSSLServerHandler` / `NIOSSLClientHandler` (TLS 1.2+, see ``TLSSetup``);
+/// 2. on the client with a pinned certificate, the pin check;
+/// 3. ``HandshakeTimeoutHandler`` (it must come after the TLS handler, which fires `handshakeCompleted` inwards);
+/// 4. ``LineFramer`` (bounded lines with a completion deadline);
+/// 5. ``OutboxHandler`` (bounded outbox with a write deadline);
+/// 6. ``HeartbeatHandler`` when `limits.heartbeat` is set (the server: ping every interval, close a silent peer);
+/// 7. `NIOAsyncChannel<ByteBuffer, ByteBuffer>`: inbound, one line per buffer without its `\n`; outbound, bytes
+///    written as they are (each message a line ending in `\n`).
+///
+/// Session logic lives in async code on the `NIOAsyncChannel`, never in a handler. After `welcome`, the session
+/// sends ``FramingCommand/authenticated`` with `channel.triggerUserOutboundEvent` to raise the line and outbox caps.
+/// A `TransportError` thrown by the inbound stream says why the pipeline gave up; its `wireCode` is the `error`
+/// line to send before closing.
+public enum Transport {
+    /// Installs the server pipeline on a freshly accepted channel; call it on the channel's event loop (inside
+    /// `childChannelInitializer`).
+    ///
+    /// `slowConsumerLine` is the line the outbox writes before closing a slow consumer (see ``OutboxHandler``).
+    public static func configureServerChannel(
+        _ channel: any Channel, tls: NIOSSLContext, limits: TransportLimits, slowConsumerLine: ByteBuffer
+    ) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        try configure(
+            channel, tlsHandler: NIOSSLServerHandler(context: tls), pinning: nil, limits: limits,
+            finalLine: slowConsumerLine, handshakeCompletion: nil)
+    }
+
+    /// Installs the client pipeline on a channel before it connects; call it on the channel's event loop (inside
+    /// `channelInitializer`).
+    ///
+    /// `serverHostname` is sent as SNI and checked against the certificate in the CA modes; an IP literal is not
+    /// sent as SNI (TLS forbids it) and the peer's address is matched against the certificate's IP SANs instead.
+    /// The returned channel is usable once the TLS handshake completes; ``connect(host:port:group:tls:serverHostname:limits:)``
+    /// waits for that and reports a failed verification as its error.
+    public static func configureClientChannel(
+        _ channel: any Channel, tls: ClientTLS, serverHostname: String?, limits: TransportLimits
+    ) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        try configureClient(channel, tls: tls, serverHostname: serverHostname, limits: limits, handshake: nil)
+    }
+
+    /// Binds a TLS listener whose every accepted connection carries the server pipeline.
+    ///
+    /// The listener uses `SO_REUSEADDR` and a backlog of 256; port 0 picks a free port (read it from
+    /// `channel.localAddress`). Iterate the returned channel's inbound stream inside `executeThenClose` to accept.
+    public static func bindServer(
+        host: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext, limits: TransportLimits,
+        slowConsumerLine: ByteBuffer
+    ) async throws -> NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never> {
+        try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.backlog, value: 256)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .bind(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try configureServerChannel(
+                        channel, tls: tls, limits: limits, slowConsumerLine: slowConsumerLine)
+                }
+            }
+    }
+
+    /// Connects to a server, completes the TLS handshake and returns the connection's line channel.
+    ///
+    /// `serverHostname` defaults to `host`. It throws when the TCP connect or the handshake fails, with the reason:
+    /// a ``TransportError`` for a pin mismatch or a handshake timeout, a NIOSSL error for an unknown CA or a host
+    /// name mismatch. The caller owns the returned channel (use `executeThenClose`).
+    public static func connect(
+        host: String, port: Int, group: any EventLoopGroup, tls: ClientTLS, serverHostname: String? = nil,
+        limits: TransportLimits = .client
+    ) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        let hostname = serverHostname ?? host
+        let connection = try await ClientBootstrap(group: group)
+            .connectTimeout(limits.handshakeTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handshake = channel.eventLoop.makePromise(of: Void.self)
+                    let lines = try configureClient(
+                        channel, tls: tls, serverHostname: hostname, limits: limits, handshake: handshake)
+                    return ClientConnection(lines: lines, handshake: handshake.futureResult)
+                }
+            }
+        do {
+            try await connection.handshake.get()
+        } catch {
+            // executeThenClose finishes the writer (NIO requires it before the channel goes away) and closes.
+            try? await connection.lines.executeThenClose { _, _ in }
+            throw error
+        }
+        return connection.lines
+    }
+
+    // MARK: Internals
+
+    private struct ClientConnection: Sendable {
+        var lines: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        var handshake: EventLoopFuture<Void>
+    }
+
+    private static func configureClient(
+        _ channel: any Channel, tls: ClientTLS, serverHostname: String?, limits: TransportLimits,
+        handshake: EventLoopPromise<Void>?
+    ) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        let sni = serverHostname.flatMap { isIPLiteral($0) ? nil : $0 }
+        switch tls.trust {
+        case .pinned(let pin):
+            let pinning = PinningHandler(pin: pin)
+            let handler = try NIOSSLClientHandler(
+                context: tls.context, serverHostname: sni,
+                customVerificationCallback: { certificates, promise in
+                    pinning.verify(certificates, promise: promise)
+                })
+            return try configure(
+                channel, tlsHandler: handler, pinning: pinning, limits: limits, finalLine: nil,
+                handshakeCompletion: handshake)
+        case .systemRoots, .roots:
+            let handler = try NIOSSLClientHandler(context: tls.context, serverHostname: sni)
+            return try configure(
+                channel, tlsHandler: handler, pinning: nil, limits: limits, finalLine: nil,
+                handshakeCompletion: handshake)
+        }
+    }
+
+    /// The single pipeline builder behind both sides.
+    private static func configure(
+        _ channel: any Channel, tlsHandler: NIOSSLHandler, pinning: PinningHandler?, limits: TransportLimits,
+        finalLine: ByteBuffer?, handshakeCompletion: EventLoopPromise<Void>?
+    ) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(tlsHandler)
+        if let pinning { try pipeline.addHandler(pinning) }
+        try pipeline.addHandler(
+            HandshakeTimeoutHandler(timeout: limits.handshakeTimeout, completion: handshakeCompletion))
+        try pipeline.addHandler(LineFramer(limits: limits))
+        try pipeline.addHandler(OutboxHandler(limits: limits, finalLine: finalLine))
+        if let heartbeat = limits.heartbeat {
+            try pipeline.addHandler(HeartbeatHandler(interval: heartbeat, pingLine: ByteBuffer(string: #"{"type":"ping"}"# + "\n")))
+        }
+        return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
+    }
+
+    private static func isIPLiteral(_ host: String) -> Bool {
+        (try? SocketAddress(ipAddress: host, port: 0)) != nil
+    }
+}
