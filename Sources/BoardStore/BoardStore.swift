@@ -1,0 +1,64 @@
+import BoardCore
+
+/// Durable storage for boards, their event logs, users, tokens and the admin queue.
+///
+/// Every method that writes returns only once the write is durable. One actor per board sequences its ops and
+/// hands batches to `append` (group commit); the store checks that each board's seqs follow its head.
+public protocol BoardStore: Sendable {
+    /// Every board with its head seq and epoch (start-up).
+    func boards() async throws(StoreError) -> [BoardRecord]
+
+    /// Creates a board whose state is `board` (normally at seq 0) with a fresh random epoch; `duplicate` if it exists.
+    func createBoard(_ board: Board) async throws(StoreError) -> BoardRecord
+
+    /// The newest snapshot of a board and every event after it, in seq order (replay them with the reducer, or use
+    /// `LoadedBoard.replayed()`); nil if no such board.
+    func load(_ board: BoardID) async throws(StoreError) -> LoadedBoard?
+
+    /// Appends events (of one or more boards, each board's seqs contiguous and following its head) and optional
+    /// snapshots in ONE transaction; returns only when durable (WAL + `synchronous=FULL`). On any failure nothing is
+    /// written (explicit ROLLBACK).
+    func append(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError)
+
+    /// Events with `from <= seq <= to`, ascending, at most `limit`.
+    func events(_ board: BoardID, from: UInt64, to: UInt64, limit: Int) async throws(StoreError) -> [StoredEvent]
+
+    /// Activity paging backwards: events with `seq < before` (nil = newest), optionally only those whose
+    /// `activity.card == card`, newest first, at most `limit`.
+    func history(_ board: BoardID, card: CardID?, before: UInt64?, limit: Int) async throws(StoreError)
+        -> [StoredEvent]
+
+    /// Exactly-once: the committed event for `(user, clientID, mut)` if it is stored.
+    func committed(user: UserID, clientID: String, mut: UInt64) async throws(StoreError) -> StoredEvent?
+
+    /// The highest committed mut for `(user, clientID)`, or nil.
+    func lastMutation(user: UserID, clientID: String) async throws(StoreError) -> UInt64?
+
+    // MARK: Users and tokens (tokens are stored only as SHA-256 hashes)
+
+    /// Creates the user if missing; returns whether it was created.
+    func ensureUser(_ user: UserID, displayName: String) async throws(StoreError) -> Bool
+
+    /// Makes a new random token for the user (32 random bytes, base64url without padding, prefixed `ck_`), stores
+    /// its hash and returns the token text, once. `notFound` if the user does not exist.
+    func issueToken(for user: UserID, expiresAt: Timestamp?, now: Timestamp) async throws(StoreError) -> String
+
+    /// Looks a presented token up by its hash: the user and whether it is expired/revoked at `now`; nil if unknown.
+    func authenticate(token: String, now: Timestamp) async throws(StoreError) -> TokenCheck?
+
+    /// Revokes every token of the user that is not revoked yet; returns how many.
+    func revokeTokens(of user: UserID, now: Timestamp) async throws(StoreError) -> Int
+
+    // MARK: Admin queue
+    // `corkd invite`/`revoke` may run while the server runs; they write commands here and the server (the only
+    // writer of events) applies them.
+
+    /// Queues a command for the server; returns its id (ids grow).
+    func enqueue(_ command: AdminCommand, now: Timestamp) async throws(StoreError) -> Int64
+
+    /// Commands not yet marked done whose id is above `id`, oldest first.
+    func pendingCommands(after id: Int64) async throws(StoreError) -> [(id: Int64, command: AdminCommand)]
+
+    /// Marks a command done so it is not handed out again; `notFound` if there is no such command.
+    func markDone(_ id: Int64) async throws(StoreError)
+}

@@ -1,0 +1,92 @@
+import GRDB
+
+extension SQLiteStore {
+    /// SQL for "now" in milliseconds since the Unix epoch, for bookkeeping columns the API gives no time for.
+    static let nowMillisecondsSQL = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+
+    /// The schema, one migration per released change. Never edit a registered migration; add a new one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE boards (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        name TEXT NOT NULL,
+                        epoch TEXT NOT NULL,
+                        head INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL DEFAULT (\(nowMillisecondsSQL))
+                    );
+                    CREATE TABLE events (
+                        board TEXT NOT NULL REFERENCES boards(id),
+                        seq INTEGER NOT NULL,
+                        at INTEGER NOT NULL,
+                        actor TEXT NOT NULL,
+                        client_id TEXT,
+                        mut INTEGER,
+                        card TEXT,
+                        kind TEXT NOT NULL,
+                        op TEXT NOT NULL,
+                        activity TEXT NOT NULL,
+                        inverse TEXT,
+                        undo_of INTEGER,
+                        PRIMARY KEY (board, seq)
+                    );
+                    CREATE UNIQUE INDEX events_mutation ON events(actor, client_id, mut)
+                        WHERE client_id IS NOT NULL AND mut IS NOT NULL;
+                    CREATE INDEX events_card ON events(board, card, seq) WHERE card IS NOT NULL;
+                    CREATE TABLE snapshots (
+                        board TEXT NOT NULL REFERENCES boards(id),
+                        seq INTEGER NOT NULL,
+                        state TEXT NOT NULL,
+                        PRIMARY KEY (board, seq)
+                    );
+                    CREATE TABLE clients (
+                        user TEXT NOT NULL,
+                        client_id TEXT NOT NULL,
+                        last_mut INTEGER NOT NULL,
+                        PRIMARY KEY (user, client_id)
+                    );
+                    CREATE TABLE users (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        display TEXT NOT NULL,
+                        created_at INTEGER NOT NULL DEFAULT (\(nowMillisecondsSQL))
+                    );
+                    CREATE TABLE tokens (
+                        hash BLOB PRIMARY KEY NOT NULL,
+                        user TEXT NOT NULL REFERENCES users(name),
+                        created_at INTEGER NOT NULL,
+                        expires_at INTEGER,
+                        revoked_at INTEGER
+                    );
+                    CREATE INDEX tokens_user ON tokens(user);
+                    CREATE TABLE admin (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        command TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        done_at INTEGER
+                    );
+                    CREATE TABLE meta (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        value TEXT NOT NULL
+                    );
+                    """)
+        }
+        return migrator
+    }
+
+    /// Brings the schema up to date (on the writer queue, as one barrier).
+    func migrate() async throws(StoreError) {
+        let pool = self.pool
+        let result: Result<Void, StoreError> = await withCheckedContinuation { continuation in
+            SQLiteStore.migrator.asyncMigrate(pool) { result in
+                switch result {
+                case .success: continuation.resume(returning: .success(()))
+                case .failure(let error):
+                    continuation.resume(returning: .failure(StoreError(error, context: "migrate")))
+                }
+            }
+        }
+        try result.get()
+    }
+}

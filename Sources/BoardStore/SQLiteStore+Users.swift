@@ -1,0 +1,67 @@
+import BoardCore
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    /// Creates the user if missing; returns whether it was created (an existing user keeps its display name).
+    public func ensureUser(_ user: UserID, displayName: String) async throws(StoreError) -> Bool {
+        let name = user.rawValue
+        return try await write("ensure user \(name)") { db in
+            try db.execute(
+                sql: "INSERT INTO users (name, display) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                arguments: [name, displayName])
+            return db.changesCount == 1
+        }
+    }
+
+    /// Makes a new random token for the user, stores only its SHA-256 hash and returns the token text, once.
+    ///
+    /// The text is `ck_` and 43 base64url characters (256 random bits). `.notFound` if the user does not exist.
+    public func issueToken(for user: UserID, expiresAt: Timestamp?, now: Timestamp) async throws(StoreError) -> String {
+        let token = Token.generate()
+        let hash = Token.hash(token)
+        let name = user.rawValue
+        try await write("issue token for \(name)") { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE name = ?", arguments: [name]) ?? false else {
+                throw StoreError(.notFound, "no user \(name)")
+            }
+            try db.execute(
+                sql: "INSERT INTO tokens (hash, user, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                arguments: [hash, name, now.milliseconds, expiresAt?.milliseconds])
+        }
+        logger.debug("issued token", metadata: ["user": "\(name)"])
+        return token
+    }
+
+    /// Looks a presented token up by its SHA-256 hash: its user and whether it is expired (`now >= expiresAt`) or
+    /// revoked; nil if no such token was issued.
+    ///
+    /// The lookup is by hash, so the time it takes says nothing about how much of a guess was right.
+    public func authenticate(token: String, now: Timestamp) async throws(StoreError) -> TokenCheck? {
+        let hash = Token.hash(token)
+        let found = try await read("authenticate") { db -> (user: String, expiresAt: Int64?, revoked: Bool)? in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT user, expires_at, revoked_at FROM tokens WHERE hash = ?", arguments: [hash])
+            else { return nil }
+            let revokedAt: Int64? = try StoreCoding.column(row, 2)
+            return (try StoreCoding.column(row, 0), try StoreCoding.column(row, 1), revokedAt != nil)
+        }
+        guard let found else { return nil }
+        let expired = found.expiresAt.map { now.milliseconds >= $0 } ?? false
+        return TokenCheck(user: UserID(found.user), expired: expired, revoked: found.revoked)
+    }
+
+    /// Revokes every token of the user that is not revoked yet (at `now`); returns how many.
+    public func revokeTokens(of user: UserID, now: Timestamp) async throws(StoreError) -> Int {
+        let name = user.rawValue
+        let count = try await write("revoke tokens of \(name)") { db in
+            try db.execute(
+                sql: "UPDATE tokens SET revoked_at = ? WHERE user = ? AND revoked_at IS NULL",
+                arguments: [now.milliseconds, name])
+            return db.changesCount
+        }
+        logger.debug("revoked tokens", metadata: ["user": "\(name)", "count": "\(count)"])
+        return count
+    }
+}

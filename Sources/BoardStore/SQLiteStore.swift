@@ -1,0 +1,45 @@
+import BoardCore
+import Foundation
+import GRDB
+import Logging
+
+/// The embedded store: one SQLite file (`corkd.sqlite`) in the data directory, opened with GRDB.
+///
+/// WAL mode with `synchronous=FULL`, so a commit is durable when `append` returns; `foreign_keys=ON`; a busy timeout
+/// (default 5 s) after which a write fails with `.busy`. Every database access runs on GRDB's own dispatch queues
+/// (one writer, a pool of readers), never on the caller's thread, so NIO event loops are never blocked. Writes are
+/// not cancellable: once started, a write runs to its commit or its rollback and the caller learns which.
+public struct SQLiteStore: BoardStore {
+    /// The database file's name in the data directory.
+    public static let fileName = "corkd.sqlite"
+
+    /// The connection pool (one writer, several WAL readers).
+    let pool: DatabasePool
+    /// The settings the store was opened with.
+    public let configuration: Configuration
+    /// Trace/debug logging of store events.
+    let logger: Logger
+
+    /// The database file's location.
+    public var path: String { pool.path }
+
+    init(pool: DatabasePool, configuration: Configuration, logger: Logger) {
+        self.pool = pool
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Checkpoints the write-ahead log into the database file and closes the connections; later calls on this
+    /// store (or its copies) fail. After it returns, `corkd.sqlite` alone holds every commit. Optional: dropping the
+    /// last copy of the store closes it too (without the explicit checkpoint).
+    public func close() async throws(StoreError) {
+        _ = try await writeWithoutTransaction("checkpoint") { db in
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        do {
+            try pool.close()
+        } catch {
+            throw StoreError(error, context: "close")
+        }
+    }
+}

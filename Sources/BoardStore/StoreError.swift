@@ -1,0 +1,45 @@
+/// Why a store operation failed: a closed set of codes plus a human-readable message.
+///
+/// The server maps these to wire errors in one place: `.full` → `storage_full`, `.busy` → `storage_busy`
+/// (retryable), everything else → `internal` (and `.corrupt` at start-up → refuse to serve).
+public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public enum Code: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+        /// The disk or the database is full (`SQLITE_FULL`); nothing was written. Retry once space is freed.
+        case full
+        /// Another connection held the lock past the busy timeout (`SQLITE_BUSY`/`SQLITE_LOCKED`); nothing was
+        /// written. Retryable.
+        case busy
+        /// The database file is damaged or is not a database (`SQLITE_CORRUPT`/`SQLITE_NOTADB`, a failed
+        /// `PRAGMA quick_check`, a truncated file or a missing write-ahead log). Restore from a backup.
+        case corrupt
+        /// The thing to create already exists (a board, a backup file, an already committed mutation).
+        case duplicate
+        /// The thing named does not exist (a user, an admin command).
+        case notFound
+        /// An operating-system or SQLite I/O error (`SQLITE_IOERR`, `SQLITE_CANTOPEN`, `SQLITE_READONLY`, …).
+        case io
+        /// A broken invariant: a seq gap, a value that cannot be encoded or decoded, an unexpected SQLite error.
+        case `internal`
+
+        /// The code's name, e.g. `full`.
+        public var description: String { rawValue }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// What happened, for logs and operators; never contains a token.
+    public var message: String
+
+    /// Makes an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// Whether the same call may succeed later without anyone fixing anything (`.busy` and `.full`).
+    public var isRetryable: Bool { code == .busy || code == .full }
+
+    /// `code: message`, e.g. `busy: database is locked`.
+    public var description: String { "\(code): \(message)" }
+}
