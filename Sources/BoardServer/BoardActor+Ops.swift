@@ -1,0 +1,165 @@
+import BoardCore
+import BoardStore
+import BoardWire
+import NIOCore
+
+extension BoardActor {
+    /// Applies one op from a session, exactly once per (user, client id, mut). Replies go to the session's outbox:
+    /// `reject` at once, `ack` with `noop` at once, otherwise `ack` and the delta once the change is durable.
+    func submit(_ request: OpRequest, mut: UInt64, from session: SessionRef) async {
+        guard let member = head.members[session.user] else {
+            session.outbox.send(Lines.error(WireError(.notFound, "no board \(id)", board: id, mut: mut)))
+            return
+        }
+        let key = ClientKey(user: session.user, client: session.clientID)
+        // A resend of a change still waiting for the store: acknowledge it when it commits.
+        if let i = pending.firstIndex(where: { $0.event.clientID == session.clientID.rawValue && $0.event.actor == session.user && $0.event.mut == mut }) {
+            pending[i].origin = session
+            return
+        }
+        if lastMut[key] == nil {
+            do {
+                if let stored = try await store.lastMutation(user: session.user, clientID: session.clientID.rawValue) {
+                    lastMut[key] = max(lastMut[key] ?? 0, stored)
+                }
+            } catch {
+                reject(session, mut, .storageBusy, "the store could not be read: \(error)")
+                return
+            }
+        }
+        if let last = lastMut[key], mut <= last {
+            await answerResend(session, mut: mut)
+            return
+        }
+        var resolved: (op: Op, undoOf: UInt64?)
+        var target: (activity: Activity, inverse: Op?)?
+        switch request {
+        case .op(let op):
+            resolved = (op, nil)
+        case .undo(let seq):
+            guard let found = await undoTarget(seq) else {
+                reject(session, mut, .rejected(.notFound), "no change \(seq) on board \(id)")
+                return
+            }
+            target = found
+            resolved = (found.inverse ?? .chat(text: ""), seq)
+        }
+        // Awaits above may have let other ops in: the context is taken now.
+        let context = ApplyContext(actor: session.user, role: member.role, now: clock.now(), seq: head.seq + 1)
+        let result: Result<(activity: Activity, inverse: Op?, isNoop: Bool), Rejection>
+        if let target {
+            result = head.applyUndo(of: target.activity, inverse: target.inverse, context: context)
+        } else {
+            result = head.apply(resolved.op, context: context)
+        }
+        switch result {
+        case .failure(let rejection):
+            session.outbox.send(Lines.line(.reject(ServerMessage.Reject(board: id, mut: mut, rejection: rejection))))
+        case .success(let change) where change.isNoop:
+            session.outbox.send(Lines.line(.ack(ServerMessage.Ack(board: id, mut: mut, seq: head.seq, noop: true))))
+        case .success(let change):
+            let event = StoredEvent(
+                board: id, seq: context.seq, at: context.now, actor: session.user,
+                clientID: session.clientID.rawValue, mut: mut, op: resolved.op, activity: change.activity,
+                inverse: change.inverse, undoOf: resolved.undoOf)
+            pending.append(Pending(event: event, origin: session))
+            kick()
+        }
+    }
+
+    /// Applies an op on behalf of the server itself (the admin queue): no client, no ack.
+    func applyAsServer(_ op: Op) -> Rejection? {
+        let context = ApplyContext(actor: "corkd", role: .owner, now: clock.now(), seq: head.seq + 1)
+        switch head.apply(op, context: context) {
+        case .failure(let rejection):
+            return rejection
+        case .success(let change) where change.isNoop:
+            return nil
+        case .success(let change):
+            let event = StoredEvent(
+                board: id, seq: context.seq, at: context.now, actor: "corkd", clientID: nil, mut: nil, op: op,
+                activity: change.activity, inverse: change.inverse, undoOf: nil)
+            pending.append(Pending(event: event, origin: nil))
+            kick()
+            return nil
+        }
+    }
+
+    /// Answers a mutation id at or below the client's last committed one: the original ack, never a second apply.
+    private func answerResend(_ session: SessionRef, mut: UInt64) async {
+        do {
+            if let event = try await store.committed(user: session.user, clientID: session.clientID.rawValue, mut: mut),
+                event.board == id
+            {
+                session.outbox.send(Lines.line(.ack(ServerMessage.Ack(board: id, mut: mut, seq: event.seq))))
+            } else {
+                reject(session, mut, .staleMut, "mutation \(mut) is not above this client's last applied one and has no stored ack")
+            }
+        } catch {
+            reject(session, mut, .storageBusy, "the store could not be read: \(error)")
+        }
+    }
+
+    /// The activity and inverse of an earlier change, from the recent log or the store.
+    private func undoTarget(_ seq: UInt64) async -> (activity: Activity, inverse: Op?)? {
+        guard seq >= 1, seq <= committed.seq else { return nil }
+        if let entry = log.entry(seq) { return (entry.activity, entry.inverse) }
+        guard let event = try? await store.events(id, from: seq, to: seq, limit: 1).first else { return nil }
+        return (event.activity, event.inverse)
+    }
+
+    func reject(_ session: SessionRef, _ mut: UInt64, _ code: RejectCode, _ message: String, retryAfterMs: UInt64? = nil) {
+        session.outbox.send(
+            Lines.line(.reject(ServerMessage.Reject(board: id, mut: mut, code: code, message: message, retryAfterMs: retryAfterMs))))
+    }
+
+    /// Writes everything pending in one transaction, then acknowledges and fans out; on failure rolls `head` back.
+    func commitBatch() async {
+        committing = true
+        defer { committing = false }
+        let batch = pending
+        pending = []
+        let end = head
+        sinceSnapshot += UInt64(batch.count)
+        let snapshot = sinceSnapshot >= configuration.snapshotInterval
+        do {
+            try await store.append(batch.map(\.event), snapshots: snapshot ? [end] : [])
+        } catch {
+            // Nothing of the batch is durable, and whatever was applied on top of it since is void too.
+            let dropped = batch + pending
+            pending = []
+            head = committed
+            sinceSnapshot -= UInt64(batch.count)
+            let code: RejectCode =
+                switch error.code {
+                case .full: .storageFull
+                case .busy: .storageBusy
+                default: .internal
+                }
+            logger.error("commit failed; \(dropped.count) op(s) rejected", metadata: ["error": "\(error)"])
+            for change in dropped {
+                guard let origin = change.origin, let mut = change.event.mut else { continue }
+                reject(origin, mut, code, "the change was not stored (\(error.message)); nothing was applied")
+            }
+            return
+        }
+        if snapshot { sinceSnapshot = 0 }
+        committed = end
+        var outgoing: [Outbox: [ByteBuffer]] = [:]
+        for change in batch {
+            let event = change.event
+            let line = Self.deltaLine(event)
+            log.append(DeltaLog.Entry(seq: event.seq, line: line, activity: event.activity, inverse: event.inverse))
+            if let origin = change.origin, let mut = event.mut {
+                lastMut[ClientKey(user: origin.user, client: origin.clientID), default: 0] = max(
+                    lastMut[ClientKey(user: origin.user, client: origin.clientID)] ?? 0, mut)
+                outgoing[origin.outbox, default: []].append(
+                    Lines.line(.ack(ServerMessage.Ack(board: id, mut: mut, seq: event.seq))))
+            }
+            for subscriber in subscribers.values {
+                outgoing[subscriber.outbox, default: []].append(line)
+            }
+        }
+        for (outbox, lines) in outgoing { outbox.send(lines) }
+    }
+}

@@ -1,0 +1,137 @@
+import BoardCore
+import BoardStore
+import BoardWire
+import NIOCore
+
+extension BoardActor {
+    /// Subscribes a session: the missed deltas (or a snapshot), `subscribed`, then everyone's presence.
+    ///
+    /// It runs without a suspension point, so no committed change can fall between the catch-up and the live stream.
+    func subscribe(_ session: SessionRef, since: UInt64?, epoch clientEpoch: String?, req: RequestID?) {
+        guard committed.members[session.user] != nil else {
+            session.outbox.send(Lines.error(WireError(.notFound, "no board \(id)", req: req, board: id)))
+            return
+        }
+        let seq = committed.seq
+        var lines: [ByteBuffer] = []
+        var reason: ServerMessage.SnapshotReason? = .initial
+        if let since {
+            if clientEpoch != epoch {
+                reason = .resync
+            } else if since > seq {
+                session.outbox.send(
+                    Lines.error(
+                        WireError(.badRequest, "since \(since) is ahead of board \(id), which is at seq \(seq)", req: req, board: id)))
+                return
+            } else if let missed = log.lines(from: since + 1, to: seq) {
+                lines = missed
+                reason = nil
+            } else {
+                reason = .resync
+            }
+        }
+        if let reason {
+            lines.append(
+                Lines.line(.snapshot(ServerMessage.Snapshot(req: req, board: id, seq: seq, epoch: epoch, reason: reason, state: committed))))
+        }
+        lines.append(Lines.line(.subscribed(ServerMessage.Subscribed(req: req, board: id, seq: seq, epoch: epoch))))
+        let entry = ServerMessage.PresenceEntry(session: session.id, user: session.user, state: .viewing)
+        let joined = subscribers[session.id] == nil
+        subscribers[session.id] = session
+        presence[session.id] = presence[session.id] ?? entry
+        lines.append(
+            Lines.line(.presenceState(ServerMessage.PresenceSnapshot(board: id, sessions: presence.values.sorted { $0.session < $1.session }))))
+        session.outbox.sendBulk(lines)
+        if joined { broadcastPresence(presence[session.id] ?? entry, except: session.id) }
+    }
+
+    /// Ends a session's subscription (unsubscribe, disconnect, or removal from the board).
+    func unsubscribe(_ session: SessionID) {
+        guard let ref = subscribers.removeValue(forKey: session) else { return }
+        presence[session] = nil
+        presenceUpdated[session] = nil
+        let line = Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: session, user: ref.user)))
+        for subscriber in subscribers.values { subscriber.outbox.send(line) }
+    }
+
+    /// Records what a subscribed session is doing and tells the others. Ephemeral: never stored.
+    func updatePresence(_ session: SessionRef, _ entry: ServerMessage.PresenceEntry) {
+        guard subscribers[session.id] != nil else { return }
+        presence[session.id] = entry
+        presenceUpdated[session.id] = clock.now().milliseconds
+        broadcastPresence(entry, except: session.id)
+    }
+
+    /// Resets editing and dragging that were not refreshed within `presence_timeout_ms` to viewing, so a client that
+    /// vanished mid-drag does not leave a ghost card on everyone's screen.
+    func expirePresence() {
+        let now = clock.now().milliseconds
+        let timeout = Int64(configuration.limits.presenceTimeoutMs)
+        for (session, entry) in presence where entry.state == .editing || entry.state == .dragging {
+            guard now - (presenceUpdated[session] ?? now) >= timeout else { continue }
+            let reset = ServerMessage.PresenceEntry(session: entry.session, user: entry.user, state: .viewing, away: entry.away)
+            presence[session] = reset
+            presenceUpdated[session] = now
+            broadcastPresence(reset, except: nil)
+        }
+    }
+
+    private func broadcastPresence(_ entry: ServerMessage.PresenceEntry, except: SessionID?) {
+        let line = Lines.line(.presence(ServerMessage.Presence(board: id, entry: entry)))
+        for subscriber in subscribers.values where subscriber.id != except { subscriber.outbox.send(line) }
+    }
+
+    /// Sends the deltas `from...to` again (after a gap), then `ok`; a snapshot when the log no longer reaches back.
+    func fetch(_ session: SessionRef, from: UInt64, to: UInt64, req: RequestID?) async {
+        guard committed.members[session.user] != nil else {
+            session.outbox.send(Lines.error(WireError(.notFound, "no board \(id)", req: req, board: id)))
+            return
+        }
+        let seq = committed.seq
+        guard to <= seq else {
+            session.outbox.send(Lines.error(WireError(.badRequest, "to \(to) is ahead of board \(id), which is at seq \(seq)", req: req, board: id)))
+            return
+        }
+        let maximum = UInt64(configuration.limits.fetchMax)
+        guard to - from < maximum else {
+            session.outbox.send(Lines.error(WireError(.badRequest, "fetch at most \(maximum) deltas at once", req: req, board: id)))
+            return
+        }
+        if let lines = log.lines(from: from, to: to) {
+            session.outbox.sendBulk(lines + [Lines.line(.ok(ServerMessage.Ok(req: req, board: id)))])
+            return
+        }
+        do {
+            let events = try await store.events(id, from: from, to: to, limit: Int(to - from + 1))
+            if events.count == Int(to - from + 1) {
+                session.outbox.sendBulk(events.map(Self.deltaLine) + [Lines.line(.ok(ServerMessage.Ok(req: req, board: id)))])
+                return
+            }
+        } catch {
+            session.outbox.send(Lines.error(WireError(.storageBusy, "the store could not be read", req: req, board: id)))
+            return
+        }
+        session.outbox.sendBulk([
+            Lines.line(.snapshot(ServerMessage.Snapshot(req: req, board: id, seq: committed.seq, epoch: epoch, reason: .resync, state: committed))),
+            Lines.line(.ok(ServerMessage.Ok(req: req, board: id))),
+        ])
+    }
+
+    /// One page of activity, newest first.
+    func history(_ session: SessionRef, card: CardID?, before: UInt64?, limit: Int, req: RequestID?) async {
+        guard committed.members[session.user] != nil else {
+            session.outbox.send(Lines.error(WireError(.notFound, "no board \(id)", req: req, board: id)))
+            return
+        }
+        let limit = max(1, min(limit, configuration.limits.historyPageMax))
+        do {
+            let events = try await store.history(id, card: card, before: before, limit: limit + 1)
+            let page = events.prefix(limit).map(\.activity)
+            session.outbox.send(
+                Lines.line(.history(ServerMessage.HistoryPage(req: req, board: id, activities: Array(page), more: events.count > limit))))
+        } catch {
+            session.outbox.send(Lines.error(WireError(.storageBusy, "the store could not be read", req: req, board: id)))
+        }
+    }
+
+}

@@ -1,0 +1,156 @@
+import BoardCore
+import BoardStore
+import BoardWire
+import Logging
+import NIOCore
+
+/// Owns one board: its state, its seq, its subscribers and presence (STYLE.md 4).
+///
+/// Ops are applied to `head` at once, in arrival order, by the pure reducer; they are handed to the store in batches
+/// (group commit: whatever arrived while the previous transaction ran goes in the next one). Only after a batch is
+/// durable are its acks sent and its deltas fanned out, each delta encoded once and the same bytes written to every
+/// subscriber. If a batch fails, nothing of it — nor anything applied on top of it since — is acknowledged: `head`
+/// returns to the last durable board and those ops are rejected with the store's code.
+actor BoardActor {
+    let id: BoardID
+    let epoch: String
+    let store: any BoardStore
+    let configuration: ServerConfiguration
+    let clock: any ServerClock
+    let logger: Logger
+
+    /// Every op applied, durable or not.
+    var head: Board
+    /// The board as of the last durable change: what snapshots and `subscribed` report.
+    var committed: Board
+    /// Recent committed deltas, encoded.
+    var log: DeltaLog
+    /// Applied, not yet handed to the store.
+    var pending: [Pending] = []
+    /// The highest committed mutation per client.
+    var lastMut: [ClientKey: UInt64] = [:]
+    var subscribers: [SessionID: SessionRef] = [:]
+    var presence: [SessionID: ServerMessage.PresenceEntry] = [:]
+    /// When each session last said what it is doing (milliseconds), for `presence_timeout_ms`.
+    var presenceUpdated: [SessionID: Int64] = [:]
+    /// Seqs since the last stored snapshot.
+    var sinceSnapshot: UInt64 = 0
+    /// Whether a batch is being written.
+    var committing = false
+    /// Callers of `drained()` waiting for every pending change to be durable and answered.
+    var drainWaiters: [CheckedContinuation<Void, Never>] = []
+
+    private let kicks: AsyncStream<Void>.Continuation
+    private let kickStream: AsyncStream<Void>
+
+    /// Exactly-once delivery is keyed by user and client id.
+    struct ClientKey: Hashable {
+        var user: UserID
+        var client: ClientID
+    }
+
+    /// A change applied to `head` and waiting for the store.
+    struct Pending {
+        var event: StoredEvent
+        var origin: SessionRef?
+    }
+
+    /// Loads a board: the stored snapshot plus the replayed tail, and the recent log for resumes.
+    static func load(
+        _ id: BoardID, store: any BoardStore, configuration: ServerConfiguration, clock: any ServerClock, logger: Logger
+    ) async throws -> BoardActor {
+        guard let loaded = try await store.load(id) else {
+            throw ServerError(.storage, "board \(id) is listed but cannot be loaded")
+        }
+        var board = loaded.snapshot
+        for event in loaded.tail {
+            let context = ApplyContext(actor: event.actor, role: .owner, now: event.at, seq: event.seq)
+            if case .failure(let rejection) = board.apply(event.op, context: context) {
+                throw ServerError(
+                    .storage, "the stored log of board \(id) does not replay at seq \(event.seq): \(rejection)")
+            }
+        }
+        let capacity = configuration.limits.historyMax
+        let from = board.seq >= UInt64(capacity) ? board.seq - UInt64(capacity) + 1 : 1
+        let recent = board.seq == 0 ? [] : try await store.events(id, from: from, to: board.seq, limit: capacity)
+        let actor = BoardActor(
+            id: id, epoch: loaded.epoch, board: board, store: store, configuration: configuration, clock: clock,
+            logger: logger)
+        await actor.fillLog(recent, sinceSnapshot: UInt64(loaded.tail.count))
+        return actor
+    }
+
+    init(
+        id: BoardID, epoch: String, board: Board, store: any BoardStore, configuration: ServerConfiguration,
+        clock: any ServerClock, logger: Logger
+    ) {
+        self.id = id
+        self.epoch = epoch
+        self.head = board
+        self.committed = board
+        self.store = store
+        self.configuration = configuration
+        self.clock = clock
+        var logger = logger
+        logger[metadataKey: "board"] = "\(id)"
+        self.logger = logger
+        self.log = DeltaLog(capacity: configuration.limits.historyMax)
+        (kickStream, kicks) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    private func fillLog(_ events: [StoredEvent], sinceSnapshot: UInt64) {
+        for event in events {
+            log.append(DeltaLog.Entry(seq: event.seq, line: Self.deltaLine(event), activity: event.activity, inverse: event.inverse))
+        }
+        self.sinceSnapshot = sinceSnapshot
+    }
+
+    /// Commits batches until `stop()`; then commits what is left and returns.
+    func run() async {
+        for await _ in kickStream {
+            while !pending.isEmpty { await commitBatch() }
+            resumeDrainWaiters()
+        }
+        while !pending.isEmpty { await commitBatch() }
+        resumeDrainWaiters()
+    }
+
+    /// Returns once every change applied so far is durable and its ack and delta are written to the outboxes.
+    func drained() async {
+        if pending.isEmpty && !committing { return }
+        await withCheckedContinuation { drainWaiters.append($0) }
+    }
+
+    private func resumeDrainWaiters() {
+        guard pending.isEmpty, !committing else { return }
+        let waiters = drainWaiters
+        drainWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Ends `run()` once everything pending is durable.
+    nonisolated func stop() { kicks.finish() }
+
+    /// Wakes the commit loop.
+    func kick() { kicks.yield() }
+
+    /// The delta line for a stored event.
+    static func deltaLine(_ event: StoredEvent) -> ByteBuffer {
+        Lines.line(
+            .delta(
+                ServerMessage.Delta(
+                    board: event.board, seq: event.seq, at: event.at, actor: event.actor,
+                    clientID: event.clientID.map { ClientID($0) }, mut: event.mut, op: event.op,
+                    activity: event.activity)))
+    }
+
+    /// A summary for the `boards` reply, or nil when `user` is not a member.
+    func summary(for user: UserID) -> ServerMessage.BoardSummary? {
+        guard let member = committed.members[user] else { return nil }
+        return ServerMessage.BoardSummary(board: id, name: committed.name, role: member.role, seq: committed.seq)
+    }
+
+    /// Whether `user` is a member of the durable board (non-members see `not_found`, exactly as for a missing
+    /// board). Access is never granted on a change that is not stored yet.
+    func isMember(_ user: UserID) -> Bool { committed.members[user] != nil }
+}

@@ -1,0 +1,68 @@
+import BoardTransport
+import NIOCore
+
+/// The one way bytes leave a session: writes on the connection's event loop, several lines per flush.
+///
+/// The board actor and the session both write through it, so a reply (`ack`) written before a delta reaches the
+/// client before it. Nothing here waits for the peer: the transport's `OutboxHandler` bounds what is pending and
+/// closes a slow consumer with `slow_consumer`, so one slow reader never slows the fan-out (STYLE.md 5).
+public struct Outbox: Sendable, Hashable {
+    /// The connection.
+    public let channel: any Channel
+
+    /// Wraps a connection.
+    public init(channel: any Channel) { self.channel = channel }
+
+    /// Writes the lines in order with one flush (one TLS record and one syscall when they fit).
+    public func send(_ lines: [ByteBuffer]) {
+        guard !lines.isEmpty else { return }
+        let channel = self.channel
+        if channel.eventLoop.inEventLoop {
+            for line in lines { channel.write(line, promise: nil) }
+            channel.flush()
+        } else {
+            channel.eventLoop.execute {
+                for line in lines { channel.write(line, promise: nil) }
+                channel.flush()
+            }
+        }
+    }
+
+    /// Writes catch-up lines (missed deltas, a snapshot) as bulk: timed by the write deadline but not counted
+    /// against the outbox cap, which bounds live fan-out. Then flushes.
+    public func sendBulk(_ lines: [ByteBuffer]) {
+        guard !lines.isEmpty else { return }
+        let channel = self.channel
+        channel.eventLoop.execute {
+            channel.triggerUserOutboundEvent(OutboxCommand.beginBulk, promise: nil)
+            for line in lines { channel.write(line, promise: nil) }
+            channel.triggerUserOutboundEvent(OutboxCommand.endBulk, promise: nil)
+            channel.flush()
+        }
+    }
+
+    /// Writes one line and flushes.
+    public func send(_ line: ByteBuffer) { send([line]) }
+
+    /// Writes a final line, then closes the connection once it is written.
+    public func sendAndClose(_ line: ByteBuffer) {
+        let channel = self.channel
+        channel.eventLoop.execute {
+            channel.writeAndFlush(line).whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    /// Closes the connection once everything written before has reached the socket (writes complete in order).
+    public func close() {
+        let channel = self.channel
+        channel.eventLoop.execute {
+            channel.writeAndFlush(ByteBuffer()).whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    /// Compares by connection identity.
+    public static func == (lhs: Outbox, rhs: Outbox) -> Bool { ObjectIdentifier(lhs.channel) == ObjectIdentifier(rhs.channel) }
+
+    /// Hashes the connection identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(channel)) }
+}

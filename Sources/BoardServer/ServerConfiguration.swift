@@ -1,0 +1,38 @@
+import BoardCore
+import BoardWire
+import Foundation
+
+/// Everything `corkd` needs to run, as data: every field has a documented default (STYLE.md 9).
+///
+/// Only the `corkd` executable reads argv and the environment; it builds one of these.
+public struct ServerConfiguration: Sendable {
+    /// The address to listen on. Default `127.0.0.1`.
+    public var host: String = "127.0.0.1"
+    /// The TCP port; 0 picks a free one (tests). Default 7420.
+    public var port: Int = 7420
+    /// Where the store, the certificate and `owner.url` live. Default `./corkd-data`.
+    public var dataDirectory: URL = URL(fileURLWithPath: "corkd-data")
+    /// PEM certificate chain; nil means the self-signed certificate in the data directory (created on first start).
+    public var certificatePath: String?
+    /// PEM private key for `certificatePath`.
+    public var keyPath: String?
+    /// The host names and addresses put in a generated certificate's SANs (localhost, 127.0.0.1 and the host name).
+    public var certificateHosts: [String] = ["localhost", "127.0.0.1", "::1"]
+    /// The limits enforced and advertised in `welcome` (Protocol.md, "Limits").
+    public var limits: WireLimits = WireLimits()
+    /// Most changes written in one store transaction (group commit). Default 512.
+    public var maxBatch: Int = 512
+    /// A snapshot is stored every this many changes of a board, so start-up replays a short tail. Default 1,000.
+    public var snapshotInterval: UInt64 = 1_000
+    /// How often the admin queue (`corkd invite`, `corkd revoke`) is polled. Default 500 ms.
+    public var adminPollInterval: Duration = .milliseconds(500)
+    /// The board created on first start. Default `main`.
+    public var defaultBoard: BoardID = "main"
+    /// The owner created on first start. Default `owner`.
+    public var ownerName: UserID = "owner"
+    /// The name the server gives in `welcome`.
+    public var serverName: String = "corkd/0.1.0"
+
+    /// The defaults.
+    public init() {}
+}

@@ -1,0 +1,78 @@
+import BoardCore
+import BoardWire
+import NIOCore
+
+extension Session {
+    /// Handles one request of an authenticated session.
+    mutating func handle(_ message: ClientMessage, as ref: SessionRef) async {
+        switch message {
+        case .listBoards(let request):
+            var summaries: [ServerMessage.BoardSummary] = []
+            for board in await context.registry.all() {
+                if let summary = await board.summary(for: ref.user) { summaries.append(summary) }
+            }
+            summaries.sort { $0.board < $1.board }
+            outbox.send(Lines.line(.boards(ServerMessage.BoardList(req: request.req, boards: summaries))))
+        case .createBoard(let request):
+            do {
+                if try await context.registry.create(request.board, name: request.name, owner: ref.user) != nil {
+                    outbox.send(Lines.line(.ok(ServerMessage.Ok(req: request.req, board: request.board))))
+                } else {
+                    outbox.send(Lines.error(WireError(.badRequest, "board id \(request.board) is taken", req: request.req, board: request.board)))
+                }
+            } catch {
+                outbox.send(Lines.error(WireError(.storageBusy, "the board could not be stored", req: request.req, board: request.board)))
+            }
+        case .subscribe(let request):
+            guard let board = await member(request.board, ref, req: request.req) else { return }
+            await board.subscribe(ref, since: request.since, epoch: request.epoch, req: request.req)
+            subscriptions.insert(request.board)
+        case .unsubscribe(let request):
+            await context.registry.board(request.board)?.unsubscribe(ref.id)
+            subscriptions.remove(request.board)
+            outbox.send(Lines.line(.ok(ServerMessage.Ok(req: request.req, board: request.board))))
+        case .op(let request):
+            let now = context.clock.now().milliseconds
+            if let wait = await context.limiter.take(ref.user, nowMs: now) {
+                let since = limitedSince ?? now
+                limitedSince = since
+                if now - since >= Int64(context.configuration.limits.rateCloseMs) {
+                    machine.closed()
+                    outbox.sendAndClose(Lines.error(WireError(.tooManyErrors, "rate limited without a break for too long")))
+                    return
+                }
+                outbox.send(
+                    Lines.line(
+                        .reject(
+                            ServerMessage.Reject(
+                                board: request.board, mut: request.mut, code: .rateLimited,
+                                message: "over \(context.configuration.limits.rateOpsPerS) ops/s", retryAfterMs: wait))))
+                return
+            }
+            limitedSince = nil
+            guard let board = await member(request.board, ref, mut: request.mut) else { return }
+            touched.insert(request.board)
+            await board.submit(request.op, mut: request.mut, from: ref)
+        case .fetch(let request):
+            guard let board = await member(request.board, ref, req: request.req) else { return }
+            await board.fetch(ref, from: request.from, to: request.to, req: request.req)
+        case .presence(let request):
+            let entry = ServerMessage.PresenceEntry(
+                session: ref.id, user: ref.user, state: request.state, card: request.card, column: request.column,
+                index: request.index, away: request.away)
+            await context.registry.board(request.board)?.updatePresence(ref, entry)
+        case .history(let request):
+            guard let board = await member(request.board, ref, req: request.req) else { return }
+            await board.history(ref, card: request.card, before: request.before, limit: request.limit ?? 50, req: request.req)
+        case .hello, .ping, .pong, .bye:
+            break
+        }
+    }
+
+    /// The board's actor when it exists and the user is a member; otherwise answers `not_found` (the same for both).
+    private func member(_ id: BoardID, _ ref: SessionRef, req: RequestID? = nil, mut: UInt64? = nil) async -> BoardActor? {
+        if let board = await context.registry.board(id), await board.isMember(ref.user) { return board }
+        outbox.send(Lines.error(WireError(.notFound, "no board \(id)", req: req, board: id, mut: mut)))
+        return nil
+    }
+}

@@ -1,0 +1,103 @@
+import BoardCore
+
+/// An invite URL: `cork://HOST:PORT/BOARD?token=TOKEN&fp=sha256:HEX` (Protocol.md, "Invite URLs").
+///
+/// Everything a client needs to connect securely: where, which board, the secret for `hello`, and the pinned
+/// certificate fingerprint (without it the client verifies a CA chain and the host name).
+public struct InviteURL: Hashable, Sendable, CustomStringConvertible {
+    /// The host name or address (IPv6 without brackets).
+    public var host: String
+    /// The port (7420 when the URL omits it).
+    public var port: Int
+    /// The board to open first.
+    public var board: BoardID?
+    /// The secret for `hello.token`.
+    public var token: String
+    /// `sha256:` and 64 lower-case hex digits, or nil for CA verification.
+    public var fingerprint: String?
+
+    /// The default port.
+    public static let defaultPort = 7420
+
+    /// Makes a URL.
+    public init(host: String, port: Int = InviteURL.defaultPort, board: BoardID?, token: String, fingerprint: String?) {
+        self.host = host
+        self.port = port
+        self.board = board
+        self.token = token
+        self.fingerprint = fingerprint
+    }
+
+    /// Parses a URL; nil when it is not a well-formed `cork://` invite.
+    public init?(_ text: String) {
+        guard text.hasPrefix("cork://") else { return nil }
+        var rest = Substring(text.dropFirst("cork://".count))
+        var query = Substring("")
+        if let q = rest.firstIndex(of: "?") {
+            query = rest[rest.index(after: q)...]
+            rest = rest[..<q]
+        }
+        var path = Substring("")
+        if let slash = rest.firstIndex(of: "/") {
+            path = rest[rest.index(after: slash)...]
+            rest = rest[..<slash]
+        }
+        var host: Substring
+        var portText: Substring?
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { return nil }
+            host = rest[rest.index(after: rest.startIndex)..<close]
+            let after = rest[rest.index(after: close)...]
+            if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty { return nil }
+        } else if let colon = rest.lastIndex(of: ":") {
+            host = rest[..<colon]
+            portText = rest[rest.index(after: colon)...]
+        } else {
+            host = rest
+        }
+        guard !host.isEmpty else { return nil }
+        var port = InviteURL.defaultPort
+        if let portText {
+            guard let p = Int(portText), (1...65535).contains(p) else { return nil }
+            port = p
+        }
+        var board: BoardID?
+        if !path.isEmpty {
+            guard let id = BoardID(validating: String(path)) else { return nil }
+            board = id
+        }
+        var token: String?
+        var fingerprint: String?
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            switch parts[0] {
+            case "token": token = String(parts[1])
+            case "fp":
+                let fp = String(parts[1]).lowercased()
+                guard InviteURL.isFingerprint(fp) else { return nil }
+                fingerprint = fp
+            default: continue
+            }
+        }
+        guard let token, !token.isEmpty,
+            token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "&") && $0 != UInt8(ascii: "#") })
+        else { return nil }
+        self.init(host: String(host), port: port, board: board, token: token, fingerprint: fingerprint)
+    }
+
+    /// The URL text.
+    public var description: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        var text = "cork://\(shownHost):\(port)/\(board?.rawValue ?? "")?token=\(token)"
+        if let fingerprint { text += "&fp=\(fingerprint)" }
+        return text
+    }
+
+    /// Whether `text` is `sha256:` followed by 64 lower-case hex digits.
+    public static func isFingerprint(_ text: String) -> Bool {
+        guard text.hasPrefix("sha256:") else { return false }
+        let hex = text.utf8.dropFirst(7)
+        return hex.count == 64 && hex.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+}

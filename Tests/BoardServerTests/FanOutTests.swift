@@ -1,0 +1,123 @@
+import BoardCore
+import BoardWire
+import Foundation
+import Testing
+
+/// Fan-out under pressure and liveness: slow consumers, heartbeats (RELIABILITY.md b4 R5, b1 T7).
+@Suite(.timeLimit(.minutes(2))) struct FanOutTests {
+    @Test func aSubscriberThatNeverReadsIsClosedWhileTwentyOthersKeepReceiving() async throws {
+        try await withTestServer(configure: {
+            // The default 1 MiB outbox; a stalled write is given up after 1 s.
+            $0.limits.writeTimeoutMs = 1_000
+            $0.limits.rateOpsPerS = 100_000
+            $0.limits.rateBurst = 100_000
+            $0.limits.connectionsPerUser = 100
+        }) { server in
+            let slow = try await server.connect(clientID: "slow")
+            try await slow.send(#"{"type":"subscribe","board":"main"}"#)
+            _ = try await slow.expect(type: "snapshot")
+            var readers: [WireProbe] = []
+            for i in 0..<20 {
+                let reader = try await server.connect(clientID: "reader-\(i)")
+                try await reader.send(#"{"type":"subscribe","board":"main"}"#)
+                _ = try await reader.expect(type: "subscribed", skipping: ["snapshot", "presence", "presence.state", "ping"])
+                readers.append(reader)
+            }
+            let writer = try await server.connect(clientID: "writer")
+            let text = String(repeating: "x", count: 3000)
+            let total = 1500
+            var mut = 0
+            // Send in rounds of 20 (~120 KB of deltas) and drain every reader after each round: the readers keep up,
+            // one by one, while the slow subscriber reads nothing at all.
+            var received = Array(repeating: 0, count: readers.count)
+            while mut < total {
+                for _ in 0..<20 {
+                    mut += 1
+                    try await writer.send(#"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"chat","text":"\#(text)"}}"#)
+                }
+                for _ in 0..<20 { _ = try await writer.expect(type: "ack", skipping: ["delta", "presence", "presence.state", "ping"]) }
+                for (i, reader) in readers.enumerated() {
+                    while received[i] < mut {
+                        let delta = try await reader.expect(type: "delta")
+                        #expect(delta["seq"] as? Int == received[i] + 1, "reader \(i) sees every seq in order")
+                        received[i] += 1
+                    }
+                }
+            }
+            #expect(received.allSatisfy { $0 == total })
+            // The slow subscriber was cut off with slow_consumer; nothing it holds is lost: it resumes from its seq.
+            var lastSeq = 0
+            var sawSlowConsumer = false
+            while let object = try await slow.nextObject() {
+                if object["type"] as? String == "delta" { lastSeq = object["seq"] as? Int ?? lastSeq }
+                if object["code"] as? String == "slow_consumer" { sawSlowConsumer = true }
+            }
+            // The final slow_consumer line is written "when it can": behind full socket buffers it usually cannot.
+            // What matters is that the server cut the connection before everything was queued for it.
+            _ = sawSlowConsumer
+            #expect(lastSeq < total)
+            let resumed = try await server.connect(clientID: "slow")
+            try await resumed.send(#"{"type":"subscribe","board":"main"}"#)
+            let epoch = try #require(try await resumed.expect(type: "snapshot")["epoch"] as? String)
+            _ = try await resumed.expect(type: "subscribed")
+            try await resumed.send(#"{"type":"subscribe","board":"main","since":\#(lastSeq),"epoch":"\#(epoch)"}"#)
+            var next = lastSeq
+            while next < total {
+                let delta = try await resumed.expect(type: "delta")
+                #expect(delta["seq"] as? Int == next + 1)
+                next += 1
+            }
+            for reader in readers { await reader.close() }
+            await writer.close()
+            await resumed.close()
+        }
+    }
+
+    @Test func theServerPingsAndClosesASilentConnectionAfterTwoIntervals() async throws {
+        try await withTestServer(configure: { $0.limits.heartbeatMs = 200 }) { server in
+            let silent = try await server.connect()
+            let started = ContinuousClock.now
+            let lines = try await silent.expectClose()
+            let elapsed = ContinuousClock.now - started
+            #expect(lines.contains { $0.contains(#""type":"ping""#) })
+            #expect(elapsed >= .milliseconds(300))
+            #expect(elapsed < .seconds(3))
+        }
+    }
+
+    @Test func aConnectionThatAnswersPingsStaysOpen() async throws {
+        try await withTestServer(configure: { $0.limits.heartbeatMs = 400 }) { server in
+            let alive = try await server.connect()
+            for _ in 0..<4 {
+                _ = try await alive.expect(type: "ping", skipping: [])
+                try await alive.send(#"{"type":"pong"}"#)
+            }
+            try await alive.send(#"{"type":"ping","req":"still"}"#)
+            #expect(try await alive.expect(type: "pong")["req"] as? String == "still")
+            await alive.close()
+        }
+    }
+
+    @Test func aDragThatIsNotRefreshedExpiresToViewing() async throws {
+        try await withTestServer(configure: { $0.limits.presenceTimeoutMs = 200 }) { server in
+            let watcher = try await server.connect(clientID: "watcher")
+            try await watcher.send(#"{"type":"subscribe","board":"main"}"#)
+            _ = try await watcher.expect(type: "subscribed", skipping: ["snapshot"])
+            let dragger = try await server.connect(clientID: "dragger")
+            try await dragger.send(#"{"type":"subscribe","board":"main"}"#)
+            _ = try await dragger.expect(type: "subscribed", skipping: ["snapshot"])
+            try await dragger.send(#"{"type":"op","board":"main","mut":1,"op":{"kind":"card.add","card":"k1","title":"t"}}"#)
+            _ = try await dragger.expect(type: "ack")
+            try await dragger.send(#"{"type":"presence","board":"main","state":"dragging","card":"k1","column":"doing","index":0}"#)
+            var states: [String] = []
+            while states.last != "viewing" || states.count < 2 {
+                let presence = try await watcher.expect(type: "presence", skipping: ["presence.state", "delta", "ping"])
+                states.append(presence["state"] as? String ?? "?")
+            }
+            #expect(states.contains("dragging"))
+            #expect(states.last == "viewing")
+            await watcher.close()
+            await dragger.close()
+        }
+    }
+}

@@ -1,0 +1,342 @@
+import BoardTransport
+import BoardWire
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The real `corkd` binary across its process boundary (tier 4): signals, a damaged store, plaintext on the TLS port,
+/// and the admin CLI against a running server (RELIABILITY.md b1 T1, b3 A4, b5 D5; issue 3 "Start-up", "Serving").
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ProcessLifecycleTests {
+    @Test func startupPrintsTheAddressTheFingerprintAndTheOwnerInvite() async throws {
+        try await withCorkd { corkd in
+            let out = corkd.standardOutput
+            let fingerprint = try corkd.pinned()
+            #expect(out.contains("corkd listening on 127.0.0.1:\(corkd.port)"), "\(out)")
+            #expect(out.contains("certificate fingerprint \(fingerprint)"), "\(out)")
+            #expect(out.contains(corkd.ownerURL), "the owner URL on stdout is the one in owner.url: \(out)")
+            #expect(corkd.ownerURL.hasPrefix("cork://127.0.0.1:\(corkd.port)/main?token=ck_"))
+            let attributes = try FileManager.default.attributesOfItem(
+                atPath: corkd.dataDirectory.appendingPathComponent("owner.url").path)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "owner.url holds a secret")
+            // The fingerprint pins the certificate the server actually presents.
+            let probe = try await ProcessLifecycleTests.hello(corkd, token: corkd.ownerToken)
+            await probe.close()
+        }
+    }
+
+    @Test func sigtermSaysByeToASubscriberClosesAndExitsZeroWithinFiveSeconds() async throws {
+        try await withCorkd { corkd in
+            let probe = try await ProcessLifecycleTests.hello(corkd, token: corkd.ownerToken, clientID: "term-1")
+            try await probe.send(#"{"type":"subscribe","board":"main"}"#)
+            _ = try await probe.expect(type: "snapshot")
+            _ = try await probe.expect(type: "subscribed")
+            try await probe.send(#"{"type":"op","board":"main","mut":1,"op":{"kind":"chat","text":"before the signal"}}"#)
+            let ack = try await probe.expect(type: "ack")
+
+            let signalled = ContinuousClock.now
+            let exit = try await corkd.terminate(timeout: .seconds(5))
+            let took = ContinuousClock.now - signalled
+            #expect(exit.isSuccess, "corkd ended with \(exit); stderr: \(corkd.standardError.suffix(2000))")
+            #expect(took < .seconds(5))
+            print("SIGTERM → exit: \(took)")
+
+            _ = try await probe.expect(type: "delta")
+            let bye = try await probe.expect(type: "bye")
+            #expect(bye["reason"] as? String == "shutdown")
+            let after = try await probe.expectClose()
+            #expect(after.isEmpty, "nothing after bye but the close: \(after)")
+
+            // The acknowledged change is still there after the restart.
+            try await corkd.restart()
+            let again = try await ProcessLifecycleTests.hello(corkd, token: corkd.ownerToken)
+            try await again.send(#"{"type":"subscribe","board":"main"}"#)
+            #expect(try await again.expect(type: "snapshot")["seq"] as? Int == ack["seq"] as? Int)
+            await again.close()
+        }
+    }
+
+    /// Protocol.md, "Connection lifecycle" 4 and "bye": on shutdown the server sends `bye` to **every** session.
+    @Test func sigtermSaysByeToASessionThatIsNotSubscribedToo() async throws {
+        try await withCorkd { corkd in
+            let idle = try await ProcessLifecycleTests.hello(corkd, token: corkd.ownerToken, clientID: "idle-1")
+            try await idle.send(#"{"type":"ping","req":"p"}"#)
+            _ = try await idle.expect(type: "pong")
+            let exit = try await corkd.terminate(timeout: .seconds(5))
+            #expect(exit.isSuccess, "corkd ended with \(exit)")
+            let lines = try await idle.expectClose()
+            let types = lines.compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["type"] as? String
+            }
+            #expect(types == ["bye"], "an authenticated session without subscriptions got \(lines) before the close")
+        }
+    }
+
+    @Test func aCorruptPageInTheMiddleMakesCorkdRefuseToServeAndLeavesTheFileAlone() async throws {
+        try await withCorkd { corkd in
+            try await ProcessLifecycleTests.seedAndStop(corkd)
+            let data = try Data(contentsOf: corkd.storeFile)
+            let pageSize = 4096
+            let pages = data.count / pageSize
+            try #require(pages >= 8, "the seeded store has only \(pages) pages")
+            // A page whose garbage `PRAGMA quick_check` sees (a free page would not be noticed): checked on a copy.
+            let sqlite3 = try SpawnedProcess.tool("sqlite3")
+            var chosen: Int?
+            for page in (pages / 2)..<pages {
+                var damaged = data
+                damaged.replaceSubrange(page * pageSize..<(page + 1) * pageSize, with: ProcessLifecycleTests.garbage(pageSize, seed: page))
+                let copy = corkd.root.appendingPathComponent("probe-\(page).sqlite")
+                try damaged.write(to: copy)
+                let check = try await SpawnedProcess.run(
+                    sqlite3, ["-readonly", copy.path, "PRAGMA quick_check;"], timeout: .seconds(10),
+                    logDirectory: corkd.logDirectory, name: "sqlite3-probe-\(page)")
+                if check.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) != "ok" {
+                    chosen = page
+                    break
+                }
+            }
+            let page = try #require(chosen, "no page in the second half of the store is one quick_check would notice")
+            let handle = try FileHandle(forWritingTo: corkd.storeFile)
+            try handle.seek(toOffset: UInt64(page * pageSize))
+            try handle.write(contentsOf: ProcessLifecycleTests.garbage(pageSize, seed: page))
+            try handle.close()
+            try await ProcessLifecycleTests.expectRefusal(corkd)
+        }
+    }
+
+    @Test func aGarbageHeaderMakesCorkdRefuseToServeAndLeavesTheFileAlone() async throws {
+        try await withCorkd { corkd in
+            try await ProcessLifecycleTests.seedAndStop(corkd)
+            let handle = try FileHandle(forWritingTo: corkd.storeFile)
+            try handle.seek(toOffset: 0)
+            try handle.write(contentsOf: ProcessLifecycleTests.garbage(100, seed: 7))
+            try handle.close()
+            try await ProcessLifecycleTests.expectRefusal(corkd)
+        }
+    }
+
+    @Test func plaintextOnTheTLSPortIsClosedWithinOneSecondAndTLSClientsAreStillServed() async throws {
+        try await withCorkd { corkd in
+            let started = ContinuousClock.now
+            let answer = try PlainSocket.sendAndDrain(
+                port: corkd.port, bytes: Array(#"{"type":"hello","version":1,"client":"plain","token":"x"}"#.utf8) + [0x0A],
+                timeout: .seconds(3))
+            let took = ContinuousClock.now - started
+            #expect(answer.closedByPeer, "the server kept the plaintext connection open for \(took)")
+            #expect(took < .seconds(1), "closing a plaintext client took \(took)")
+            print("plaintext → closed: \(took), \(answer.bytes.count) bytes back")
+            #expect(!String(decoding: answer.bytes, as: UTF8.self).contains("\"type\""), "no protocol line in plaintext")
+            #expect(corkd.server?.isRunning == true)
+
+            let probe = try await ProcessLifecycleTests.hello(corkd, token: corkd.ownerToken)
+            try await probe.send(#"{"type":"ping","req":"after-plaintext"}"#)
+            #expect(try await probe.expect(type: "pong")["req"] as? String == "after-plaintext")
+            await probe.close()
+        }
+    }
+
+    @Test func anInviteWhileRunningLetsTheNewUserSubscribeWithinASecond() async throws {
+        try await withCorkd { corkd in
+            let url = try await corkd.invite("dave", role: "editor")
+            let invited = ContinuousClock.now
+            #expect(url.host == "127.0.0.1")
+            #expect(url.port == corkd.port, "the URL names where the server listens")
+            #expect(url.fingerprint.flatMap(Fingerprint.init) == (try corkd.pinned()))
+            #expect(url.board == "main")
+            let dave = try await ProcessLifecycleTests.hello(corkd, token: url.token, expectUser: "dave")
+            let snapshot = try await ProcessLifecycleTests.subscribeWhenMember(dave, within: .seconds(3))
+            let took = ContinuousClock.now - invited
+            // Protocol: the membership is applied within a second; 0.5 s more for the handshake on a busy machine.
+            #expect(took < .milliseconds(1500), "dave could subscribe only \(took) after the invite")
+            print("corkd invite → subscribed: \(took)")
+            // The membership is in the snapshot, or (when the subscribe raced its commit) in the delta right after it.
+            let members = ((snapshot["state"] as? [String: Any])?["members"] as? [[String: Any]]) ?? []
+            if !members.contains(where: { $0["id"] as? String == "dave" }) {
+                let delta = try await dave.expect(type: "delta")
+                let op = delta["op"] as? [String: Any]
+                #expect(op?["kind"] as? String == "member.set" && op?["user"] as? String == "dave", "\(delta)")
+                #expect(delta["seq"] as? Int == (snapshot["seq"] as? Int ?? -1) + 1)
+                #expect(op?["role"] as? String == "editor")
+            } else {
+                #expect(members.contains { $0["id"] as? String == "dave" && $0["role"] as? String == "editor" })
+            }
+            try await dave.send(#"{"type":"op","board":"main","mut":1,"op":{"kind":"card.add","card":"d1","title":"from dave"}}"#)
+            #expect(try await dave.expect(type: "ack")["mut"] as? Int == 1)
+            await dave.close()
+        }
+    }
+
+    @Test func aRevokeWhileConnectedClosesTheSessionWithTokenRevokedWithinASecond() async throws {
+        try await withCorkd { corkd in
+            let url = try await corkd.invite("erin", role: "editor")
+            let erin = try await ProcessLifecycleTests.hello(corkd, token: url.token, clientID: "erin-1", expectUser: "erin")
+            _ = try await ProcessLifecycleTests.subscribeWhenMember(erin, within: .seconds(3))
+            let owner = try await ProcessLifecycleTests.hello(corkd, token: corkd.ownerToken)
+
+            let started = ContinuousClock.now
+            let revoke = try corkd.launchAdmin(["revoke", "--user", "erin"])
+            defer { revoke.killAndReap() }
+            let error = try await erin.expect(type: "error", skipping: ["presence", "presence.state", "presence.left", "ping", "delta"])
+            let took = ContinuousClock.now - started
+            #expect(error["code"] as? String == "token_revoked")
+            #expect(error["close"] as? Bool == true)
+            #expect(took < .seconds(1), "the revoked session got its error \(took) after `corkd revoke` started")
+            print("corkd revoke → token_revoked: \(took)")
+            let rest = try await erin.expectClose()
+            #expect(rest.isEmpty, "nothing after token_revoked but the close: \(rest)")
+            #expect(ContinuousClock.now - started < .milliseconds(1500))
+            let exit = await revoke.waitForExit(timeout: .seconds(10))
+            #expect(exit?.isSuccess == true, "corkd revoke: \(exit?.description ?? "still running"); \(revoke.standardError)")
+            #expect(revoke.standardOutput.contains("revoked"))
+
+            // The token no longer opens a session; other users are unaffected.
+            let again = try await WireProbe.connect(port: corkd.port, fingerprint: try corkd.pinned())
+            try await again.send(#"{"type":"hello","version":1,"client":"test","token":"\#(url.token)"}"#)
+            let refused = try await again.expect(type: "error")
+            #expect(refused["code"] as? String == "token_revoked")
+            #expect(refused["close"] as? Bool == true)
+            _ = try await again.expectClose()
+            try await owner.send(#"{"type":"ping","req":"owner-still-here"}"#)
+            #expect(try await owner.expect(type: "pong")["req"] as? String == "owner-still-here")
+            await owner.close()
+        }
+    }
+
+    // MARK: Helpers
+
+    /// A pinned TLS probe to the process, after `hello` → `welcome`.
+    static func hello(
+        _ corkd: CorkdProcess, token: String, clientID: String? = nil, expectUser: String? = nil
+    ) async throws -> WireProbe {
+        let probe = try await WireProbe.connect(port: corkd.port, fingerprint: try corkd.pinned(), timeout: .seconds(5))
+        let id = clientID.map { #","client_id":"\#($0)""# } ?? ""
+        try await probe.send(#"{"type":"hello","version":1,"client":"process-test","token":"\#(token)"\#(id)}"#)
+        let welcome = try await probe.expect(type: "welcome")
+        if let expectUser { #expect(welcome["user"] as? String == expectUser) }
+        return probe
+    }
+
+    /// Subscribes to `main`, retrying while the invite's membership is not applied yet (`not_found`).
+    static func subscribeWhenMember(_ probe: WireProbe, within limit: Duration) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            try await probe.send(#"{"type":"subscribe","req":"s","board":"main"}"#)
+            guard let reply = try await probe.nextObject() else { throw TestFailure("closed while subscribing") }
+            switch reply["type"] as? String {
+            case "snapshot":
+                _ = try await probe.expect(type: "subscribed")
+                return reply
+            case "error" where reply["code"] as? String == "not_found" && ContinuousClock.now < deadline:
+                try await Task.sleep(for: .milliseconds(50))
+            default:
+                throw TestFailure("subscribe answered \(reply)")
+            }
+        }
+    }
+
+    /// Writes a few dozen cards with long descriptions (a store of many pages), then stops corkd cleanly.
+    static func seedAndStop(_ corkd: CorkdProcess) async throws {
+        let probe = try await hello(corkd, token: corkd.ownerToken, clientID: "seed")
+        let description = String(repeating: "The wire contract, page after page. ", count: 80)
+        for mut in 1...30 {
+            try await probe.send(
+                #"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"card.add","card":"s\#(mut)","title":"Seed \#(mut)","description":"\#(description)"}}"#)
+            let reply = try await probe.expect(type: "ack")
+            #expect(reply["mut"] as? Int == mut)
+        }
+        await probe.close()
+        let exit = try await corkd.terminate()
+        try #require(exit.isSuccess, "a clean stop: \(exit)")
+        #expect(!FileManager.default.fileExists(atPath: corkd.storeFile.path + "-wal"), "a clean stop checkpoints the log")
+    }
+
+    /// Starts corkd on the damaged store and checks that it refuses: non-zero exit within 10 s, a message naming the
+    /// problem, and the store's bytes and the directory's files exactly as they were.
+    static func expectRefusal(_ corkd: CorkdProcess) async throws {
+        let before = try Data(contentsOf: corkd.storeFile)
+        let filesBefore = try FileManager.default.contentsOfDirectory(atPath: corkd.dataDirectory.path).sorted()
+        let started = ContinuousClock.now
+        let (exit, stderr) = try await corkd.startExpectingExit(timeout: .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(!exit.isSuccess, "corkd served a damaged store: \(exit)")
+        #expect(exit.reason == .exit, "a refusal is an orderly exit, not a crash: \(exit); \(stderr.suffix(2000))")
+        let lowered = stderr.lowercased()
+        #expect(lowered.contains("quick_check") || lowered.contains("corrupt"), "stderr: \(stderr.suffix(2000))")
+        let after = try Data(contentsOf: corkd.storeFile)
+        #expect(after == before, "corkd changed the damaged store's bytes")
+        let filesAfter = try FileManager.default.contentsOfDirectory(atPath: corkd.dataDirectory.path).sorted()
+        #expect(filesAfter == filesBefore, "the data directory changed")
+    }
+
+    /// Deterministic garbage bytes.
+    static func garbage(_ count: Int, seed: Int) -> Data {
+        var state = UInt64(truncatingIfNeeded: seed) &* 0x9E37_79B9_7F4A_7C15 | 1
+        var bytes = [UInt8](repeating: 0, count: count)
+        for index in bytes.indices {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            bytes[index] = UInt8(truncatingIfNeeded: state)
+        }
+        return Data(bytes)
+    }
+}
+
+/// A plain TCP client (no TLS) with bounded waits, for what a TLS port must do with plaintext.
+enum PlainSocket {
+    struct Answer {
+        var bytes: [UInt8]
+        /// The server closed (EOF or reset) before the timeout.
+        var closedByPeer: Bool
+    }
+
+    /// Connects to 127.0.0.1:`port`, sends `bytes`, and reads until the server closes or `timeout` passes.
+    static func sendAndDrain(port: Int, bytes: [UInt8], timeout: Duration) throws -> Answer {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw TestFailure("socket() failed: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw TestFailure("connect() to port \(port) failed: errno \(errno)") }
+        let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == bytes.count else { throw TestFailure("send() sent \(sent) of \(bytes.count) bytes") }
+        let deadline = ContinuousClock.now + timeout
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            let remaining = deadline - ContinuousClock.now
+            let ms = Int32(max(1, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000))
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, ms)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw TestFailure("poll() failed: errno \(errno)")
+            }
+            if ready == 0 { break }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                received += buffer[0..<count]
+            } else if count == 0 || errno == ECONNRESET {
+                return Answer(bytes: received, closedByPeer: true)
+            } else if errno != EINTR && errno != EAGAIN {
+                throw TestFailure("recv() failed: errno \(errno)")
+            }
+        }
+        return Answer(bytes: received, closedByPeer: false)
+    }
+}

@@ -1,0 +1,175 @@
+import BoardCore
+import BoardWire
+import Foundation
+import Testing
+
+/// A live server over real TLS on 127.0.0.1 port 0 (tier 4): handshake, subscribe, ops, fan-out, resume.
+@Suite(.timeLimit(.minutes(2))) struct ServerSessionTests {
+    @Test func helloGivesWelcomeWithTheLimits() async throws {
+        try await withTestServer { server in
+            let probe = try await WireProbe.connect(port: server.port, fingerprint: server.fingerprint)
+            try await probe.send(#"{"type":"hello","req":1,"version":1,"client":"test","token":"\#(server.ownerToken)","client_id":"c-1"}"#)
+            let welcome = try await probe.expect(type: "welcome")
+            #expect(welcome["user"] as? String == "owner")
+            #expect(welcome["client_id"] as? String == "c-1")
+            #expect(welcome["req"] as? Int == 1)
+            let limits = try #require(welcome["limits"] as? [String: Any])
+            #expect(limits["line_max"] as? Int == 65536)
+            #expect(limits["preauth_line_max"] as? Int == 4096)
+            await probe.close()
+        }
+    }
+
+    @Test func subscribeGivesASnapshotThenSubscribed() async throws {
+        try await withTestServer { server in
+            let probe = try await server.connect()
+            try await probe.send(#"{"type":"subscribe","req":2,"board":"main"}"#)
+            let snapshot = try await probe.expect(type: "snapshot")
+            #expect(snapshot["reason"] as? String == "initial")
+            let state = try #require(snapshot["state"] as? [String: Any])
+            #expect((state["columns"] as? [[String: Any]])?.map { $0["name"] as? String } == ["TODO", "DOING", "DONE"])
+            let subscribed = try await probe.expect(type: "subscribed")
+            #expect(subscribed["seq"] as? Int == 0)
+            #expect(subscribed["epoch"] as? String == snapshot["epoch"] as? String)
+            await probe.close()
+        }
+    }
+
+    @Test func anOpIsAckedAfterItsDeltaIsDurableAndEverySubscriberGetsIt() async throws {
+        try await withTestServer { server in
+            let alice = try await server.connect(clientID: "alice-1")
+            try await alice.send(#"{"type":"subscribe","board":"main"}"#)
+            _ = try await alice.expect(type: "snapshot")
+            _ = try await alice.expect(type: "subscribed")
+            let bobToken = try await server.invite("bob")
+            // The invite is applied by the admin poller as a change by corkd.
+            let invite = try await alice.expect(type: "delta")
+            #expect((invite["op"] as? [String: Any])?["kind"] as? String == "member.set")
+            let bob = try await server.connect(token: bobToken)
+            try await bob.send(#"{"type":"subscribe","board":"main"}"#)
+            _ = try await bob.expect(type: "snapshot")
+            _ = try await bob.expect(type: "subscribed")
+
+            try await alice.send(#"{"type":"op","board":"main","mut":1,"op":{"kind":"card.add","card":"k1","title":"Fix login"}}"#)
+            let ack = try await alice.expect(type: "ack")
+            #expect(ack["seq"] as? Int == 2)
+            let delta = try await alice.expect(type: "delta")
+            #expect(delta["seq"] as? Int == 2)
+            #expect(delta["mut"] as? Int == 1)
+            let bobs = try await bob.expect(type: "delta")
+            #expect(bobs["seq"] as? Int == 2)
+            #expect((bobs["activity"] as? [String: Any])?["actor"] as? String == "owner")
+            // The change is in the store.
+            let events = try await server.store.events("main", from: 2, to: 2, limit: 1)
+            #expect(events.first?.op.kind == "card.add")
+            await alice.close()
+            await bob.close()
+        }
+    }
+
+    @Test func aResentMutationIsAckedWithItsOriginalSeqAndNotAppliedTwice() async throws {
+        try await withTestServer { server in
+            let line = #"{"type":"op","board":"main","mut":7,"op":{"kind":"card.add","card":"k1","title":"Once"}}"#
+            let first = try await server.connect(clientID: "bot-1")
+            try await first.send(line)
+            let ack = try await first.expect(type: "ack")
+            await first.close()
+            let again = try await server.connect(clientID: "bot-1")
+            try await again.send(line)
+            let second = try await again.expect(type: "ack")
+            #expect(second["seq"] as? Int == ack["seq"] as? Int)
+            try await again.send(#"{"type":"subscribe","board":"main"}"#)
+            let snapshot = try await again.expect(type: "snapshot")
+            #expect(snapshot["seq"] as? Int == ack["seq"] as? Int)
+            #expect(((snapshot["state"] as? [String: Any])?["cards"] as? [Any])?.count == 1)
+            await again.close()
+        }
+    }
+
+    @Test func resumeInsideTheLogSendsExactlyTheMissedDeltas() async throws {
+        try await withTestServer { server in
+            let writer = try await server.connect()
+            for mut in 1...5 {
+                try await writer.send(#"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"chat","text":"m\#(mut)"}}"#)
+                _ = try await writer.expect(type: "ack")
+            }
+            let reader = try await server.connect()
+            try await reader.send(#"{"type":"subscribe","board":"main"}"#)
+            let snapshot = try await reader.expect(type: "snapshot")
+            let epoch = try #require(snapshot["epoch"] as? String)
+            await reader.close()
+            let resumed = try await server.connect()
+            try await resumed.send(#"{"type":"subscribe","board":"main","since":2,"epoch":"\#(epoch)"}"#)
+            var seqs: [Int] = []
+            for _ in 0..<3 { seqs.append(try await resumed.expect(type: "delta")["seq"] as? Int ?? -1) }
+            #expect(seqs == [3, 4, 5])
+            #expect(try await resumed.expect(type: "subscribed")["seq"] as? Int == 5)
+            // Ahead of the board: an error, never a wait.
+            try await resumed.send(#"{"type":"subscribe","req":9,"board":"main","since":99,"epoch":"\#(epoch)"}"#)
+            let error = try await resumed.expect(type: "error")
+            #expect(error["code"] as? String == "bad_request")
+            // Another epoch: a snapshot with reason resync.
+            try await resumed.send(#"{"type":"subscribe","board":"main","since":3,"epoch":"other"}"#)
+            #expect(try await resumed.expect(type: "snapshot")["reason"] as? String == "resync")
+            await resumed.close()
+            await writer.close()
+        }
+    }
+
+    @Test func resumeFromBeforeTheRetainedLogGetsASnapshot() async throws {
+        try await withTestServer(configure: { $0.limits.historyMax = 3 }) { server in
+            let writer = try await server.connect()
+            for mut in 1...6 {
+                try await writer.send(#"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"chat","text":"m\#(mut)"}}"#)
+                _ = try await writer.expect(type: "ack")
+            }
+            try await writer.send(#"{"type":"subscribe","board":"main"}"#)
+            let epoch = try #require(try await writer.expect(type: "snapshot")["epoch"] as? String)
+            _ = try await writer.expect(type: "subscribed")
+            try await writer.send(#"{"type":"subscribe","board":"main","since":1,"epoch":"\#(epoch)"}"#)
+            let snapshot = try await writer.expect(type: "snapshot")
+            #expect(snapshot["reason"] as? String == "resync")
+            #expect(snapshot["seq"] as? Int == 6)
+            await writer.close()
+        }
+    }
+
+    @Test func aNonMemberSeesNotFoundExactlyAsForAMissingBoard() async throws {
+        try await withTestServer { server in
+            let token = try await server.invite("eve", board: "other")
+            let eve = try await server.connect(token: token)
+            try await eve.send(#"{"type":"subscribe","req":1,"board":"main"}"#)
+            let hidden = try await eve.expect(type: "error")
+            try await eve.send(#"{"type":"subscribe","req":1,"board":"nope"}"#)
+            let missing = try await eve.expect(type: "error")
+            #expect(hidden["code"] as? String == "not_found")
+            #expect(missing["code"] as? String == "not_found")
+            #expect((hidden["message"] as? String)?.replacingOccurrences(of: "main", with: "X")
+                == (missing["message"] as? String)?.replacingOccurrences(of: "nope", with: "X"))
+            try await eve.send(#"{"type":"op","board":"main","mut":1,"op":{"kind":"card.add","card":"x","title":"smuggled"}}"#)
+            #expect(try await eve.expect(type: "error")["code"] as? String == "not_found")
+            try await eve.send(#"{"type":"boards","req":3}"#)
+            #expect((try await eve.expect(type: "boards")["boards"] as? [Any])?.count == 0)
+            await eve.close()
+        }
+    }
+
+    @Test func aViewerCannotEditButCanChat() async throws {
+        try await withTestServer { server in
+            let owner = try await server.connect()
+            try await owner.send(#"{"type":"subscribe","board":"main"}"#)
+            _ = try await owner.expect(type: "snapshot")
+            _ = try await owner.expect(type: "subscribed")
+            let token = try await server.invite("vera", role: .viewer)
+            _ = try await owner.expect(type: "delta")  // the invite applied
+            let vera = try await server.connect(token: token)
+            try await vera.send(#"{"type":"op","board":"main","mut":1,"op":{"kind":"card.add","card":"x","title":"nope"}}"#)
+            let reject = try await vera.expect(type: "reject")
+            #expect(reject["code"] as? String == "forbidden")
+            try await vera.send(#"{"type":"op","board":"main","mut":2,"op":{"kind":"chat","text":"hi"}}"#)
+            #expect(try await vera.expect(type: "ack")["seq"] as? Int == 2)
+            await vera.close()
+            await owner.close()
+        }
+    }
+}

@@ -1,0 +1,362 @@
+import BoardTransport
+import BoardWire
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How a child process ended.
+struct ProcessExit: Sendable, CustomStringConvertible {
+    /// `.exit` for a normal exit, `.uncaughtSignal` when a signal killed it.
+    var reason: Process.TerminationReason
+    /// The exit status, or the signal number.
+    var status: Int32
+
+    /// Exited normally with status 0.
+    var isSuccess: Bool { reason == .exit && status == 0 }
+
+    var description: String { reason == .exit ? "exit status \(status)" : "killed by signal \(status)" }
+}
+
+/// A child process (the real `corkd`, `python3`, `openssl`, `sqlite3`) whose output goes to files, with bounded waits.
+///
+/// Not `Sendable`: one task owns it. Whoever makes one must call `killAndReap()` on every path (the scoped helpers
+/// `withCorkd` and `SpawnedProcess.run` do).
+final class SpawnedProcess {
+    let process: Process
+    let standardOutputURL: URL
+    let standardErrorURL: URL
+    private let input: Pipe?
+
+    /// Launches `executable` with `arguments`; stdout and stderr go to `name.out` / `name.err` in `logDirectory`.
+    init(executable: URL, arguments: [String], logDirectory: URL, name: String, withInput: Bool = false) throws {
+        SpawnedProcess.ignoreSIGPIPE
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw TestFailure("\(executable.path) is missing or not executable")
+        }
+        try FileManager.default.createDirectory(at: logDirectory, withIntermediateDirectories: true)
+        standardOutputURL = logDirectory.appendingPathComponent("\(name).out")
+        standardErrorURL = logDirectory.appendingPathComponent("\(name).err")
+        guard FileManager.default.createFile(atPath: standardOutputURL.path, contents: nil),
+            FileManager.default.createFile(atPath: standardErrorURL.path, contents: nil)
+        else { throw TestFailure("cannot create log files in \(logDirectory.path)") }
+        let out = try FileHandle(forWritingTo: standardOutputURL)
+        let err = try FileHandle(forWritingTo: standardErrorURL)
+        defer {
+            try? out.close()
+            try? err.close()
+        }
+        process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = out
+        process.standardError = err
+        if withInput {
+            let pipe = Pipe()
+            process.standardInput = pipe
+            input = pipe
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            input = nil
+        }
+        try process.run()
+    }
+
+    /// Writing to a child that has exited must fail with EPIPE, not kill the test run.
+    private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
+    var pid: Int32 { process.processIdentifier }
+    var isRunning: Bool { process.isRunning }
+
+    /// What the process wrote to stdout so far.
+    var standardOutput: String { (try? String(contentsOf: standardOutputURL, encoding: .utf8)) ?? "" }
+    /// What the process wrote to stderr so far.
+    var standardError: String { (try? String(contentsOf: standardErrorURL, encoding: .utf8)) ?? "" }
+
+    /// Sends `signal` (SIGTERM, SIGKILL, …) if the process still runs.
+    func send(signal number: Int32) {
+        if process.isRunning { _ = kill(process.processIdentifier, number) }
+    }
+
+    /// Writes `text` to the process's stdin (only for processes made `withInput`).
+    func write(_ text: String) throws {
+        guard let input else { throw TestFailure("the process was started without stdin") }
+        try input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
+    }
+
+    /// Closes the process's stdin (end of input).
+    func closeInput() {
+        try? input?.fileHandleForWriting.close()
+    }
+
+    /// How the process ended, or nil if it still runs after `timeout`.
+    func waitForExit(timeout: Duration) async -> ProcessExit? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now >= deadline { return nil }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return ProcessExit(reason: process.terminationReason, status: process.terminationStatus)
+    }
+
+    /// Waits until stdout contains `text`; false when `timeout` passes or the process exits first without it.
+    func waitForOutput(containing text: String, timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if standardOutput.contains(text) { return true }
+            if !process.isRunning { return standardOutput.contains(text) }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    /// SIGKILLs the process if it still runs and waits (bounded, synchronously) until it is reaped.
+    func killAndReap() {
+        closeInput()
+        guard process.isRunning else { return }
+        _ = kill(process.processIdentifier, SIGKILL)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.isRunning, ContinuousClock.now < deadline { usleep(5_000) }
+    }
+
+    /// The result of a short-lived command.
+    struct Result: Sendable {
+        var exit: ProcessExit
+        var standardOutput: String
+        var standardError: String
+    }
+
+    /// Runs a command to completion, bounded by `timeout` (then it is killed and this throws).
+    static func run(
+        _ executable: URL, _ arguments: [String], input: String? = nil, timeout: Duration = .seconds(20),
+        logDirectory: URL, name: String
+    ) async throws -> Result {
+        let child = try SpawnedProcess(
+            executable: executable, arguments: arguments, logDirectory: logDirectory, name: name,
+            withInput: input != nil)
+        defer { child.killAndReap() }
+        if let input {
+            try? child.write(input)
+            child.closeInput()
+        }
+        guard let exit = await child.waitForExit(timeout: timeout) else {
+            throw TestFailure(
+                "\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not finish within \(timeout); "
+                    + "stderr: \(child.standardError.suffix(2000))")
+        }
+        return Result(exit: exit, standardOutput: child.standardOutput, standardError: child.standardError)
+    }
+
+    /// The executable `name` on `PATH`, or a failure that names it.
+    static func tool(_ name: String) throws -> URL {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw TestFailure("\(name) is not on PATH (\(path)); it is needed for this test")
+    }
+}
+
+/// The real `corkd` binary in a process of its own, on a temporary data directory that it keeps across restarts.
+///
+/// Tests where a process boundary matters (kill -9, signals, the admin CLI, interop) use it through `withCorkd`,
+/// which SIGKILLs whatever still runs and removes the directory on every path.
+final class CorkdProcess {
+    /// The package root, from this file's path (Tests/BoardServerTests/Support/CorkdProcess.swift).
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `.build/debug/corkd`, built by `swift build --build-tests`.
+    static let executable: URL = packageRoot.appendingPathComponent(".build/debug/corkd")
+
+    /// The temporary directory holding `data/` and `logs/`.
+    let root: URL
+    /// The data directory (`--data-dir`): store, certificate, `owner.url`, `listen.json`.
+    let dataDirectory: URL
+    /// Where stdout/stderr of every process go.
+    let logDirectory: URL
+    /// The store file.
+    var storeFile: URL { dataDirectory.appendingPathComponent("corkd.sqlite") }
+
+    /// The running (or last) server process.
+    private(set) var server: SpawnedProcess?
+    /// How many server processes were started (names their log files).
+    private var starts = 0
+    /// How many admin commands were run (names their log files).
+    private var commands = 0
+
+    /// Where the current server listens.
+    private(set) var port = 0
+    /// The certificate's fingerprint, from `owner.url`'s `fp`.
+    private(set) var fingerprint: Fingerprint?
+    /// The owner's token, from `owner.url`.
+    private(set) var ownerToken = ""
+    /// The owner's invite URL as written on first start.
+    private(set) var ownerURL = ""
+
+    init() throws {
+        guard FileManager.default.isExecutableFile(atPath: CorkdProcess.executable.path) else {
+            throw TestFailure(
+                "the corkd binary is missing at \(CorkdProcess.executable.path); run `swift build --build-tests` first")
+        }
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("corkd-process-\(UUID().uuidString)")
+        dataDirectory = root.appendingPathComponent("data")
+        logDirectory = root.appendingPathComponent("logs")
+        try FileManager.default.createDirectory(at: logDirectory, withIntermediateDirectories: true)
+    }
+
+    /// The pinned fingerprint (fails if the server never started).
+    func pinned() throws -> Fingerprint {
+        guard let fingerprint else { throw TestFailure("corkd has not started yet") }
+        return fingerprint
+    }
+
+    /// The server process's pid.
+    var pid: Int32 { server?.pid ?? 0 }
+
+    /// The server's stdout and stderr of the current (or last) run.
+    var standardOutput: String { server?.standardOutput ?? "" }
+    var standardError: String { server?.standardError ?? "" }
+
+    /// Starts `corkd serve --port 0` on the data directory and waits (bounded) until it listens.
+    func start(timeout: Duration = .seconds(20)) async throws {
+        if let server, server.isRunning { throw TestFailure("corkd is already running (pid \(server.pid))") }
+        let listen = dataDirectory.appendingPathComponent("listen.json")
+        try? FileManager.default.removeItem(at: listen)
+        starts += 1
+        let child = try SpawnedProcess(
+            executable: CorkdProcess.executable,
+            arguments: [
+                "serve", "--data-dir", dataDirectory.path, "--port", "0", "--host", "127.0.0.1", "--log-level", "info",
+            ],
+            logDirectory: logDirectory, name: "corkd-\(starts)")
+        server = child
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            // `listen.json` and `owner.url` are written first, then the banner on stdout, in one write.
+            if let address = CorkdProcess.listenPort(listen),
+                child.standardOutput.contains("corkd listening on 127.0.0.1:\(address)\n")
+            {
+                port = address
+                break
+            }
+            if !child.isRunning {
+                let exit = await child.waitForExit(timeout: .seconds(1))
+                throw TestFailure(
+                    "corkd exited before listening (\(exit?.description ?? "?")); stderr: \(child.standardError.suffix(3000))")
+            }
+            if ContinuousClock.now >= deadline {
+                throw TestFailure("corkd did not listen within \(timeout); stderr: \(child.standardError.suffix(3000))")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        if fingerprint == nil {
+            let text = try String(contentsOf: dataDirectory.appendingPathComponent("owner.url"), encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let url = InviteURL(text), let fp = url.fingerprint, let parsed = Fingerprint(fp) else {
+                throw TestFailure("owner.url is not an invite URL with a fingerprint: \(text)")
+            }
+            ownerURL = text
+            ownerToken = url.token
+            fingerprint = parsed
+        }
+    }
+
+    /// Sends SIGTERM and waits (bounded) for the exit.
+    func terminate(timeout: Duration = .seconds(10)) async throws -> ProcessExit {
+        guard let server else { throw TestFailure("corkd was never started") }
+        server.send(signal: SIGTERM)
+        guard let exit = await server.waitForExit(timeout: timeout) else {
+            throw TestFailure("corkd did not exit within \(timeout) of SIGTERM; stderr: \(server.standardError.suffix(2000))")
+        }
+        return exit
+    }
+
+    /// SIGKILLs the server and waits (bounded) until it is gone.
+    @discardableResult
+    func kill9() async throws -> ProcessExit {
+        guard let server else { throw TestFailure("corkd was never started") }
+        server.send(signal: SIGKILL)
+        guard let exit = await server.waitForExit(timeout: .seconds(10)) else {
+            throw TestFailure("corkd did not die within 10 s of SIGKILL")
+        }
+        return exit
+    }
+
+    /// Starts the server again on the same data directory (a new port); the old process must have exited.
+    func restart(timeout: Duration = .seconds(20)) async throws {
+        if let server, server.isRunning { throw TestFailure("restart: corkd (pid \(server.pid)) still runs") }
+        try await start(timeout: timeout)
+    }
+
+    /// Runs `corkd` once more on the data directory without waiting for it to listen (a start expected to fail);
+    /// returns how it ended, bounded by `timeout`.
+    func startExpectingExit(timeout: Duration) async throws -> (exit: ProcessExit, standardError: String) {
+        if let server, server.isRunning { throw TestFailure("corkd is already running (pid \(server.pid))") }
+        starts += 1
+        let child = try SpawnedProcess(
+            executable: CorkdProcess.executable,
+            arguments: ["serve", "--data-dir", dataDirectory.path, "--port", "0", "--host", "127.0.0.1"],
+            logDirectory: logDirectory, name: "corkd-\(starts)")
+        server = child
+        guard let exit = await child.waitForExit(timeout: timeout) else {
+            throw TestFailure("corkd still runs \(timeout) after starting on this store; it should have refused to serve")
+        }
+        return (exit, child.standardError)
+    }
+
+    /// Runs a `corkd` admin subcommand (`invite`, `revoke`) on the data directory, bounded.
+    func admin(_ arguments: [String], timeout: Duration = .seconds(20)) async throws -> SpawnedProcess.Result {
+        commands += 1
+        return try await SpawnedProcess.run(
+            CorkdProcess.executable, arguments + ["--data-dir", dataDirectory.path], timeout: timeout,
+            logDirectory: logDirectory, name: "admin-\(commands)-\(arguments.first ?? "")")
+    }
+
+    /// Launches a `corkd` admin subcommand without waiting for it; the caller reaps it (`killAndReap`).
+    func launchAdmin(_ arguments: [String]) throws -> SpawnedProcess {
+        commands += 1
+        return try SpawnedProcess(
+            executable: CorkdProcess.executable, arguments: arguments + ["--data-dir", dataDirectory.path],
+            logDirectory: logDirectory, name: "admin-\(commands)-\(arguments.first ?? "")")
+    }
+
+    /// `corkd invite --user U --role R`: the printed invite URL, parsed.
+    func invite(_ user: String, role: String = "editor") async throws -> InviteURL {
+        let result = try await admin(["invite", "--user", user, "--role", role])
+        guard result.exit.isSuccess else {
+            throw TestFailure("corkd invite --user \(user) failed (\(result.exit)): \(result.standardError)")
+        }
+        let text = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let url = InviteURL(text) else { throw TestFailure("corkd invite printed no invite URL: \(text)") }
+        return url
+    }
+
+    /// The port in `listen.json` (`{"host":…,"port":…}`), once the server has written it.
+    static func listenPort(_ file: URL) -> Int? {
+        guard let data = try? Data(contentsOf: file),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let port = object["port"] as? Int, port > 0
+        else { return nil }
+        return port
+    }
+
+    /// SIGKILLs the server if it still runs and removes the temporary directory.
+    func cleanup() {
+        server?.killAndReap()
+        try? FileManager.default.removeItem(at: root)
+    }
+}
+
+/// Runs `body` with a freshly started real `corkd`; whatever happens, the process is gone and its directory removed
+/// when this returns.
+func withCorkd<T>(_ body: (CorkdProcess) async throws -> T) async throws -> T {
+    let corkd = try CorkdProcess()
+    defer { corkd.cleanup() }
+    try await corkd.start()
+    return try await body(corkd)
+}

@@ -1,0 +1,93 @@
+import BoardCore
+import BoardServer
+import BoardStore
+import BoardTransport
+import BoardWire
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Testing
+
+/// A live server for one test: real TLS on 127.0.0.1 port 0, a fresh data directory, torn down afterwards.
+struct TestServer: Sendable {
+    var port: Int
+    var fingerprint: Fingerprint
+    var ownerToken: String
+    var store: SQLiteStore
+    var directory: URL
+
+    /// A probe connected and authenticated as the owner (or with `token`).
+    func connect(token: String? = nil, clientID: String? = nil, hello: Bool = true) async throws -> WireProbe {
+        let probe = try await WireProbe.connect(port: port, fingerprint: fingerprint)
+        if hello {
+            let id = clientID.map { #","client_id":"\#($0)""# } ?? ""
+            try await probe.send(#"{"type":"hello","version":1,"client":"test","token":"\#(token ?? ownerToken)"\#(id)}"#)
+            let welcome = try await probe.expect(type: "welcome")
+            _ = welcome
+        }
+        return probe
+    }
+
+    /// A new user with a token and a role on `main` (applied through the admin queue, as `corkd invite` does).
+    func invite(_ user: UserID, role: Role = .editor, board: BoardID = "main") async throws -> String {
+        _ = try await store.ensureUser(user, displayName: "")
+        let token = try await store.issueToken(for: user, expiresAt: nil, now: WallClock().now())
+        _ = try await store.enqueue(.addMember(board: board, user: user, role: role), now: WallClock().now())
+        return token
+    }
+}
+
+/// Runs `body` against a fresh server; the server and its data are gone when it returns.
+func withTestServer<T: Sendable>(
+    clock: any ServerClock = WallClock(),
+    configure: (inout ServerConfiguration) -> Void = { _ in },
+    _ body: @Sendable (TestServer) async throws -> T
+) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corkd-test-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    var configuration = ServerConfiguration()
+    configuration.port = 0
+    configuration.dataDirectory = directory
+    configuration.adminPollInterval = .milliseconds(50)
+    configure(&configuration)
+    var logger = Logger(label: "corkd-test")
+    logger.logLevel = .critical
+    let setup = try await ServerSetup.prepare(configuration, logger: logger)
+    let (addresses, addressContinuation) = AsyncStream.makeStream(of: Int.self)
+    let server = BoardServer(
+        configuration: configuration, store: setup.store, tls: setup.tls, clock: clock, logger: logger,
+        onListening: { address in addressContinuation.yield(address.port ?? 0) })
+    let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
+    return try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask { try await group.run() }
+        var iterator = addresses.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw TestFailure("the server did not start") }
+        let test = TestServer(
+            port: port, fingerprint: setup.fingerprint, ownerToken: setup.ownerToken ?? "", store: setup.store,
+            directory: directory)
+        do {
+            let result = try await body(test)
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return result
+        } catch {
+            await group.triggerGracefulShutdown()
+            try? await tasks.waitForAll()
+            throw error
+        }
+    }
+}
+
+/// A failure inside test support.
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A clock that never moves: rate limits never refill, timestamps never change.
+struct FrozenClock: ServerClock {
+    var instant = Timestamp(milliseconds: 1_795_000_000_000)
+    func now() -> Timestamp { instant }
+}
