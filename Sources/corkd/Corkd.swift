@@ -97,6 +97,8 @@ struct Serve: AsyncParsableCommand {
         let group = ServiceGroup(
             configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+        // Every board has committed; checkpoint the WAL and close the store.
+        try? await setup.store.close()
     }
 }
 
