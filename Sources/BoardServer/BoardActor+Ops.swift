@@ -145,6 +145,9 @@ extension BoardActor {
         }
         if snapshot { sinceSnapshot = 0 }
         committed = end
+        if let first = batch.first?.event.seq {
+            logger.debug("committed", metadata: ["seq": "\(first)...\(end.seq)", "batch": "\(batch.count)", "snapshot": "\(snapshot)"])
+        }
         var outgoing: [Outbox: [ByteBuffer]] = [:]
         for change in batch {
             let event = change.event

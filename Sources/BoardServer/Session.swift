@@ -118,6 +118,14 @@ struct Session {
             outbox.close()
         case .authenticate(let hello):
             let outcome = await authenticate(hello)
+            if case .failure(let error) = outcome, error.code == .authFailed {
+                // Brute force from one address is slowed down; the token is never logged.
+                let delay = await context.directory.authFailed(from: address, nowMs: context.clock.now().milliseconds)
+                if delay > .zero {
+                    logger.notice("repeated failed logins", metadata: ["address": "\(address)"])
+                    try? await Task.sleep(for: delay)
+                }
+            }
             let next = machine.authenticated(outcome.map(\.user))
             if case .success(let ref) = outcome {
                 guard await context.directory.register(ref) else {

@@ -7,6 +7,12 @@ actor SessionDirectory {
     private var sessions: [SessionID: SessionRef] = [:]
     private var byUser: [UserID: Set<SessionID>] = [:]
     private var unauthenticated: [String: Int] = [:]
+    /// Recent failed logins per address (milliseconds), for slowing down brute force.
+    private var authFailures: [String: [Int64]] = [:]
+    /// Failed logins per address per minute before answers to that address are delayed.
+    static let authFailuresAllowed = 10
+    /// The delay once an address is over `authFailuresAllowed` (RELIABILITY.md A2).
+    static let authFailureDelay: Duration = .seconds(1)
     private(set) var connections = 0
     let connectionsMax: Int
     let perUserMax: Int
@@ -31,6 +37,15 @@ actor SessionDirectory {
     func leftPreauth(_ address: String) {
         guard let count = unauthenticated[address] else { return }
         unauthenticated[address] = count > 1 ? count - 1 : nil
+    }
+
+    /// Records a failed login from `address` at `nowMs`; returns how long to wait before answering it.
+    func authFailed(from address: String, nowMs: Int64) -> Duration {
+        var recent = (authFailures[address] ?? []).filter { nowMs - $0 < 60_000 }
+        recent.append(nowMs)
+        authFailures[address] = recent
+        if authFailures.count > 10_000 { authFailures = authFailures.filter { !$0.value.isEmpty } }
+        return recent.count > Self.authFailuresAllowed ? Self.authFailureDelay : .zero
     }
 
     /// Un-counts a connection and forgets its session.

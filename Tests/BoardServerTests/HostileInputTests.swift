@@ -163,4 +163,23 @@ import Testing
             await fourth.close()
         }
     }
+
+    @Test func repeatedWrongTokensFromOneAddressAreSlowedDown() async throws {
+        try await withTestServer { server in
+            var lastTook: Duration = .zero
+            for attempt in 1...11 {
+                let probe = try await server.connect(hello: false)
+                let started = ContinuousClock.now
+                try await probe.send(#"{"type":"hello","version":1,"client":"t","token":"ck_guess\#(attempt)"}"#)
+                let lines = try await probe.expectClose()
+                lastTook = ContinuousClock.now - started
+                #expect(lines.first?.contains("auth_failed") == true)
+                #expect(!(lines.first?.contains("ck_guess") ?? true), "the token is never echoed")
+            }
+            #expect(lastTook >= .milliseconds(900), "the 11th failure within a minute is delayed")
+            // Someone with the right token from the same address still gets in.
+            let owner = try await server.connect()
+            await owner.close()
+        }
+    }
 }
