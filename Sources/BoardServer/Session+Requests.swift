@@ -57,6 +57,15 @@ extension Session {
             guard let board = await member(request.board, ref, req: request.req) else { return }
             await board.fetch(ref, from: request.from, to: request.to, req: request.req)
         case .presence(let request):
+            // Presence is ephemeral: past `presence_rate_per_s`, intermediate drag positions are dropped (the next
+            // one supersedes them). A change of state (start or end of a drag, editing, viewing) always goes out.
+            let now = context.clock.now().milliseconds
+            let rate = context.configuration.limits.presenceRatePerS
+            var bucket = presenceBucket ?? TokenBucket(rate: rate, burst: rate, nowMs: now)
+            let allowed = bucket.take(nowMs: now) == nil
+            presenceBucket = bucket
+            if !allowed && request.state == .dragging && lastPresence == .dragging { return }
+            lastPresence = request.state
             let entry = ServerMessage.PresenceEntry(
                 session: ref.id, user: ref.user, state: request.state, card: request.card, column: request.column,
                 index: request.index, away: request.away)

@@ -28,6 +28,10 @@ struct Session {
     var logger: Logger
     /// When rate limiting began without a break (for closing sustained abuse), in milliseconds.
     var limitedSince: Int64?
+    /// Presence updates allowed per second (`presence_rate_per_s`): excess drag positions are dropped.
+    var presenceBucket: TokenBucket?
+    /// The last presence state this session sent.
+    var lastPresence: PresenceActivity?
     /// Boards this session sent ops to (their acks must go out before a `bye` closes the connection).
     var touched: Set<BoardID> = []
     /// The peer's IP address (for the pre-auth cap).

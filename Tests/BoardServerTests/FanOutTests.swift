@@ -120,4 +120,30 @@ import Testing
             await dragger.close()
         }
     }
+
+    @Test func aFloodOfDragPositionsIsThinnedButTheDropIsNeverLost() async throws {
+        try await withTestServer(clock: FrozenClock(), configure: { $0.limits.presenceRatePerS = 5 }) { server in
+            let watcher = try await server.connect(clientID: "watcher")
+            try await watcher.send(#"{"type":"subscribe","board":"main"}"#)
+            _ = try await watcher.expect(type: "subscribed", skipping: ["snapshot"])
+            let dragger = try await server.connect(clientID: "dragger")
+            try await dragger.send(#"{"type":"subscribe","board":"main"}"#)
+            _ = try await dragger.expect(type: "subscribed", skipping: ["snapshot"])
+            for index in 0..<50 {
+                try await dragger.send(#"{"type":"presence","board":"main","state":"dragging","column":"doing","index":\#(index)}"#)
+            }
+            try await dragger.send(#"{"type":"presence","board":"main","state":"viewing"}"#)
+            var drags = 0
+            while true {
+                let presence = try await watcher.expect(type: "presence", skipping: ["presence.state", "ping"])
+                if presence["session"] as? String == nil { continue }
+                if presence["state"] as? String == "dragging" { drags += 1 }
+                if presence["state"] as? String == "viewing" && drags > 0 { break }
+            }
+            // The frozen clock never refills the bucket: only the burst of 5 got through, and the final state did.
+            #expect(drags == 5)
+            await watcher.close()
+            await dragger.close()
+        }
+    }
 }
