@@ -4,6 +4,16 @@ struct ResolvedPlacement {
     var rekeyed: [CardID: Rank]
 }
 
+/// A card's place in a column, without the rest of the card.
+struct Slot {
+    var id: CardID
+    var rank: Rank
+    var archived: Bool
+
+    /// Board order: by rank, then by id (as `Card.positionOrder`).
+    static func order(_ a: Slot, _ b: Slot) -> Bool { a.rank != b.rank ? a.rank < b.rank : a.id < b.id }
+}
+
 extension Board {
     /// Turns a placement intent into a rank in `column` for `card` (which may already sit in that column).
     ///
@@ -12,7 +22,13 @@ extension Board {
     /// fits between the neighbours, the column is re-keyed with evenly spaced ranks (deterministically, so every
     /// replica that replays the op re-keys the same way).
     func resolve(_ placement: Placement, in column: ColumnID, for card: CardID) -> Result<ResolvedPlacement, Rejection> {
-        let ordered = cards.values.filter { $0.column == column && $0.id != card }.sorted(by: Card.positionOrder)
+        // Small slots, not whole cards: copying and sorting `Card` values (a dozen strings and arrays each) made
+        // placement the server's hottest path on big boards.
+        var ordered: [Slot] = []
+        for other in cards.values where other.column == column && other.id != card {
+            ordered.append(Slot(id: other.id, rank: other.rank, archived: other.archived))
+        }
+        ordered.sort(by: Slot.order)
         // `slot` is the index in `ordered` the card will take: it goes between ordered[slot-1] and ordered[slot].
         var slot: Int
         if let after = placement.after {
@@ -32,7 +48,8 @@ extension Board {
             let visible = ordered.indices.filter { !ordered[$0].archived }
             // Already at that index among the unarchived cards: keep the rank, whatever archived cards sit nearby.
             if let current = cards[card], current.column == column, !current.archived {
-                let above = visible.reduce(0) { $0 + (Card.positionOrder(ordered[$1], current) ? 1 : 0) }
+                let me = Slot(id: current.id, rank: current.rank, archived: false)
+                let above = visible.reduce(0) { $0 + (Slot.order(ordered[$1], me) ? 1 : 0) }
                 if above == min(index, visible.count) {
                     return .success(ResolvedPlacement(rank: current.rank, rekeyed: [:]))
                 }
@@ -55,8 +72,9 @@ extension Board {
         let lower = slot > 0 ? ordered[slot - 1] : nil
         let upper = slot < ordered.count ? ordered[slot] : nil
         if let current = cards[card], current.column == column {
-            let afterLower = lower.map { Card.positionOrder($0, current) } ?? true
-            let beforeUpper = upper.map { Card.positionOrder(current, $0) } ?? true
+            let me = Slot(id: current.id, rank: current.rank, archived: current.archived)
+            let afterLower = lower.map { Slot.order($0, me) } ?? true
+            let beforeUpper = upper.map { Slot.order(me, $0) } ?? true
             if afterLower && beforeUpper { return .success(ResolvedPlacement(rank: current.rank, rekeyed: [:])) }
         }
         if let rank = Rank.between(lower?.rank, upper?.rank), rank.rawValue.utf8.count <= Rank.rekeyThreshold {
