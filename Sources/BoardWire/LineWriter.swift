@@ -1,0 +1,112 @@
+import BoardCore
+
+/// Writes server lines as compact JSON bytes without Foundation: the per-delta hot path.
+///
+/// A `delta` is encoded once and the same bytes go to every subscriber, so `deltaLine` runs once per committed
+/// change. It writes the envelope, the op and the activity field by field (`LineWriter+Delta.swift`, mirroring their
+/// `Encodable` conformances; about 50 times cheaper than `JSONEncoder`, 10 times cheaper than going through the
+/// `Encoder` protocol). `encode` handles any other `Encodable` value through `CompactJSONEncoder`. Keys come in
+/// encode order, not sorted (key order carries no meaning on the wire); `activity.changes` keys in dictionary order.
+/// Strings are escaped by JSON's rules on their UTF-8 bytes: `"`, `\` and the control characters below U+0020 (as
+/// `\n`, `\r`, `\t`, `\b`, `\f` or `\u00XX`); everything else, U+007F and U+2028 included, is written raw, so a
+/// line never holds a raw newline except its terminator.
+public enum LineWriter {
+    /// A `delta` line, `{"type":"delta",…}` followed by one `\n`; the same JSON (as a tree) as
+    /// `LineCoder().encodeLine(.delta(ServerMessage.Delta(…)))`.
+    public static func deltaLine(
+        board: BoardID, seq: UInt64, at: Timestamp, actor: UserID, clientID: ClientID?, mut: UInt64?, op: Op,
+        activity: Activity
+    ) -> [UInt8] {
+        var out: [UInt8] = []
+        appendDeltaLine(
+            board: board, seq: seq, at: at, actor: actor, clientID: clientID, mut: mut, op: op, activity: activity,
+            to: &out)
+        return out
+    }
+
+    /// Appends a `delta` line (with its `\n`) to `out`, for callers that reuse a buffer.
+    public static func appendDeltaLine(
+        board: BoardID, seq: UInt64, at: Timestamp, actor: UserID, clientID: ClientID?, mut: UInt64?, op: Op,
+        activity: Activity, to out: inout [UInt8]
+    ) {
+        let writer = JSONByteWriter(capacity: initialCapacity)
+        writer.writeDeltaObject(
+            board: board, seq: seq, at: at, actor: actor, clientID: clientID, mut: mut, op: op, activity: activity)
+        writer.put(0x0A)
+        out.append(contentsOf: writer.written)
+    }
+
+    /// Any `Encodable` value as compact JSON (no trailing newline); see `CompactJSONEncoder`.
+    public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        try CompactJSONEncoder().encode(value)
+    }
+
+    /// Room reserved for a line up front: most deltas fit without growing.
+    static let initialCapacity = 512
+
+    /// Appends `s` as a JSON string literal (quotes included), escaped as on the wire.
+    static func appendString(_ s: String, to out: inout [UInt8]) {
+        let writer = JSONByteWriter(capacity: s.utf8.count + 2)
+        writer.writeString(s)
+        out.append(contentsOf: writer.written)
+    }
+
+    @inline(__always) static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? nibble &+ UInt8(ascii: "0") : nibble &+ (UInt8(ascii: "a") &- 10)
+    }
+}
+
+/// Encodes any `Encodable` value as compact JSON bytes, written straight into a `[UInt8]` in encode order.
+///
+/// Output matches `JSONEncoder` as a JSON tree (not byte for byte: keys are not sorted, `/` is not escaped). It
+/// supports everything the wire uses: strings, booleans, every integer type, nil, nested keyed and unkeyed
+/// containers, dictionaries and `superEncoder`. Floating-point values throw `EncodingError.invalidValue`: the
+/// protocol has no floats. `userInfo` is always empty.
+public struct CompactJSONEncoder: Sendable {
+    /// Makes an encoder.
+    public init() {}
+
+    /// `value` as compact JSON (no trailing newline).
+    public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        var out: [UInt8] = []
+        try encode(value, appendingTo: &out)
+        return out
+    }
+
+    /// Appends `value` as compact JSON to `out`; on error, `out` is left as it was.
+    public func encode<T: Encodable>(_ value: T, appendingTo out: inout [UInt8]) throws {
+        let writer = JSONByteWriter(capacity: LineWriter.initialCapacity)
+        try writer.encodeTopLevel(value)
+        out.append(contentsOf: writer.written)
+    }
+}
+
+extension JSONByteWriter {
+    /// The `delta` object, fields in `ServerMessage.Delta`'s order, `client_id` and `mut` only when present.
+    func writeDeltaObject(
+        board: BoardID, seq: UInt64, at: Timestamp, actor: UserID, clientID: ClientID?, mut: UInt64?, op: Op,
+        activity: Activity
+    ) {
+        put(#"{"type":"delta","board":"#)
+        writeString(board.rawValue)
+        put(#","seq":"#)
+        writeUnsigned(seq)
+        put(#","at":"#)
+        writeSigned(at.milliseconds)
+        put(#","actor":"#)
+        writeString(actor.rawValue)
+        if let clientID {
+            put(#","client_id":"#)
+            writeString(clientID.rawValue)
+        }
+        if let mut {
+            put(#","mut":"#)
+            writeUnsigned(mut)
+        }
+        put(#","op":"#)
+        writeOp(op)
+        put(#","activity":"#)
+        writeActivity(activity)
+        put(UInt8(ascii: "}"))
+    }
+}
