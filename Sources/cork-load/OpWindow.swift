@@ -1,0 +1,71 @@
+import NIOCore
+
+/// The closed loop of one client, without I/O or clocks: which ops are in flight, when the next may go, and how
+/// each ended. Times are nanoseconds of `NIODeadline.now().uptimeNanoseconds`.
+///
+/// At most `window` ops are in flight. `mut` starts at 1 and only grows (Protocol.md, `op`), so an op refused with
+/// `rate_limited` is never resent under its old `mut` (that would be `stale_mut` once a later one commits): it is
+/// counted, and the client sends nothing more until `retry_after_ms` has passed. With `intervalNs` > 0, sends are
+/// also paced to one per interval.
+struct OpWindow {
+    /// An op sent and not yet answered.
+    struct InFlight {
+        var mut: UInt64
+        var sentNs: UInt64
+        var adds: String?
+    }
+
+    let window: Int
+    let intervalNs: UInt64
+    private(set) var source: OpSource
+    private(set) var inflight: [InFlight] = []
+    private(set) var nextMut: UInt64 = 1
+    /// Nothing is sent before this instant (pacing and `retry_after_ms`).
+    private(set) var notBefore: UInt64 = 0
+
+    init(window: Int, intervalNs: UInt64, source: OpSource) {
+        self.window = max(1, window)
+        self.intervalNs = intervalNs
+        self.source = source
+    }
+
+    /// The op lines to send now, to fill the window; none at or after `sendEnd`.
+    mutating func due(now: UInt64, sendEnd: UInt64) -> [ByteBuffer] {
+        var lines: [ByteBuffer] = []
+        while inflight.count < window, now < sendEnd, now >= notBefore {
+            let mut = nextMut
+            nextMut += 1
+            let op = source.next(mut: mut)
+            inflight.append(InFlight(mut: mut, sentNs: now, adds: op.adds))
+            lines.append(op.line)
+            if intervalNs > 0 { notBefore = max(notBefore, now) + intervalNs }
+        }
+        return lines
+    }
+
+    /// When the loop should wake up by itself: nothing is in flight (so no answer will arrive), sending is not
+    /// over, and only the clock holds the next op back. Nil when an answer is awaited or the run is over.
+    func wakeUp(now: UInt64, sendEnd: UInt64) -> UInt64? {
+        guard inflight.isEmpty, now < sendEnd, notBefore > now else { return nil }
+        return min(notBefore, sendEnd)
+    }
+
+    /// The op `mut` was acknowledged; returns when it was sent (nil for an unknown `mut`).
+    mutating func acked(_ mut: UInt64) -> UInt64? {
+        guard let i = inflight.firstIndex(where: { $0.mut == mut }) else { return nil }
+        let op = inflight.remove(at: i)
+        if let card = op.adds { source.added(card) }
+        return op.sentNs
+    }
+
+    /// The op `mut` was refused; `retryAfterMs` holds the next send back. False for an unknown `mut`.
+    mutating func rejected(_ mut: UInt64, retryAfterMs: UInt64?, now: UInt64) -> Bool {
+        guard let i = inflight.firstIndex(where: { $0.mut == mut }) else { return false }
+        inflight.remove(at: i)
+        if let retryAfterMs { notBefore = max(notBefore, now + retryAfterMs * 1_000_000) }
+        return true
+    }
+
+    /// Whether every op sent has been answered.
+    var isIdle: Bool { inflight.isEmpty }
+}

@@ -1,0 +1,67 @@
+import NIOCore
+
+/// What cork-load needs from a server line — its `type` and its top-level `seq` and `mut` — found in one pass over
+/// the bytes instead of a JSON decode.
+///
+/// Every subscriber sees every delta, so this runs hundreds of thousands of times a second; a `JSONDecoder` per
+/// delta would make the load generator the bottleneck. Lines that matter and are rare (`error`, `reject`,
+/// `welcome`) are decoded in full with `LineCoder` by the caller. A line that is not a JSON object scans as
+/// `.other` with no fields.
+struct ServerLine: Sendable, Equatable {
+    /// The message types the load loop reacts to.
+    enum Kind: Sendable, Equatable {
+        case delta, ack, reject, error, ping, welcome, subscribed, bye, other
+    }
+
+    /// The line's `type`.
+    var kind: Kind = .other
+    /// The top-level `seq`, when present and an integer.
+    var seq: UInt64?
+    /// The top-level `mut`, when present and an integer.
+    var mut: UInt64?
+
+    /// Scans a line as the transport delivers it (no terminator).
+    init(_ buffer: ByteBuffer) {
+        self = buffer.withUnsafeReadableBytes { ServerLine(bytes: $0) }
+    }
+
+    /// Scans raw bytes.
+    init(bytes: UnsafeRawBufferPointer) {
+        var cursor = JSONCursor(bytes: bytes)
+        cursor.skipSpace()
+        guard cursor.take(UInt8(ascii: "{")) else { return }
+        while true {
+            cursor.skipSpace()
+            if cursor.take(UInt8(ascii: "}")) { return }
+            guard let key = cursor.string() else { return }
+            cursor.skipSpace()
+            guard cursor.take(UInt8(ascii: ":")) else { return }
+            cursor.skipSpace()
+            if cursor.matches(key, "type") {
+                guard let value = cursor.string() else { return }
+                kind = Self.kind(of: value, in: cursor)
+            } else if cursor.matches(key, "seq"), let value = cursor.integer() {
+                seq = value
+            } else if cursor.matches(key, "mut"), let value = cursor.integer() {
+                mut = value
+            } else {
+                guard cursor.skipValue() else { return }
+            }
+            cursor.skipSpace()
+            if cursor.take(UInt8(ascii: ",")) { continue }
+            return
+        }
+    }
+
+    private static func kind(of value: Range<Int>, in cursor: JSONCursor) -> Kind {
+        if cursor.matches(value, "delta") { return .delta }
+        if cursor.matches(value, "ack") { return .ack }
+        if cursor.matches(value, "ping") { return .ping }
+        if cursor.matches(value, "reject") { return .reject }
+        if cursor.matches(value, "error") { return .error }
+        if cursor.matches(value, "welcome") { return .welcome }
+        if cursor.matches(value, "subscribed") { return .subscribed }
+        if cursor.matches(value, "bye") { return .bye }
+        return .other
+    }
+}
