@@ -172,4 +172,66 @@ import Testing
             await owner.close()
         }
     }
+
+    @Test func undoGoesThroughTheServerAsTheInverseOpAndRefusesSomeoneElsesChange() async throws {
+        try await withTestServer { server in
+            let bobToken = try await server.invite("bob")
+            let owner = try await server.connect(clientID: "owner-undo")
+            try await owner.send(#"{"type":"subscribe","board":"main"}"#)
+            _ = try await owner.expect(type: "subscribed", skipping: ["snapshot", "presence.state", "delta"])
+            try await owner.send(#"{"type":"op","board":"main","mut":1,"op":{"kind":"card.add","card":"k1","title":"Undo me"}}"#)
+            let added = try #require(try await owner.expect(type: "ack", skipping: ["delta", "presence", "presence.state", "ping"])["seq"] as? Int)
+            try await owner.send(#"{"type":"op","board":"main","mut":2,"op":{"kind":"card.edit","card":"k1","title":"Renamed"}}"#)
+            let edited = try #require(try await owner.expect(type: "ack", skipping: ["delta", "presence", "presence.state", "ping"])["seq"] as? Int)
+            try await owner.send(#"{"type":"op","board":"main","mut":3,"op":{"kind":"undo","seq":\#(edited)}}"#)
+            var undo: [String: Any] = [:]
+            while undo["seq"] as? Int != edited + 1 {
+                undo = try await owner.expect(type: "delta", skipping: ["ack", "presence", "presence.state", "ping"])
+            }
+            let op = try #require(undo["op"] as? [String: Any])
+            #expect(op["kind"] as? String == "card.edit")
+            #expect(op["title"] as? String == "Undo me")
+            #expect((undo["activity"] as? [String: Any])?["undo_of"] as? Int == edited)
+            // Bob may not undo the owner's change.
+            let bob = try await server.connect(token: bobToken)
+            try await bob.send(#"{"type":"op","board":"main","mut":1,"op":{"kind":"undo","seq":\#(added)}}"#)
+            #expect(try await bob.expect(type: "reject")["code"] as? String == "forbidden")
+            // Chat cannot be undone; a seq that does not exist is not found.
+            try await owner.send(#"{"type":"op","board":"main","mut":4,"op":{"kind":"chat","text":"hi"}}"#)
+            let chat = try #require(try await owner.expect(type: "ack", skipping: ["delta", "presence", "presence.state", "ping"])["seq"] as? Int)
+            try await owner.send(#"{"type":"op","board":"main","mut":5,"op":{"kind":"undo","seq":\#(chat)}}"#)
+            #expect(try await owner.expect(type: "reject", skipping: ["delta", "presence", "presence.state", "ping"])["code"] as? String == "not_undoable")
+            try await owner.send(#"{"type":"op","board":"main","mut":6,"op":{"kind":"undo","seq":999}}"#)
+            #expect(try await owner.expect(type: "reject", skipping: ["delta", "presence", "presence.state", "ping"])["code"] as? String == "not_found")
+            await bob.close()
+            await owner.close()
+        }
+    }
+
+    @Test func historyPagesBackwardsAndFiltersByCard() async throws {
+        try await withTestServer { server in
+            let probe = try await server.connect()
+            try await probe.send(#"{"type":"op","board":"main","mut":1,"op":{"kind":"card.add","card":"k1","title":"One"}}"#)
+            _ = try await probe.expect(type: "ack")
+            for mut in 2...6 {
+                try await probe.send(#"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"chat","text":"line \#(mut)"}}"#)
+                _ = try await probe.expect(type: "ack")
+            }
+            try await probe.send(#"{"type":"op","board":"main","mut":7,"op":{"kind":"comment.add","card":"k1","comment":"m1","text":"looks good"}}"#)
+            _ = try await probe.expect(type: "ack")
+            try await probe.send(#"{"type":"history","req":1,"board":"main","limit":3}"#)
+            let page = try await probe.expect(type: "history")
+            let seqs = (page["activities"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int }
+            #expect(seqs == [7, 6, 5])
+            #expect(page["more"] as? Bool == true)
+            try await probe.send(#"{"type":"history","req":2,"board":"main","before":5,"limit":10}"#)
+            let rest = try await probe.expect(type: "history")
+            #expect((rest["activities"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [4, 3, 2, 1])
+            #expect(rest["more"] as? Bool == false)
+            try await probe.send(#"{"type":"history","req":3,"board":"main","card":"k1"}"#)
+            let card = try await probe.expect(type: "history")
+            #expect((card["activities"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } == ["comment.add", "card.add"])
+            await probe.close()
+        }
+    }
 }
