@@ -116,6 +116,8 @@ let package = Package(
             dependencies: [
                 "BoardServer", "BoardTransport", "BoardStore", "BoardWire", "BoardCore",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),

@@ -12,10 +12,20 @@ extension BoardActor {
             return
         }
         let key = ClientKey(user: session.user, client: session.clientID)
-        // A resend of a change still waiting for the store: acknowledge it when it commits.
-        if let i = pending.firstIndex(where: { $0.event.clientID == session.clientID.rawValue && $0.event.actor == session.user && $0.event.mut == mut }) {
-            pending[i].origin = session
-            return
+        // A resend of a change still waiting for the store: acknowledge it when it commits. Only a mut at or below
+        // the client's highest pending one can be such a resend, so the common case scans nothing.
+        if let highest = pendingMut[key], mut <= highest {
+            let matches: (Pending) -> Bool = {
+                $0.event.clientID == session.clientID.rawValue && $0.event.actor == session.user && $0.event.mut == mut
+            }
+            if let i = inFlight.firstIndex(where: matches) {
+                inFlight[i].origin = session
+                return
+            }
+            if let i = pending.firstIndex(where: matches) {
+                pending[i].origin = session
+                return
+            }
         }
         if lastMut[key] == nil {
             do {
@@ -63,6 +73,7 @@ extension BoardActor {
                 clientID: session.clientID.rawValue, mut: mut, op: resolved.op, activity: change.activity,
                 inverse: change.inverse, undoOf: resolved.undoOf)
             pending.append(Pending(event: event, origin: session))
+            pendingMut[key] = max(pendingMut[key] ?? 0, mut)
             kick()
         }
     }
@@ -117,15 +128,17 @@ extension BoardActor {
     func commitBatch() async {
         committing = true
         defer { committing = false }
-        let batch = pending
+        inFlight = pending
         pending = []
+        defer { inFlight = [] }
         let end = head
-        sinceSnapshot += UInt64(batch.count)
+        sinceSnapshot += UInt64(inFlight.count)
         let snapshot = sinceSnapshot >= configuration.snapshotInterval
         do {
-            try await store.append(batch.map(\.event), snapshots: snapshot ? [end] : [])
+            try await store.append(inFlight.map(\.event), snapshots: snapshot ? [end] : [])
         } catch {
             // Nothing of the batch is durable, and whatever was applied on top of it since is void too.
+            let batch = inFlight
             let dropped = batch + pending
             pending = []
             head = committed
@@ -143,6 +156,7 @@ extension BoardActor {
             }
             return
         }
+        let batch = inFlight
         if snapshot { sinceSnapshot = 0 }
         committed = end
         if let first = batch.first?.event.seq {
@@ -153,9 +167,11 @@ extension BoardActor {
             let event = change.event
             let line = Self.deltaLine(event)
             log.append(DeltaLog.Entry(seq: event.seq, line: line, activity: event.activity, inverse: event.inverse))
+            if let client = event.clientID, let mut = event.mut {
+                let key = ClientKey(user: event.actor, client: ClientID(client))
+                lastMut[key] = max(lastMut[key] ?? 0, mut)
+            }
             if let origin = change.origin, let mut = event.mut {
-                lastMut[ClientKey(user: origin.user, client: origin.clientID), default: 0] = max(
-                    lastMut[ClientKey(user: origin.user, client: origin.clientID)] ?? 0, mut)
                 outgoing[origin.outbox, default: []].append(
                     Lines.line(.ack(ServerMessage.Ack(board: id, mut: mut, seq: event.seq))))
             }

@@ -27,8 +27,12 @@ actor BoardActor {
     var log: DeltaLog
     /// Applied, not yet handed to the store.
     var pending: [Pending] = []
+    /// The batch the store is writing now (a resend of one of its ops must attach to it, never apply again).
+    var inFlight: [Pending] = []
     /// The highest committed mutation per client.
     var lastMut: [ClientKey: UInt64] = [:]
+    /// The highest mutation per client in `pending` or `inFlight` (so a resend is found without scanning every op).
+    var pendingMut: [ClientKey: UInt64] = [:]
     var subscribers: [SessionID: SessionRef] = [:]
     var presence: [SessionID: ServerMessage.PresenceEntry] = [:]
     /// When each session last said what it is doing (milliseconds), for `presence_timeout_ms`.
@@ -109,6 +113,7 @@ actor BoardActor {
     func run() async {
         for await _ in kickStream {
             while !pending.isEmpty { await commitBatch() }
+            pendingMut = [:]
             resumeDrainWaiters()
         }
         while !pending.isEmpty { await commitBatch() }

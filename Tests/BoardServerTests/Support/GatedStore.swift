@@ -1,0 +1,75 @@
+import BoardCore
+import BoardStore
+
+/// A gate a test opens by hand: `wait()` suspends until `open()`; `entered()` waits until someone is waiting.
+actor Gate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var arrivals: [CheckedContinuation<Void, Never>] = []
+    private(set) var arrived = 0
+
+    func wait() async {
+        arrived += 1
+        for arrival in arrivals { arrival.resume() }
+        arrivals = []
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func entered() async {
+        if arrived > 0 { return }
+        await withCheckedContinuation { arrivals.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
+}
+
+/// A real SQLite store whose `append` waits at a gate: the test decides when a commit finishes.
+struct GatedStore: BoardStore {
+    let inner: SQLiteStore
+    let gate: Gate
+
+    func append(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
+        await gate.wait()
+        try await inner.append(events, snapshots: snapshots)
+    }
+
+    func boards() async throws(StoreError) -> [BoardRecord] { try await inner.boards() }
+    func createBoard(_ board: Board) async throws(StoreError) -> BoardRecord { try await inner.createBoard(board) }
+    func load(_ board: BoardID) async throws(StoreError) -> LoadedBoard? { try await inner.load(board) }
+    func events(_ board: BoardID, from: UInt64, to: UInt64, limit: Int) async throws(StoreError) -> [StoredEvent] {
+        try await inner.events(board, from: from, to: to, limit: limit)
+    }
+    func history(_ board: BoardID, card: CardID?, before: UInt64?, limit: Int) async throws(StoreError) -> [StoredEvent] {
+        try await inner.history(board, card: card, before: before, limit: limit)
+    }
+    func committed(user: UserID, clientID: String, mut: UInt64) async throws(StoreError) -> StoredEvent? {
+        try await inner.committed(user: user, clientID: clientID, mut: mut)
+    }
+    func lastMutation(user: UserID, clientID: String) async throws(StoreError) -> UInt64? {
+        try await inner.lastMutation(user: user, clientID: clientID)
+    }
+    func ensureUser(_ user: UserID, displayName: String) async throws(StoreError) -> Bool {
+        try await inner.ensureUser(user, displayName: displayName)
+    }
+    func issueToken(for user: UserID, expiresAt: Timestamp?, now: Timestamp) async throws(StoreError) -> String {
+        try await inner.issueToken(for: user, expiresAt: expiresAt, now: now)
+    }
+    func authenticate(token: String, now: Timestamp) async throws(StoreError) -> TokenCheck? {
+        try await inner.authenticate(token: token, now: now)
+    }
+    func revokeTokens(of user: UserID, now: Timestamp) async throws(StoreError) -> Int {
+        try await inner.revokeTokens(of: user, now: now)
+    }
+    func enqueue(_ command: AdminCommand, now: Timestamp) async throws(StoreError) -> Int64 {
+        try await inner.enqueue(command, now: now)
+    }
+    func pendingCommands(after id: Int64) async throws(StoreError) -> [(id: Int64, command: AdminCommand)] {
+        try await inner.pendingCommands(after: id)
+    }
+    func markDone(_ id: Int64) async throws(StoreError) { try await inner.markDone(id) }
+}
