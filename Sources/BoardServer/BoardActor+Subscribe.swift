@@ -23,7 +23,7 @@ extension BoardActor {
                     Lines.error(
                         WireError(.badRequest, "since \(since) is ahead of board \(id), which is at seq \(seq)", req: req, board: id)))
                 return
-            } else if let missed = log.lines(from: since + 1, to: seq) {
+            } else if let missed = log.lines(from: since + 1, to: seq), isRecent(since + 1) {
                 lines = missed
                 reason = nil
             } else {
@@ -43,6 +43,13 @@ extension BoardActor {
             Lines.line(.presenceState(ServerMessage.PresenceSnapshot(board: id, sessions: presence.values.sorted { $0.session < $1.session }))))
         session.outbox.sendBulk(lines)
         if joined { broadcastPresence(presence[session.id] ?? entry, except: session.id) }
+    }
+
+    /// Whether the change at `seq` is within `history_age_ms`: a resume from further back gets a snapshot, however
+    /// many changes the log still holds.
+    func isRecent(_ seq: UInt64) -> Bool {
+        guard let entry = log.entry(seq) else { return true }
+        return clock.now().milliseconds - entry.activity.at.milliseconds <= Int64(configuration.limits.historyAgeMs)
     }
 
     /// Ends a session's subscription (unsubscribe, disconnect, or removal from the board).

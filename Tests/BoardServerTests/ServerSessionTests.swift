@@ -234,4 +234,31 @@ import Testing
             await probe.close()
         }
     }
+
+    @Test func aResumeFromFurtherBackThanTheHistoryAgeGetsASnapshot() async throws {
+        let clock = ManualClock()
+        try await withTestServer(clock: clock) { server in
+            let probe = try await server.connect()
+            for mut in 1...3 {
+                try await probe.send(#"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"chat","text":"m\#(mut)"}}"#)
+                _ = try await probe.expect(type: "ack")
+            }
+            try await probe.send(#"{"type":"subscribe","board":"main"}"#)
+            let epoch = try #require(try await probe.expect(type: "snapshot")["epoch"] as? String)
+            _ = try await probe.expect(type: "subscribed")
+            // Within history_age_ms (24 h): the missed deltas.
+            clock.advance(by: 23 * 3_600_000)
+            try await probe.send(#"{"type":"subscribe","board":"main","since":1,"epoch":"\#(epoch)"}"#)
+            #expect(try await probe.expect(type: "delta")["seq"] as? Int == 2)
+            _ = try await probe.expect(type: "delta")
+            _ = try await probe.expect(type: "subscribed")
+            // Past it: a snapshot, although the log still holds the changes.
+            clock.advance(by: 2 * 3_600_000)
+            try await probe.send(#"{"type":"subscribe","board":"main","since":1,"epoch":"\#(epoch)"}"#)
+            let snapshot = try await probe.expect(type: "snapshot")
+            #expect(snapshot["reason"] as? String == "resync")
+            #expect(snapshot["seq"] as? Int == 3)
+            await probe.close()
+        }
+    }
 }

@@ -7,6 +7,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import NIOConcurrencyHelpers
 import ServiceLifecycle
 import Testing
 
@@ -90,4 +91,11 @@ struct TestFailure: Error, CustomStringConvertible {
 struct FrozenClock: ServerClock {
     var instant = Timestamp(milliseconds: 1_795_000_000_000)
     func now() -> Timestamp { instant }
+}
+
+/// A clock the test moves by hand.
+final class ManualClock: ServerClock {
+    private let box = NIOLockedValueBox<Int64>(1_795_000_000_000)
+    func now() -> Timestamp { Timestamp(milliseconds: box.withLockedValue { $0 }) }
+    func advance(by ms: Int64) { box.withLockedValue { $0 += ms } }
 }
