@@ -50,9 +50,14 @@ public struct BoardServer: Service {
             clock: clock, logger: logger)
         let slowConsumer = Lines.error(
             WireError(.slowConsumer, "the outbox passed \(limits.outboxBytes) bytes or a write stalled; resume from your seq"))
-        let listener = try await Transport.bindServer(
-            host: configuration.host, port: configuration.port, group: group, tls: tls,
-            limits: TransportLimits(wire: limits), slowConsumerLine: slowConsumer)
+        let listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        do {
+            listener = try await Transport.bindServer(
+                host: configuration.host, port: configuration.port, group: group, tls: tls,
+                limits: TransportLimits(wire: limits), slowConsumerLine: slowConsumer)
+        } catch {
+            throw ServerError(.network, "cannot listen on \(configuration.host):\(configuration.port): \(error)")
+        }
         if let address = listener.channel.localAddress { await onListening(address) }
         logger.info("listening", metadata: ["address": "\(listener.channel.localAddress?.description ?? "?")"])
 

@@ -46,15 +46,13 @@ import Testing
             }
             #expect(received.allSatisfy { $0 == total })
             // The slow subscriber was cut off with slow_consumer; nothing it holds is lost: it resumes from its seq.
+            // Read what it was sent until the server cuts it off (a stall here would time out and fail). The final
+            // slow_consumer line is written "when it can": behind full socket buffers it usually cannot, so only the
+            // cut itself is asserted: it came before everything was queued.
             var lastSeq = 0
-            var sawSlowConsumer = false
             while let object = try await slow.nextObject() {
                 if object["type"] as? String == "delta" { lastSeq = object["seq"] as? Int ?? lastSeq }
-                if object["code"] as? String == "slow_consumer" { sawSlowConsumer = true }
             }
-            // The final slow_consumer line is written "when it can": behind full socket buffers it usually cannot.
-            // What matters is that the server cut the connection before everything was queued for it.
-            _ = sawSlowConsumer
             #expect(lastSeq < total)
             let resumed = try await server.connect(clientID: "slow")
             try await resumed.send(#"{"type":"subscribe","board":"main"}"#)

@@ -25,8 +25,7 @@ struct TestServer: Sendable {
         if hello {
             let id = clientID.map { #","client_id":"\#($0)""# } ?? ""
             try await probe.send(#"{"type":"hello","version":1,"client":"test","token":"\#(token ?? ownerToken)"\#(id)}"#)
-            let welcome = try await probe.expect(type: "welcome")
-            _ = welcome
+            _ = try await probe.expect(type: "welcome")
         }
         return probe
     }
