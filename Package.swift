@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "BoardStore", targets: ["BoardStore"]),
         .library(name: "BoardServer", targets: ["BoardServer"]),
         .executable(name: "corkd", targets: ["corkd"]),
+        .library(name: "BoardClient", targets: ["BoardClient"]),
+        .executable(name: "cork", targets: ["cork"]),
         .executable(name: "cork-load", targets: ["cork-load"]),
     ],
     dependencies: [
@@ -76,6 +78,41 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The client library: connection, replica (confirmed + pending), reconnect/resume, diffed snapshots.
+        .target(
+            name: "BoardClient",
+            dependencies: [
+                "BoardCore", "BoardWire", "BoardTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The `cork` client's logic: one-shot commands, card references, feed sentences, Trello import, export.
+        .target(name: "CorkApp", dependencies: ["BoardClient", "BoardCore", "BoardWire"]),
+        // The terminal client executable: argument parsing only.
+        .executableTarget(
+            name: "cork",
+            dependencies: [
+                "CorkApp", "BoardClient", "BoardCore", "BoardWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        // A bot built on the client library that reacts to deltas (Examples/SwiftBot).
+        .executableTarget(
+            name: "cork-swift-bot",
+            dependencies: ["BoardClient", "BoardCore", "BoardWire"],
+            path: "Examples/SwiftBot"),
+        // Tests only: an in-process server on 127.0.0.1:0, the real corkd in a process, a raw line probe.
+        .target(
+            name: "BoardTesting",
+            dependencies: [
+                "BoardServer", "BoardStore", "BoardTransport", "BoardWire", "BoardCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Load generator: simulated TLS clients speaking Protocol.md, latency histograms, convergence checks.
         .executableTarget(
             name: "cork-load",
@@ -114,7 +151,7 @@ let package = Package(
         .testTarget(
             name: "BoardServerTests",
             dependencies: [
-                "BoardServer", "BoardTransport", "BoardStore", "BoardWire", "BoardCore",
+                "BoardServer", "BoardTesting", "BoardTransport", "BoardStore", "BoardWire", "BoardCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -122,6 +159,21 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
+        .testTarget(
+            name: "BoardClientTests",
+            dependencies: [
+                "BoardClient", "BoardTesting", "BoardServer", "BoardTransport", "BoardWire", "BoardCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
+        .testTarget(
+            name: "CorkAppTests",
+            dependencies: ["CorkApp", "BoardClient", "BoardTesting", "BoardWire", "BoardCore"]),
+        .testTarget(
+            name: "ExamplesTests",
+            dependencies: ["BoardTesting", "BoardTransport", "BoardWire", "BoardCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import BoardTesting
 import BoardCore
 import BoardWire
 import Foundation

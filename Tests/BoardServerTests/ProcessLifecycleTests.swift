@@ -1,3 +1,4 @@
+import BoardTesting
 import BoardTransport
 import BoardWire
 import Foundation

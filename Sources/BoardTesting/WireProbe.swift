@@ -8,10 +8,10 @@ import NIOSSL
 /// A raw protocol client for tests: send lines, expect lines, each wait bounded by a timeout.
 ///
 /// A wait that runs out closes the connection (a scheduled close on its event loop), so nothing hangs.
-final class WireProbe {
-    let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+public final class WireProbe {
+    public let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     private var iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
-    let timeout: TimeAmount
+    public let timeout: TimeAmount
 
     private init(channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, timeout: TimeAmount) {
         self.channel = channel
@@ -20,7 +20,7 @@ final class WireProbe {
     }
 
     /// Connects over TLS, pinning `fingerprint`.
-    static func connect(port: Int, fingerprint: Fingerprint, timeout: TimeAmount = .seconds(10)) async throws -> WireProbe {
+    public static func connect(port: Int, fingerprint: Fingerprint, timeout: TimeAmount = .seconds(10)) async throws -> WireProbe {
         let tls = try ClientTLS(trust: .pinned(fingerprint))
         let channel = try await Transport.connect(
             host: "127.0.0.1", port: port, group: MultiThreadedEventLoopGroup.singleton, tls: tls,
@@ -29,17 +29,17 @@ final class WireProbe {
     }
 
     /// Sends one line (a `\n` is added).
-    func send(_ line: String) async throws {
+    public func send(_ line: String) async throws {
         try await channel.channel.writeAndFlush(ByteBuffer(string: line + "\n"))
     }
 
     /// Sends raw bytes as they are.
-    func sendRaw(_ bytes: [UInt8]) async throws {
+    public func sendRaw(_ bytes: [UInt8]) async throws {
         try await channel.channel.writeAndFlush(ByteBuffer(bytes: bytes))
     }
 
     /// The next line, or nil when the connection closed; throws when the timeout closed it.
-    func next() async throws -> String? {
+    public func next() async throws -> String? {
         let channel = self.channel.channel
         let timer = channel.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
         defer { timer.cancel() }
@@ -57,7 +57,7 @@ final class WireProbe {
     }
 
     /// The next line as a JSON object.
-    func nextObject() async throws -> [String: Any]? {
+    public func nextObject() async throws -> [String: Any]? {
         guard let line = try await next() else { return nil }
         guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
             throw TestFailure("not a JSON object: \(line)")
@@ -66,7 +66,7 @@ final class WireProbe {
     }
 
     /// Reads lines until one has `type`, skipping presence and pings; fails on anything else or on close.
-    func expect(type: String, skipping: Set<String> = ["presence", "presence.state", "presence.left", "ping"]) async throws -> [String: Any] {
+    public func expect(type: String, skipping: Set<String> = ["presence", "presence.state", "presence.left", "ping"]) async throws -> [String: Any] {
         while true {
             guard let object = try await nextObject() else { throw TestFailure("closed while waiting for \(type)") }
             let got = object["type"] as? String ?? ""
@@ -76,14 +76,14 @@ final class WireProbe {
     }
 
     /// Waits until the server closes the connection, returning the lines it sent before.
-    func expectClose() async throws -> [String] {
+    public func expectClose() async throws -> [String] {
         var seen: [String] = []
         while let line = try await next() { seen.append(line) }
         return seen
     }
 
     /// Closes the connection.
-    func close() async {
+    public func close() async {
         channel.outbound.finish()
         try? await channel.channel.close()
     }

@@ -9,30 +9,30 @@ import Darwin
 #endif
 
 /// How a child process ended.
-struct ProcessExit: Sendable, CustomStringConvertible {
+public struct ProcessExit: Sendable, CustomStringConvertible {
     /// `.exit` for a normal exit, `.uncaughtSignal` when a signal killed it.
-    var reason: Process.TerminationReason
+    public var reason: Process.TerminationReason
     /// The exit status, or the signal number.
-    var status: Int32
+    public var status: Int32
 
     /// Exited normally with status 0.
-    var isSuccess: Bool { reason == .exit && status == 0 }
+    public var isSuccess: Bool { reason == .exit && status == 0 }
 
-    var description: String { reason == .exit ? "exit status \(status)" : "killed by signal \(status)" }
+    public var description: String { reason == .exit ? "exit status \(status)" : "killed by signal \(status)" }
 }
 
 /// A child process (the real `corkd`, `python3`, `openssl`, `sqlite3`) whose output goes to files, with bounded waits.
 ///
 /// Not `Sendable`: one task owns it. Whoever makes one must call `killAndReap()` on every path (the scoped helpers
 /// `withCorkd` and `SpawnedProcess.run` do).
-final class SpawnedProcess {
-    let process: Process
-    let standardOutputURL: URL
-    let standardErrorURL: URL
+public final class SpawnedProcess {
+    public let process: Process
+    public let standardOutputURL: URL
+    public let standardErrorURL: URL
     private let input: Pipe?
 
     /// Launches `executable` with `arguments`; stdout and stderr go to `name.out` / `name.err` in `logDirectory`.
-    init(executable: URL, arguments: [String], logDirectory: URL, name: String, withInput: Bool = false) throws {
+    public init(executable: URL, arguments: [String], logDirectory: URL, name: String, withInput: Bool = false) throws {
         SpawnedProcess.ignoreSIGPIPE
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw TestFailure("\(executable.path) is missing or not executable")
@@ -68,32 +68,32 @@ final class SpawnedProcess {
     /// Writing to a child that has exited must fail with EPIPE, not kill the test run.
     private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
-    var pid: Int32 { process.processIdentifier }
-    var isRunning: Bool { process.isRunning }
+    public var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
 
     /// What the process wrote to stdout so far.
-    var standardOutput: String { (try? String(contentsOf: standardOutputURL, encoding: .utf8)) ?? "" }
+    public var standardOutput: String { (try? String(contentsOf: standardOutputURL, encoding: .utf8)) ?? "" }
     /// What the process wrote to stderr so far.
-    var standardError: String { (try? String(contentsOf: standardErrorURL, encoding: .utf8)) ?? "" }
+    public var standardError: String { (try? String(contentsOf: standardErrorURL, encoding: .utf8)) ?? "" }
 
     /// Sends `signal` (SIGTERM, SIGKILL, …) if the process still runs.
-    func send(signal number: Int32) {
+    public func send(signal number: Int32) {
         if process.isRunning { _ = kill(process.processIdentifier, number) }
     }
 
     /// Writes `text` to the process's stdin (only for processes made `withInput`).
-    func write(_ text: String) throws {
+    public func write(_ text: String) throws {
         guard let input else { throw TestFailure("the process was started without stdin") }
         try input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
     }
 
     /// Closes the process's stdin (end of input).
-    func closeInput() {
+    public func closeInput() {
         try? input?.fileHandleForWriting.close()
     }
 
     /// How the process ended, or nil if it still runs after `timeout`.
-    func waitForExit(timeout: Duration) async -> ProcessExit? {
+    public func waitForExit(timeout: Duration) async -> ProcessExit? {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             if ContinuousClock.now >= deadline { return nil }
@@ -103,7 +103,7 @@ final class SpawnedProcess {
     }
 
     /// Waits until stdout contains `text`; false when `timeout` passes or the process exits first without it.
-    func waitForOutput(containing text: String, timeout: Duration) async -> Bool {
+    public func waitForOutput(containing text: String, timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if standardOutput.contains(text) { return true }
@@ -114,7 +114,7 @@ final class SpawnedProcess {
     }
 
     /// SIGKILLs the process if it still runs and waits (bounded, synchronously) until it is reaped.
-    func killAndReap() {
+    public func killAndReap() {
         closeInput()
         guard process.isRunning else { return }
         _ = kill(process.processIdentifier, SIGKILL)
@@ -123,14 +123,14 @@ final class SpawnedProcess {
     }
 
     /// The result of a short-lived command.
-    struct Result: Sendable {
-        var exit: ProcessExit
-        var standardOutput: String
-        var standardError: String
+    public struct Result: Sendable {
+        public var exit: ProcessExit
+        public var standardOutput: String
+        public var standardError: String
     }
 
     /// Runs a command to completion, bounded by `timeout` (then it is killed and this throws).
-    static func run(
+    public static func run(
         _ executable: URL, _ arguments: [String], input: String? = nil, timeout: Duration = .seconds(20),
         logDirectory: URL, name: String
     ) async throws -> Result {
@@ -151,7 +151,7 @@ final class SpawnedProcess {
     }
 
     /// The executable `name` on `PATH`, or a failure that names it.
-    static func tool(_ name: String) throws -> URL {
+    public static func tool(_ name: String) throws -> URL {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for directory in path.split(separator: ":") {
             let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
@@ -165,40 +165,40 @@ final class SpawnedProcess {
 ///
 /// Tests where a process boundary matters (kill -9, signals, the admin CLI, interop) use it through `withCorkd`,
 /// which SIGKILLs whatever still runs and removes the directory on every path.
-final class CorkdProcess {
-    /// The package root, from this file's path (Tests/BoardServerTests/Support/CorkdProcess.swift).
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+public final class CorkdProcess {
+    /// The package root, from this file's path (Sources/BoardTesting/CorkdProcess.swift).
+    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// `.build/debug/corkd`, built by `swift build --build-tests`.
-    static let executable: URL = packageRoot.appendingPathComponent(".build/debug/corkd")
+    public static let executable: URL = packageRoot.appendingPathComponent(".build/debug/corkd")
 
     /// The temporary directory holding `data/` and `logs/`.
-    let root: URL
+    public let root: URL
     /// The data directory (`--data-dir`): store, certificate, `owner.url`, `listen.json`.
-    let dataDirectory: URL
+    public let dataDirectory: URL
     /// Where stdout/stderr of every process go.
-    let logDirectory: URL
+    public let logDirectory: URL
     /// The store file.
-    var storeFile: URL { dataDirectory.appendingPathComponent("corkd.sqlite") }
+    public var storeFile: URL { dataDirectory.appendingPathComponent("corkd.sqlite") }
 
     /// The running (or last) server process.
-    private(set) var server: SpawnedProcess?
+    public private(set) var server: SpawnedProcess?
     /// How many server processes were started (names their log files).
     private var starts = 0
     /// How many admin commands were run (names their log files).
     private var commands = 0
 
     /// Where the current server listens.
-    private(set) var port = 0
+    public private(set) var port = 0
     /// The certificate's fingerprint, from `owner.url`'s `fp`.
-    private(set) var fingerprint: Fingerprint?
+    public private(set) var fingerprint: Fingerprint?
     /// The owner's token, from `owner.url`.
-    private(set) var ownerToken = ""
+    public private(set) var ownerToken = ""
     /// The owner's invite URL as written on first start.
-    private(set) var ownerURL = ""
+    public private(set) var ownerURL = ""
 
-    init() throws {
+    public init() throws {
         guard FileManager.default.isExecutableFile(atPath: CorkdProcess.executable.path) else {
             throw TestFailure(
                 "the corkd binary is missing at \(CorkdProcess.executable.path); run `swift build --build-tests` first")
@@ -210,20 +210,20 @@ final class CorkdProcess {
     }
 
     /// The pinned fingerprint (fails if the server never started).
-    func pinned() throws -> Fingerprint {
+    public func pinned() throws -> Fingerprint {
         guard let fingerprint else { throw TestFailure("corkd has not started yet") }
         return fingerprint
     }
 
     /// The server process's pid.
-    var pid: Int32 { server?.pid ?? 0 }
+    public var pid: Int32 { server?.pid ?? 0 }
 
     /// The server's stdout and stderr of the current (or last) run.
-    var standardOutput: String { server?.standardOutput ?? "" }
-    var standardError: String { server?.standardError ?? "" }
+    public var standardOutput: String { server?.standardOutput ?? "" }
+    public var standardError: String { server?.standardError ?? "" }
 
     /// Starts `corkd serve --port 0` on the data directory and waits (bounded) until it listens.
-    func start(timeout: Duration = .seconds(20)) async throws {
+    public func start(timeout: Duration = .seconds(20)) async throws {
         if let server, server.isRunning { throw TestFailure("corkd is already running (pid \(server.pid))") }
         let listen = dataDirectory.appendingPathComponent("listen.json")
         try? FileManager.default.removeItem(at: listen)
@@ -267,7 +267,7 @@ final class CorkdProcess {
     }
 
     /// Sends SIGTERM and waits (bounded) for the exit.
-    func terminate(timeout: Duration = .seconds(10)) async throws -> ProcessExit {
+    public func terminate(timeout: Duration = .seconds(10)) async throws -> ProcessExit {
         guard let server else { throw TestFailure("corkd was never started") }
         server.send(signal: SIGTERM)
         guard let exit = await server.waitForExit(timeout: timeout) else {
@@ -278,7 +278,7 @@ final class CorkdProcess {
 
     /// SIGKILLs the server and waits (bounded) until it is gone.
     @discardableResult
-    func kill9() async throws -> ProcessExit {
+    public func kill9() async throws -> ProcessExit {
         guard let server else { throw TestFailure("corkd was never started") }
         server.send(signal: SIGKILL)
         guard let exit = await server.waitForExit(timeout: .seconds(10)) else {
@@ -288,14 +288,14 @@ final class CorkdProcess {
     }
 
     /// Starts the server again on the same data directory (a new port); the old process must have exited.
-    func restart(timeout: Duration = .seconds(20)) async throws {
+    public func restart(timeout: Duration = .seconds(20)) async throws {
         if let server, server.isRunning { throw TestFailure("restart: corkd (pid \(server.pid)) still runs") }
         try await start(timeout: timeout)
     }
 
     /// Runs `corkd` once more on the data directory without waiting for it to listen (a start expected to fail);
     /// returns how it ended, bounded by `timeout`.
-    func startExpectingExit(timeout: Duration) async throws -> (exit: ProcessExit, standardError: String) {
+    public func startExpectingExit(timeout: Duration) async throws -> (exit: ProcessExit, standardError: String) {
         if let server, server.isRunning { throw TestFailure("corkd is already running (pid \(server.pid))") }
         starts += 1
         let child = try SpawnedProcess(
@@ -310,7 +310,7 @@ final class CorkdProcess {
     }
 
     /// Runs a `corkd` admin subcommand (`invite`, `revoke`) on the data directory, bounded.
-    func admin(_ arguments: [String], timeout: Duration = .seconds(20)) async throws -> SpawnedProcess.Result {
+    public func admin(_ arguments: [String], timeout: Duration = .seconds(20)) async throws -> SpawnedProcess.Result {
         commands += 1
         return try await SpawnedProcess.run(
             CorkdProcess.executable, arguments + ["--data-dir", dataDirectory.path], timeout: timeout,
@@ -318,7 +318,7 @@ final class CorkdProcess {
     }
 
     /// Launches a `corkd` admin subcommand without waiting for it; the caller reaps it (`killAndReap`).
-    func launchAdmin(_ arguments: [String]) throws -> SpawnedProcess {
+    public func launchAdmin(_ arguments: [String]) throws -> SpawnedProcess {
         commands += 1
         return try SpawnedProcess(
             executable: CorkdProcess.executable, arguments: arguments + ["--data-dir", dataDirectory.path],
@@ -326,7 +326,7 @@ final class CorkdProcess {
     }
 
     /// `corkd invite --user U --role R`: the printed invite URL, parsed.
-    func invite(_ user: String, role: String = "editor") async throws -> InviteURL {
+    public func invite(_ user: String, role: String = "editor") async throws -> InviteURL {
         let result = try await admin(["invite", "--user", user, "--role", role])
         guard result.exit.isSuccess else {
             throw TestFailure("corkd invite --user \(user) failed (\(result.exit)): \(result.standardError)")
@@ -337,7 +337,7 @@ final class CorkdProcess {
     }
 
     /// The port in `listen.json` (`{"host":…,"port":…}`), once the server has written it.
-    static func listenPort(_ file: URL) -> Int? {
+    public static func listenPort(_ file: URL) -> Int? {
         guard let data = try? Data(contentsOf: file),
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let port = object["port"] as? Int, port > 0
@@ -346,7 +346,7 @@ final class CorkdProcess {
     }
 
     /// SIGKILLs the server if it still runs and removes the temporary directory.
-    func cleanup() {
+    public func cleanup() {
         server?.killAndReap()
         try? FileManager.default.removeItem(at: root)
     }
@@ -354,7 +354,7 @@ final class CorkdProcess {
 
 /// Runs `body` with a freshly started real `corkd`; whatever happens, the process is gone and its directory removed
 /// when this returns.
-func withCorkd<T>(_ body: (CorkdProcess) async throws -> T) async throws -> T {
+public func withCorkd<T>(_ body: (CorkdProcess) async throws -> T) async throws -> T {
     let corkd = try CorkdProcess()
     defer { corkd.cleanup() }
     try await corkd.start()

@@ -9,18 +9,17 @@ import NIOCore
 import NIOPosix
 import NIOConcurrencyHelpers
 import ServiceLifecycle
-import Testing
 
 /// A live server for one test: real TLS on 127.0.0.1 port 0, a fresh data directory, torn down afterwards.
-struct TestServer: Sendable {
-    var port: Int
-    var fingerprint: Fingerprint
-    var ownerToken: String
-    var store: SQLiteStore
-    var directory: URL
+public struct TestServer: Sendable {
+    public var port: Int
+    public var fingerprint: Fingerprint
+    public var ownerToken: String
+    public var store: SQLiteStore
+    public var directory: URL
 
     /// A probe connected and authenticated as the owner (or with `token`).
-    func connect(token: String? = nil, clientID: String? = nil, hello: Bool = true) async throws -> WireProbe {
+    public func connect(token: String? = nil, clientID: String? = nil, hello: Bool = true) async throws -> WireProbe {
         let probe = try await WireProbe.connect(port: port, fingerprint: fingerprint)
         if hello {
             let id = clientID.map { #","client_id":"\#($0)""# } ?? ""
@@ -31,7 +30,7 @@ struct TestServer: Sendable {
     }
 
     /// A new user with a token and a role on `main` (applied through the admin queue, as `corkd invite` does).
-    func invite(_ user: UserID, role: Role = .editor, board: BoardID = "main") async throws -> String {
+    public func invite(_ user: UserID, role: Role = .editor, board: BoardID = "main") async throws -> String {
         _ = try await store.ensureUser(user, displayName: "")
         let token = try await store.issueToken(for: user, expiresAt: nil, now: WallClock().now())
         _ = try await store.enqueue(.addMember(board: board, user: user, role: role), now: WallClock().now())
@@ -40,7 +39,7 @@ struct TestServer: Sendable {
 }
 
 /// Runs `body` against a fresh server; the server and its data are gone when it returns.
-func withTestServer<T: Sendable>(
+public func withTestServer<T: Sendable>(
     clock: any ServerClock = WallClock(),
     configure: (inout ServerConfiguration) -> Void = { _ in },
     _ body: @Sendable (TestServer) async throws -> T
@@ -81,20 +80,24 @@ func withTestServer<T: Sendable>(
 }
 
 /// A failure inside test support.
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct TestFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// A clock that never moves: rate limits never refill, timestamps never change.
-struct FrozenClock: ServerClock {
-    var instant = Timestamp(milliseconds: 1_795_000_000_000)
-    func now() -> Timestamp { instant }
+public struct FrozenClock: ServerClock {
+    public var instant = Timestamp(milliseconds: 1_795_000_000_000)
+    /// A clock frozen at `instant`.
+    public init(instant: Timestamp = Timestamp(milliseconds: 1_795_000_000_000)) { self.instant = instant }
+    public func now() -> Timestamp { instant }
 }
 
 /// A clock the test moves by hand.
-final class ManualClock: ServerClock {
+public final class ManualClock: ServerClock {
     private let box = NIOLockedValueBox<Int64>(1_795_000_000_000)
-    func now() -> Timestamp { Timestamp(milliseconds: box.withLockedValue { $0 }) }
-    func advance(by ms: Int64) { box.withLockedValue { $0 += ms } }
+    /// A clock at a fixed instant until the test advances it.
+    public init() {}
+    public func now() -> Timestamp { Timestamp(milliseconds: box.withLockedValue { $0 }) }
+    public func advance(by ms: Int64) { box.withLockedValue { $0 += ms } }
 }
