@@ -1,0 +1,104 @@
+import BoardCore
+import BoardWire
+
+/// One thing a UI or bot hears from a ``BoardClient``, in order.
+public enum ClientEvent: Sendable {
+    /// The connection changed state.
+    case connection(ConnectionState)
+    /// The board shown changed: the new snapshot and the diff from the previous one.
+    case board(BoardUpdate)
+    /// A change was committed (a delta applied to the confirmed board): its activity record, chat included.
+    case activity(ActivityEvent)
+    /// Who is on the board changed.
+    case presence(PresenceEvent)
+    /// An op of this client was rejected; the board has rolled back (a `.board` update follows or came first).
+    case rejected(RejectedOp)
+    /// The server reported a problem that did not close the connection.
+    case serverError(WireError)
+}
+
+/// The state of the connection, as a UI status line shows it.
+public enum ConnectionState: Hashable, Sendable {
+    /// Dialling an endpoint.
+    case connecting(endpoint: String)
+    /// Authenticated and subscribed (or just authenticated, with no board).
+    case connected(endpoint: String, user: UserID)
+    /// Waiting before the next attempt; ops queue locally meanwhile.
+    case reconnecting(in: Duration, lastError: String)
+    /// Stopped for good; `error` is why (nil when the owner stopped it).
+    case stopped(error: ClientError?)
+}
+
+/// A new snapshot of the board to show, with the diff from the previous one (a diffable data source's update).
+public struct BoardUpdate: Sendable {
+    /// Why the board changed.
+    public enum Cause: Hashable, Sendable {
+        /// A snapshot replaced the replica (first load or resync).
+        case snapshot
+        /// Committed changes arrived (some maybe this client's own).
+        case deltas
+        /// This client queued an op (shown optimistically).
+        case local
+        /// An op of this client was rejected and rolled back.
+        case rollback
+    }
+
+    /// The whole board as shown (confirmed state + pending ops), archived cards included.
+    public var board: Board
+    /// The columns and unarchived cards as shown.
+    public var snapshot: BoardSnapshot
+    /// From the previous update's snapshot to this one (empty previous on the first update).
+    public var diff: SnapshotDiff
+    /// Why.
+    public var cause: Cause
+    /// Cards whose change came from another user in this update (for highlighting).
+    public var changedByOthers: Set<CardID>
+}
+
+/// A committed change, for the feed, history and bots.
+public struct ActivityEvent: Sendable {
+    /// The activity record.
+    public var activity: Activity
+    /// The op as applied.
+    public var op: Op
+    /// Whether this client made it.
+    public var isOwn: Bool
+    /// The board right after the change (for card numbers, titles and column names).
+    public var board: Board
+}
+
+/// A change in who is on the board.
+public struct PresenceEvent: Sendable {
+    /// Everyone present now, by session.
+    public var sessions: [SessionID: ServerMessage.PresenceEntry]
+    /// What changed: a full state, one entry, or a session that left.
+    public var change: Change
+
+    /// What changed.
+    public enum Change: Sendable {
+        /// The full list after subscribing.
+        case state
+        /// One session's presence.
+        case updated(ServerMessage.PresenceEntry)
+        /// A session left.
+        case left(session: SessionID, user: UserID)
+    }
+}
+
+/// An op of this client that the server refused.
+public struct RejectedOp: Sendable {
+    /// The op.
+    public var op: PendingOp
+    /// The server's reject (code, message, `current`).
+    public var reject: ServerMessage.Reject
+}
+
+/// How an op ended.
+public enum OpOutcome: Hashable, Sendable {
+    /// Committed at `seq` (and, when subscribed, applied to the replica).
+    case applied(seq: UInt64)
+    /// It changed nothing; the board was at `seq`.
+    case noop(seq: UInt64)
+    /// Refused; nothing changed.
+    case rejected(ServerMessage.Reject)
+}

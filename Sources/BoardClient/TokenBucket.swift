@@ -1,0 +1,41 @@
+/// Client-side pacing of ops to the server's advertised rate, so a burst queues locally instead of being
+/// rejected with `rate_limited`. Time is passed in (seconds on any monotonic clock), so it is pure.
+struct TokenBucket: Sendable {
+    /// Tokens per second.
+    var rate: Double
+    /// Most tokens held.
+    var burst: Double
+    private var tokens: Double
+    private var last: Double?
+
+    init(rate: Double, burst: Double) {
+        self.rate = max(rate, 0.001)
+        self.burst = max(burst, 1)
+        self.tokens = self.burst
+    }
+
+    /// Takes one token at `now` if there is one.
+    mutating func take(now: Double) -> Bool {
+        refill(now: now)
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+
+    /// Seconds from `now` until a token is available.
+    mutating func wait(now: Double) -> Double {
+        refill(now: now)
+        return tokens >= 1 ? 0 : (1 - tokens) / rate
+    }
+
+    /// Empties the bucket (the server said `rate_limited`).
+    mutating func drain(now: Double) {
+        refill(now: now)
+        tokens = 0
+    }
+
+    private mutating func refill(now: Double) {
+        if let last { tokens = min(burst, tokens + (now - last) * rate) }
+        last = now
+    }
+}

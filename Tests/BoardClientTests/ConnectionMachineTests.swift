@@ -1,0 +1,88 @@
+import BoardClient
+import Testing
+
+/// The reconnect state machine, walked with a manual clock: no sockets, no sleeping.
+@Suite struct ConnectionMachineTests {
+    static let refused = ConnectionMachine.Failure(ClientError(.cannotConnect, "refused"))
+    static let policy = ReconnectPolicy(initial: .milliseconds(100), maximum: .seconds(2), multiplier: 2, jitter: 0.5)
+
+    @Test func backoffDoublesUpToTheCapWithJitterInsideItsBand() {
+        #expect(Self.policy.delay(round: 0, random: 0) == .milliseconds(100))
+        #expect(Self.policy.delay(round: 0, random: 1) == .milliseconds(50))
+        #expect(Self.policy.delay(round: 3, random: 0) == .milliseconds(800))
+        #expect(Self.policy.delay(round: 10, random: 0) == .seconds(2))
+        #expect(Self.policy.delay(round: 10, random: 0.5) == .milliseconds(1500))
+    }
+
+    @Test func aSingleEndpointBacksOffAfterEachFailureAndResetsOnWelcome() {
+        var machine = ConnectionMachine(endpointCount: 1, policy: Self.policy)
+        machine.nextRandom = 0
+        #expect(machine.start() == .connect(endpoint: 0))
+        var now = Duration.zero
+        #expect(machine.connectFailed(Self.refused, now: now) == .wait(delay: .milliseconds(100)))
+        // The timer is early: nothing happens.
+        #expect(machine.timerFired(now: now + .milliseconds(99)) == .none)
+        now += .milliseconds(100)
+        #expect(machine.timerFired(now: now) == .connect(endpoint: 0))
+        #expect(machine.connectFailed(Self.refused, now: now) == .wait(delay: .milliseconds(200)))
+        now += .milliseconds(200)
+        #expect(machine.timerFired(now: now) == .connect(endpoint: 0))
+        #expect(machine.connectFailed(Self.refused, now: now) == .wait(delay: .milliseconds(400)))
+        now += .milliseconds(400)
+        #expect(machine.timerFired(now: now) == .connect(endpoint: 0))
+        machine.connected()
+        machine.welcomed()
+        #expect(machine.failedRounds == 0)
+        let dropped = ConnectionMachine.Failure(ClientError(.disconnected, "closed"))
+        #expect(machine.disconnected(dropped, now: now) == .wait(delay: .milliseconds(100)))
+    }
+
+    @Test func aDownEndpointMovesToTheNextAtOnceThenTheRoundBacksOff() {
+        var machine = ConnectionMachine(endpointCount: 3, policy: Self.policy)
+        machine.nextRandom = 0
+        #expect(machine.start() == .connect(endpoint: 0))
+        #expect(machine.connectFailed(Self.refused, now: .zero) == .connect(endpoint: 1))
+        #expect(machine.connectFailed(Self.refused, now: .zero) == .connect(endpoint: 2))
+        #expect(machine.connectFailed(Self.refused, now: .zero) == .wait(delay: .milliseconds(100)))
+        #expect(machine.timerFired(now: .milliseconds(100)) == .connect(endpoint: 0))
+        #expect(machine.connectFailed(Self.refused, now: .milliseconds(100)) == .connect(endpoint: 1))
+        machine.connected()
+        machine.welcomed()
+        // A session on endpoint 1 drops: wait, then that endpoint again first.
+        let dropped = ConnectionMachine.Failure(ClientError(.disconnected, "closed"))
+        #expect(machine.disconnected(dropped, now: .seconds(1)) == .wait(delay: .milliseconds(100)))
+        #expect(machine.timerFired(now: .seconds(2)) == .connect(endpoint: 1))
+        #expect(machine.connectFailed(Self.refused, now: .seconds(2)) == .connect(endpoint: 2))
+    }
+
+    @Test func theServersRetryHintWinsWhenLonger() {
+        var machine = ConnectionMachine(endpointCount: 1, policy: Self.policy)
+        machine.nextRandom = 0
+        _ = machine.start()
+        machine.connected()
+        let full = ConnectionMachine.Failure(ClientError(.server, "server_full"), retryAfter: .seconds(5))
+        #expect(machine.disconnected(full, now: .zero) == .wait(delay: .seconds(5)))
+    }
+
+    @Test func aFatalFailureStopsForGood() {
+        var machine = ConnectionMachine(endpointCount: 2, policy: Self.policy)
+        _ = machine.start()
+        let pin = ConnectionMachine.Failure(ClientError(.tls, "pin mismatch"), isFatal: true)
+        #expect(machine.connectFailed(pin, now: .zero) == .stop(pin.error))
+        #expect(machine.state == .stopped(pin.error))
+        #expect(machine.timerFired(now: .seconds(100)) == .none)
+    }
+
+    @Test func maxRoundsGivesUp() {
+        var policy = Self.policy
+        policy.maxRounds = 2
+        var machine = ConnectionMachine(endpointCount: 1, policy: policy)
+        _ = machine.start()
+        guard case .wait = machine.connectFailed(Self.refused, now: .zero) else {
+            Issue.record("expected a wait")
+            return
+        }
+        _ = machine.timerFired(now: .seconds(10))
+        #expect(machine.connectFailed(Self.refused, now: .seconds(10)) == .stop(Self.refused.error))
+    }
+}

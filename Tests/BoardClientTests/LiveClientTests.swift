@@ -1,0 +1,230 @@
+import BoardClient
+import BoardCore
+import BoardTesting
+import BoardTransport
+import BoardWire
+import Foundation
+import Testing
+
+/// The client library against a live in-process corkd over real TLS on 127.0.0.1 port 0.
+@Suite struct LiveClientTests {
+    static func configuration(_ server: TestServer, token: String? = nil, board: BoardID? = "main") -> ClientConfiguration {
+        var configuration = ClientConfiguration(
+            endpoints: [.init(host: "127.0.0.1", port: server.port)], trust: .pinned(server.fingerprint),
+            token: token ?? server.ownerToken, board: board)
+        configuration.reconnect = ReconnectPolicy(initial: .milliseconds(50), maximum: .milliseconds(500))
+        return configuration
+    }
+
+    /// Waits until the client's board is loaded, retrying while a fresh invite's membership is still being applied.
+    static func ready(_ client: BoardClient) async throws -> Board {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while true {
+            let result: Result<Board, ClientError>
+            do {
+                result = .success(try await client.ready(timeout: .seconds(10)))
+            } catch {
+                result = .failure(error)
+            }
+            switch result {
+            case .success(let board):
+                return board
+            case .failure(let failure):
+                let stillInviting = failure.server?.code == .notFound
+                guard stillInviting, ContinuousClock.now < deadline else { throw failure }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
+
+    @Test func anOpIsShownAtOnceCommittedAndSeenByAnotherClientWithADiff() async throws {
+        try await withTestServer { server in
+            let bobToken = try await server.invite("bob")
+            try await withClient(Self.configuration(server)) { alice in
+                try await withClient(Self.configuration(server, token: bobToken)) { bob in
+                    _ = try await alice.ready()
+                    _ = try await Self.ready(bob)
+                    var bobEvents = bob.events.makeAsyncIterator()
+                    let outcome = try await alice.perform(
+                        .addCard(AddCard(card: "k1", column: "todo", title: "Fix login", labels: [])))
+                    guard case .applied(let seq) = outcome else {
+                        Issue.record("expected applied, got \(outcome)")
+                        return
+                    }
+                    #expect(await alice.board?.cards["k1"]?.title == "Fix login")
+                    #expect(await alice.seq == seq)
+                    // Bob's stream: a board update whose diff inserts the card into TODO, and the activity.
+                    var sawInsert = false
+                    var sawActivity = false
+                    let deadline = ContinuousClock.now + .seconds(10)
+                    while !(sawInsert && sawActivity), ContinuousClock.now < deadline {
+                        guard let event = await bobEvents.next() else { break }
+                        switch event {
+                        case .board(let update):
+                            if update.diff.changes["todo"]?.inserted.contains(where: { $0.card.id == "k1" }) == true {
+                                sawInsert = true
+                                #expect(update.changedByOthers.contains("k1"))
+                            }
+                        case .activity(let activity):
+                            if activity.activity.kind == "card.add" {
+                                sawActivity = true
+                                #expect(!activity.isOwn)
+                                #expect(activity.activity.actor == "owner")
+                            }
+                        default: break
+                        }
+                    }
+                    #expect(sawInsert)
+                    #expect(sawActivity)
+                }
+            }
+        }
+    }
+
+    @Test func aRejectedOpRollsBackAndReportsTheCode() async throws {
+        try await withTestServer { server in
+            try await withClient(Self.configuration(server)) { client in
+                _ = try await client.ready()
+                let outcome = try await client.perform(.closeCard(card: "no-such-card"))
+                guard case .rejected(let reject) = outcome else {
+                    Issue.record("expected a reject, got \(outcome)")
+                    return
+                }
+                #expect(reject.code == .rejected(.notFound))
+                #expect(await client.pendingOps.isEmpty)
+            }
+        }
+    }
+
+    @Test func aConflictRejectCarriesTheServersCurrentDescription() async throws {
+        try await withTestServer { server in
+            try await withClient(Self.configuration(server)) { client in
+                _ = try await client.ready()
+                _ = try await client.perform(.addCard(AddCard(card: "d1", title: "Doc", description: "v1")))
+                let base = try #require(await client.board?.cards["d1"]?.descriptionSeq)
+                _ = try await client.perform(.editCard(EditCard(card: "d1", description: "v2", baseSeq: base)))
+                let outcome = try await client.perform(.editCard(EditCard(card: "d1", description: "v3", baseSeq: base)))
+                guard case .rejected(let reject) = outcome else {
+                    Issue.record("expected conflict, got \(outcome)")
+                    return
+                }
+                #expect(reject.code == .rejected(.conflict))
+                guard case .object(let current)? = reject.current else {
+                    Issue.record("conflict without current: \(reject)")
+                    return
+                }
+                #expect(current["description"] == .string("v2"))
+                #expect(await client.board?.cards["d1"]?.description == "v2")
+            }
+        }
+    }
+
+    @Test func tenClientsDoingRandomConcurrentOpsConvergeOnTheServersBoard() async throws {
+        try await withTestServer { server in
+            var tokens: [String] = [server.ownerToken]
+            for n in 1..<10 { tokens.append(try await server.invite(UserID("user\(n)"))) }
+            let tokenList = tokens
+            let hashes = try await withThrowingTaskGroup(of: (UInt64, String).self) { group in
+                for (n, token) in tokenList.enumerated() {
+                    group.addTask {
+                        try await withClient(Self.configuration(server, token: token)) { client in
+                            _ = try await Self.ready(client)
+                            var random = SplitMix(seed: UInt64(n + 1))
+                            var mine: [CardID] = []
+                            var muts: [UInt64] = []
+                            for step in 0..<30 {
+                                let board = try #require(await client.board)
+                                let op = RandomOps.next(board: board, client: n, step: step, mine: &mine, random: &random)
+                                muts.append(try await client.submit(op))
+                            }
+                            for mut in muts {
+                                do { _ = try await client.outcome(of: mut, timeout: .seconds(20)) } catch {
+                                    FileHandle.standardError.write("client \(n): \(await client.diagnostics())\n".data(using: .utf8)!)
+                                    throw error
+                                }
+                            }
+                            return try await Self.settle(client, server: server)
+                        }
+                    }
+                }
+                var all: [(UInt64, String)] = []
+                for try await result in group { all.append(result) }
+                return all
+            }
+            // The server's board, fresh from a snapshot.
+            let reference = try await withClient(Self.configuration(server)) { client in
+                let board = try await client.ready()
+                return (await client.seq, board.contentHash)
+            }
+            #expect(hashes.count == 10)
+            for (seq, hash) in hashes {
+                #expect(seq == reference.0)
+                #expect(hash == reference.1)
+            }
+        }
+    }
+
+    /// Waits until the client has caught up with the server's current seq and returns its (seq, hash).
+    static func settle(_ client: BoardClient, server: TestServer) async throws -> (UInt64, String) {
+        let deadline = ContinuousClock.now + .seconds(60)
+        // Other clients keep writing for a while; wait until the board's seq stops moving and nothing is pending.
+        var last: UInt64 = 0
+        var stable = 0
+        while ContinuousClock.now < deadline {
+            let seq = await client.seq
+            let pending = await client.pendingOps.count
+            let boards = try await client.boards()
+            let serverSeq = boards.first { $0.board == "main" }?.seq ?? 0
+            if seq == serverSeq, pending == 0, seq == last { stable += 1 } else { stable = 0 }
+            if stable >= 3 { break }
+            last = seq
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let board = try #require(await client.confirmedBoard)
+        return (await client.seq, board.contentHash)
+    }
+}
+
+/// A small deterministic generator for test ops.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func pick<T>(_ items: [T]) -> T? { items.isEmpty ? nil : items[Int(next() % UInt64(items.count))] }
+}
+
+/// Random ops of the kinds people make at once: adds, moves, edits, closes, archives, comments, chat.
+enum RandomOps {
+    static func next(board: Board, client: Int, step: Int, mine: inout [CardID], random: inout SplitMix) -> Op {
+        let cards = board.cards.values.filter { !$0.archived }.map(\.id).sorted()
+        let columns = board.columns.map(\.id)
+        let roll = random.next() % 100
+        if cards.count < 3 || roll < 20 {
+            let id = CardID("r\(client)-\(step)")
+            mine.append(id)
+            let column = random.pick(columns) ?? "todo"
+            return .addCard(AddCard(card: id, column: column, placement: Placement(index: Int(random.next() % 3)), title: "Card \(client).\(step)"))
+        }
+        let card = random.pick(cards)!
+        switch roll {
+        case 20..<55:
+            let target = random.pick(columns)!
+            let neighbours = board.cards(in: target).map(\.id).filter { $0 != card }
+            if let after = random.pick(neighbours), random.next() % 2 == 0 {
+                return .moveCard(card: card, column: target, placement: Placement(after: after))
+            }
+            return .moveCard(card: card, column: target, placement: Placement(index: Int(random.next() % 4)))
+        case 55..<75: return .editCard(EditCard(card: card, title: "Edited by \(client) at \(step)"))
+        case 75..<82: return .closeCard(card: card)
+        case 82..<88: return .archiveCard(card: card)
+        case 88..<94: return .addComment(card: card, comment: CommentID("m\(client)-\(step)"), text: "note \(step)")
+        default: return .chat(text: "client \(client) step \(step)")
+        }
+    }
+}
