@@ -1,0 +1,123 @@
+import BoardCore
+
+/// One activity record as one human sentence, for the chat-style feed and `cork watch`.
+///
+/// `alice moved #12 "Login bug" TODO → DOING`, `ci-bot commented on #7 "Build": build 512 passed`,
+/// `alice undid seq 11: moved #3 "Ship corkd" DOING → TODO`, and chat as `<alice> text`. Names come from the board
+/// after the change, else the board before it, else the record's own `changes`, else the ids. Titles are cut to
+/// `titleMax` characters and comment or chat text to `textMax`, with `…`. The result is one plain line: no colours
+/// and no control characters.
+public enum FeedSentence {
+    /// Longest card, label or milestone title shown, in characters (the `…` included).
+    public static let titleMax = FeedText.titleMax
+    /// Longest comment or chat text shown, in characters (the `…` included).
+    public static let textMax = FeedText.textMax
+
+    /// The sentence for `activity`, given the board after the change and, when known, the board before it.
+    public static func render(_ activity: Activity, after: Board, before: Board? = nil) -> String {
+        let actor = FeedText.oneLine(activity.actor.rawValue)
+        let names = FeedLookup(activity: activity, after: after, before: before)
+        if activity.kind == "chat" {
+            return "<\(actor)> \(FeedText.truncate(activity.text ?? "", max: textMax))"
+        }
+        var sentence = predicate(names)
+        if let undone = activity.undoOf { sentence = "undid seq \(undone): \(sentence)" }
+        if let warning = activity.warning { sentence += " (\(describe(warning: warning, names)))" }
+        return "\(actor) \(sentence)"
+    }
+
+    /// What the actor did, without the actor: `moved #12 "Login bug" TODO → DOING`.
+    static func predicate(_ n: FeedLookup) -> String {
+        let kind = n.activity.kind
+        if kind.hasPrefix("card.") || kind.hasPrefix("checklist.") || kind.hasPrefix("comment.") {
+            return cardPredicate(n)
+        }
+        switch kind {
+        case "board.rename":
+            return "renamed the board \(quoted(n.old("name"))) → \(quoted(n.new("name")))"
+        case "member.set": return memberSet(n)
+        case "member.remove": return "removed \(n.activity.member?.rawValue ?? "a member") from the board"
+        case "column.add": return "added column \(n.subjectColumn)"
+        case "column.rename": return "renamed column \(n.old("name") ?? "?") → \(n.new("name") ?? n.subjectColumn)"
+        case "column.move":
+            let position = n.change("index")?.new.int.map { " to position \($0 + 1)" } ?? ""
+            return "moved column \(n.subjectColumn)\(position)"
+        case "column.remove": return "removed column \(n.subjectColumn)"
+        case "column.wip": return wip(n)
+        case "label.create":
+            let color = n.new("color").map { " (\($0))" } ?? ""
+            return "created label \(n.subjectLabel)\(color)"
+        case "label.update": return labelUpdate(n)
+        case "label.delete": return "deleted label \(n.subjectLabel)"
+        case "milestone.create":
+            let due = n.new("due").map { " due \($0)" } ?? ""
+            return "created milestone \(FeedText.quotedTitle(n.subjectMilestone))\(due)"
+        case "milestone.update": return milestoneUpdate(n)
+        case "milestone.close": return "closed milestone \(FeedText.quotedTitle(n.subjectMilestone))"
+        case "milestone.reopen": return "reopened milestone \(FeedText.quotedTitle(n.subjectMilestone))"
+        case "milestone.delete": return "deleted milestone \(FeedText.quotedTitle(n.subjectMilestone))"
+        default: return "made a change (\(FeedText.truncate(kind, max: titleMax)))"
+        }
+    }
+
+    /// `"text"` cut to `titleMax`, or `""` for nothing.
+    static func quoted(_ text: String?) -> String { FeedText.quotedTitle(text ?? "") }
+
+    private static func memberSet(_ n: FeedLookup) -> String {
+        let user = n.activity.member?.rawValue ?? "a member"
+        let name = n.new("name").flatMap { $0.isEmpty ? nil : " (\(FeedText.truncate($0, max: titleMax)))" } ?? ""
+        if let role = n.change("role") {
+            if role.old == .null { return "added \(user) as \(role.new.text ?? "member")\(name)" }
+            return "changed \(user)'s role \(role.old.text ?? "?") → \(role.new.text ?? "?")"
+        }
+        if let change = n.change("name") {
+            if change.new.text?.isEmpty ?? true { return "cleared the display name of \(user)" }
+            return "renamed member \(user) \(quoted(change.old.text)) → \(quoted(change.new.text))"
+        }
+        return "updated member \(user)"
+    }
+
+    private static func wip(_ n: FeedLookup) -> String {
+        guard let limit = n.change("wip_limit")?.new.int else {
+            return "cleared the WIP limit of \(n.subjectColumn)"
+        }
+        let hard = n.change("wip_hard")?.new.bool
+            ?? n.activity.column.flatMap { n.after.column($0)?.wip?.hard } ?? false
+        return "set the WIP limit of \(n.subjectColumn) to \(limit) (\(hard ? "hard" : "soft"))"
+    }
+
+    private static func labelUpdate(_ n: FeedLookup) -> String {
+        var parts: [String] = []
+        if let name = n.change("name") {
+            parts.append("renamed label \(name.old.text ?? "?") → \(name.new.text ?? "?")")
+        }
+        if let color = n.change("color") {
+            let subject = parts.isEmpty ? "label \(n.subjectLabel)" : "it"
+            parts.append("recoloured \(subject) \(color.old.text ?? "?") → \(color.new.text ?? "?")")
+        }
+        return parts.isEmpty ? "updated label \(n.subjectLabel)" : parts.joined(separator: " and ")
+    }
+
+    private static func milestoneUpdate(_ n: FeedLookup) -> String {
+        let subject = FeedText.quotedTitle(n.subjectMilestone)
+        let fields = ["title", "description", "due"].filter { n.change($0) != nil }
+        if fields == ["title"] { return "renamed milestone \(quoted(n.old("title"))) → \(quoted(n.new("title")))" }
+        if fields == ["due"] {
+            if let due = n.new("due") { return "set the due date of milestone \(subject) to \(due)" }
+            return "cleared the due date of milestone \(subject)"
+        }
+        if fields == ["description"] { return "edited the description of milestone \(subject)" }
+        var clauses: [String] = []
+        if n.change("title") != nil { clauses.append("title \(quoted(n.old("title"))) → \(quoted(n.new("title")))") }
+        if n.change("description") != nil { clauses.append("description") }
+        if n.change("due") != nil { clauses.append(n.new("due").map { "due \($0)" } ?? "due cleared") }
+        if clauses.isEmpty { return "updated milestone \(subject)" }
+        return "updated milestone \(subject): \(clauses.joined(separator: ", "))"
+    }
+
+    private static func describe(warning: String, _ n: FeedLookup) -> String {
+        guard warning == "wip_exceeded" else { return "warning: \(FeedText.truncate(warning, max: titleMax))" }
+        let column = n.activity.card.flatMap { n.after.cards[$0]?.column }.map { n.column($0) }
+        return "\(column ?? "the column") is over its WIP limit"
+    }
+}

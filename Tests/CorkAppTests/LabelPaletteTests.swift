@@ -1,0 +1,69 @@
+import BoardCore
+import Testing
+
+@testable import CorkApp
+
+@Suite struct LabelPaletteTests {
+    @Test func knownNamesGetGitHubColours() {
+        #expect(LabelPalette.color(forName: "bug").description == "#d73a4a")
+        #expect(LabelPalette.color(forName: " Bug ").description == "#d73a4a")
+        #expect(LabelPalette.color(forName: "docs").description == "#0075ca")
+        #expect(LabelPalette.color(forName: "documentation").description == "#0075ca")
+        #expect(LabelPalette.color(forName: "enhancement").description == "#a2eeef")
+        #expect(LabelPalette.color(forName: "FEATURE").description == "#a2eeef")
+        #expect(LabelPalette.color(forName: "question").description == "#d876e3")
+    }
+
+    @Test func otherNamesGetAStablePalettePick() {
+        // FNV-1a is fixed: these values pin it, so a change to the hash (or to hashValue) fails here.
+        #expect(LabelPalette.stableHash("") == 0xcbf2_9ce4_8422_2325)
+        #expect(LabelPalette.stableHash("a") == 0xaf63_dc4c_8601_ec8c)
+        let color = LabelPalette.color(forName: "backend")
+        #expect(LabelPalette.palette.contains(color))
+        #expect(LabelPalette.color(forName: "Backend") == color)
+        let index = Int(LabelPalette.stableHash("backend") % UInt64(LabelPalette.palette.count))
+        #expect(color == LabelPalette.palette[index])
+    }
+
+    @Test func namesSpreadOverThePalette() {
+        let names = (0..<200).map { "label-\($0)" }
+        let used = Set(names.map(LabelPalette.color(forName:)))
+        #expect(used.count >= LabelPalette.palette.count - 2)
+    }
+
+    @Test func labelIDsFromNames() {
+        #expect(LabelPalette.labelID(forName: "Bug") == "bug")
+        #expect(LabelPalette.labelID(forName: "good first issue") == "good-first-issue")
+        #expect(LabelPalette.labelID(forName: "C++ / UI") == "c-----ui")
+        #expect(LabelPalette.labelID(forName: "v1.0_rc") == "v1.0_rc")
+        #expect(LabelPalette.labelID(forName: "Ünïcode 🐛") == "-n-code--")
+        #expect(LabelPalette.labelID(forName: "   ") == "label")
+        let long = LabelPalette.labelID(forName: String(repeating: "x", count: 100))
+        #expect(long.rawValue.count == 64)
+        for name in ["Bug", "C++ / UI", "Ünïcode 🐛", "", String(repeating: "é", count: 80)] {
+            #expect(LabelPalette.labelID(forName: name).isValid, "\(name)")
+        }
+    }
+
+    @Test func newLabelIDAvoidsTakenIDs() {
+        var t = TestBoard.standard()
+        #expect(LabelPalette.newLabelID(forName: "BUG", on: t.board) == "bug-2")
+        #expect(LabelPalette.newLabelID(forName: "perf", on: t.board) == "perf")
+        t.apply(.createLabel(label: "bug-2", name: "Bug two", color: LabelPalette.color(forName: "x")))
+        #expect(LabelPalette.newLabelID(forName: "bug", on: t.board) == "bug-3")
+        let long = String(repeating: "y", count: 64)
+        t.apply(.createLabel(label: LabelID(long), name: "long", color: LabelPalette.color(forName: "x")))
+        let next = LabelPalette.newLabelID(forName: long, on: t.board)
+        #expect(next.rawValue == String(repeating: "y", count: 62) + "-2")
+        #expect(next.isValid)
+    }
+
+    @Test func aLabelMadeByNameIsAcceptedByTheReducer() {
+        var t = TestBoard.standard()
+        let name = "Needs Review!"
+        t.apply(.createLabel(
+            label: LabelPalette.newLabelID(forName: name, on: t.board), name: name,
+            color: LabelPalette.color(forName: name)))
+        #expect(t.board.label(named: "needs review!")?.id == "needs-review-")
+    }
+}
