@@ -133,7 +133,8 @@ extension BoardActor {
         let limit = max(1, min(limit, configuration.limits.historyPageMax))
         do {
             let events = try await store.history(id, card: card, before: before, limit: limit + 1)
-            let page = events.prefix(limit).map(\.activity)
+            // The store reads newest first; a page is oldest first (Protocol.md, "history").
+            let page = events.prefix(limit).map(\.activity).reversed()
             session.outbox.send(
                 Lines.line(.history(ServerMessage.HistoryPage(req: req, board: id, activities: Array(page), more: events.count > limit))))
         } catch {

@@ -223,15 +223,15 @@ import Testing
             try await probe.send(#"{"type":"history","req":1,"board":"main","limit":3}"#)
             let page = try await probe.expect(type: "history")
             let seqs = (page["activities"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int }
-            #expect(seqs == [7, 6, 5])
+            #expect(seqs == [5, 6, 7])
             #expect(page["more"] as? Bool == true)
             try await probe.send(#"{"type":"history","req":2,"board":"main","before":5,"limit":10}"#)
             let rest = try await probe.expect(type: "history")
-            #expect((rest["activities"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [4, 3, 2, 1])
+            #expect((rest["activities"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [1, 2, 3, 4])
             #expect(rest["more"] as? Bool == false)
             try await probe.send(#"{"type":"history","req":3,"board":"main","card":"k1"}"#)
             let card = try await probe.expect(type: "history")
-            #expect((card["activities"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } == ["comment.add", "card.add"])
+            #expect((card["activities"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } == ["card.add", "comment.add"])
             await probe.close()
         }
     }
