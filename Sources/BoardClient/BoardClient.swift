@@ -241,7 +241,29 @@ public actor BoardClient {
     }
 
     /// Waits until the board is loaded and the subscription is live; returns the board as shown.
-    public func ready(timeout: Duration = .seconds(30)) async throws(ClientError) -> Board {
+    ///
+    /// A board the user cannot see fails with the server's `not_found`. With `membershipGrace`, `not_found` is
+    /// retried for that long first: a fresh `corkd invite` reaches the board within a second or so, and a bot
+    /// started right after its invite should not fail for it.
+    public func ready(
+        timeout: Duration = .seconds(30), membershipGrace: Duration = .zero
+    ) async throws(ClientError) -> Board {
+        let graceEnd = ContinuousClock.now + membershipGrace
+        while true {
+            do {
+                return try await readyOnce(timeout: timeout)
+            } catch {
+                guard error.server?.code == .notFound, ContinuousClock.now < graceEnd else { throw error }
+            }
+            do {
+                try await Task.sleep(for: .milliseconds(200))
+            } catch {
+                throw ClientError(.stopped, "cancelled while waiting for the board")
+            }
+        }
+    }
+
+    func readyOnce(timeout: Duration) async throws(ClientError) -> Board {
         if isSubscribed, let board = replica?.view { return board }
         if isStopped { throw stoppedError() }
         guard boardID != nil else { throw ClientError(.invalidArgument, "no board to wait for") }
