@@ -20,15 +20,7 @@ extension BoardClient {
                 setConnectionState(.connecting(endpoint: endpoint.description))
                 let connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>
                 do {
-                    if let connector = configuration.connector {
-                        connection = try await connector(endpoint)
-                    } else {
-                    var limits = TransportLimits.client
-                    limits.handshakeTimeout = .nanoseconds(Int64(configuration.connectTimeout.seconds * 1e9))
-                    connection = try await Transport.connect(
-                        host: endpoint.host, port: endpoint.port, group: configuration.eventLoopGroup, tls: tls,
-                        serverHostname: configuration.serverHostname, limits: limits)
-                    }
+                    connection = try await open(endpoint)
                 } catch {
                     if isStopped { return }
                     let failure = BoardClient.classify(error, endpoint: endpoint)
@@ -59,6 +51,16 @@ extension BoardClient {
                 return
             }
         }
+    }
+
+    /// Dials `endpoint`: the configured connector, or TLS over TCP.
+    func open(_ endpoint: ClientConfiguration.Endpoint) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        if let connector = configuration.connector { return try await connector(endpoint) }
+        var limits = TransportLimits.client
+        limits.handshakeTimeout = .nanoseconds(Int64(configuration.connectTimeout.seconds * 1e9))
+        return try await Transport.connect(
+            host: endpoint.host, port: endpoint.port, group: configuration.eventLoopGroup, tls: tls,
+            serverHostname: configuration.serverHostname, limits: limits)
     }
 
     /// One session on an open TLS connection: `hello`, then lines until the connection ends. Returns why it ended.

@@ -65,6 +65,38 @@ import Testing
         }
     }
 
+    @Test func aDownAddressIsSkippedForTheNextOne() async throws {
+        try await withTestServer { server in
+            var configuration = Self.configuration(server)
+            configuration.endpoints.insert(.init(host: "127.0.0.1", port: 1), at: 0)
+            try await withClient(configuration) { client in
+                let board = try await client.ready()
+                #expect(board.id == "main")
+                guard case .connected(let endpoint, _) = await client.state else {
+                    Issue.record("not connected: \(await client.state)")
+                    return
+                }
+                #expect(endpoint == "127.0.0.1:\(server.port)")
+            }
+        }
+    }
+
+    @Test func aCertificateThatDoesNotMatchThePinStopsTheClientWithoutRetrying() async throws {
+        try await withTestServer { server in
+            var configuration = Self.configuration(server)
+            configuration.trust = .pinned(Fingerprint(derBytes: [1, 2, 3]))
+            try await withClient(configuration) { client in
+                do {
+                    _ = try await client.ready(timeout: .seconds(10))
+                    Issue.record("connected despite a wrong pin")
+                } catch let error as ClientError {
+                    #expect(error.code == .tls)
+                    #expect(error.isFatal)
+                }
+            }
+        }
+    }
+
     @Test func aRejectedOpRollsBackAndReportsTheCode() async throws {
         try await withTestServer { server in
             try await withClient(Self.configuration(server)) { client in
