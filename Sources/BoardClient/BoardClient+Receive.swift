@@ -210,6 +210,7 @@ extension BoardClient {
             detached[mut] = again
         }
         retries[mut] = triesLeft
+        resent[op.mut] = mut
         if let waiters = opWaiters.removeValue(forKey: op.mut) { opWaiters[mut] = waiters }
         try? saveJournal()
         let now = elapsed.seconds

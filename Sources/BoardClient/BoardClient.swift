@@ -70,6 +70,8 @@ public actor BoardClient {
     /// Outcomes of recent ops, so ``outcome(of:timeout:)`` answers after the fact (the last `finishedKept`).
     var finished: [UInt64: OpOutcome] = [:]
     var finishedOrder: [UInt64] = []
+    /// Ops sent again under a new mutation id after a retryable reject: old id → new id.
+    var resent: [UInt64: UInt64] = [:]
     let finishedKept = 10_000
     var readyWaiters: [Waiter<Board>] = []
     var timerWake: CheckedContinuation<Void, Never>?
@@ -172,7 +174,9 @@ public actor BoardClient {
     }
 
     /// Waits for the outcome of the op with mutation id `mut`.
-    public func outcome(of mut: UInt64, timeout: Duration = .seconds(30)) async throws(ClientError) -> OpOutcome {
+    public func outcome(of original: UInt64, timeout: Duration = .seconds(30)) async throws(ClientError) -> OpOutcome {
+        var mut = original
+        while let next = resent[mut] { mut = next }
         if let done = finished[mut] { return done }
         guard pendingOps.contains(where: { $0.mut == mut }) else {
             throw ClientError(.invalidArgument, "no unfinished op with mutation id \(mut)")

@@ -8,10 +8,12 @@ struct TokenBucket: Sendable {
     private var tokens: Double
     private var last: Double?
 
-    init(rate: Double, burst: Double) {
+    /// A bucket holding `initial` tokens (the server's bucket for this user may already be low: another connection
+    /// of the same user, or the one that just dropped, may have used it).
+    init(rate: Double, burst: Double, initial: Double = 1) {
         self.rate = max(rate, 0.001)
         self.burst = max(burst, 1)
-        self.tokens = self.burst
+        self.tokens = min(max(initial, 0), self.burst)
     }
 
     /// Takes one token at `now` if there is one.

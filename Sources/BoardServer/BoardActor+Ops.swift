@@ -6,7 +6,11 @@ import NIOCore
 extension BoardActor {
     /// Applies one op from a session, exactly once per (user, client id, mut). Replies go to the session's outbox:
     /// `reject` at once, `ack` with `noop` at once, otherwise `ack` and the delta once the change is durable.
-    func submit(_ request: OpRequest, mut: UInt64, from session: SessionRef) async {
+    ///
+    /// `rateLimited` is the session's verdict from the user's token bucket (the wait in ms when it was empty). It is
+    /// applied only after the exactly-once checks: a resend of an applied op is answered with its original ack even
+    /// when the user is over the rate, so a client that re-sends a rate-limited op under a new mut never doubles it.
+    func submit(_ request: OpRequest, mut: UInt64, from session: SessionRef, rateLimited: UInt64? = nil) async {
         guard let member = head.members[session.user] else {
             session.outbox.send(Lines.error(WireError(.notFound, "no board \(id)", board: id, mut: mut)))
             return
@@ -39,6 +43,12 @@ extension BoardActor {
         }
         if let last = lastMut[key], mut <= last {
             await answerResend(session, mut: mut)
+            return
+        }
+        if let wait = rateLimited {
+            reject(
+                session, mut, .rateLimited, "over \(configuration.limits.rateOpsPerS) ops/s; retry in \(wait) ms",
+                retryAfterMs: wait)
             return
         }
         var resolved: (op: Op, undoOf: UInt64?)

@@ -33,7 +33,8 @@ extension Session {
             outbox.send(Lines.line(.ok(ServerMessage.Ok(req: request.req, board: request.board))))
         case .op(let request):
             let now = context.clock.now().milliseconds
-            if let wait = await context.limiter.take(ref.user, nowMs: now) {
+            let wait = await context.limiter.take(ref.user, nowMs: now)
+            if wait != nil {
                 let since = limitedSince ?? now
                 limitedSince = since
                 if now - since >= Int64(context.configuration.limits.rateCloseMs) {
@@ -41,18 +42,13 @@ extension Session {
                     outbox.sendAndClose(Lines.error(WireError(.tooManyErrors, "rate limited without a break for too long")))
                     return
                 }
-                outbox.send(
-                    Lines.line(
-                        .reject(
-                            ServerMessage.Reject(
-                                board: request.board, mut: request.mut, code: .rateLimited,
-                                message: "over \(context.configuration.limits.rateOpsPerS) ops/s", retryAfterMs: wait))))
-                return
+            } else {
+                limitedSince = nil
             }
-            limitedSince = nil
             guard let board = await member(request.board, ref, mut: request.mut) else { return }
             touched.insert(request.board)
-            await board.submit(request.op, mut: request.mut, from: ref)
+            // The board checks exactly-once first, then the rate verdict (see BoardActor.submit).
+            await board.submit(request.op, mut: request.mut, from: ref, rateLimited: wait)
         case .fetch(let request):
             guard let board = await member(request.board, ref, req: request.req) else { return }
             await board.fetch(ref, from: request.from, to: request.to, req: request.req)

@@ -142,6 +142,25 @@ import Testing
         }
     }
 
+    @Test func aResendOfAnAppliedOpIsAnsweredWithItsAckEvenOverTheRate() async throws {
+        // Otherwise a client that re-sends rate-limited ops under new muts would apply this one twice.
+        try await withTestServer(clock: FrozenClock(), configure: { $0.limits.rateOpsPerS = 2; $0.limits.rateBurst = 2 }) { server in
+            let probe = try await server.connect(clientID: "c-1")
+            for mut in 1...2 {
+                try await probe.send(#"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"chat","text":"\#(mut)"}}"#)
+                _ = try await probe.expect(type: "ack")
+            }
+            try await probe.send(#"{"type":"op","board":"main","mut":3,"op":{"kind":"chat","text":"3"}}"#)
+            let limited = try await probe.expect(type: "reject")
+            #expect(limited["code"] as? String == "rate_limited")
+            try await probe.send(#"{"type":"op","board":"main","mut":2,"op":{"kind":"chat","text":"2"}}"#)
+            let again = try await probe.expect(type: "ack")
+            #expect(again["mut"] as? Int == 2)
+            #expect(again["seq"] as? Int == 2)
+            await probe.close()
+        }
+    }
+
     @Test func unauthenticatedConnectionsPerAddressAreCapped() async throws {
         try await withTestServer(configure: { $0.limits.preauthPerIP = 2 }) { server in
             let first = try await server.connect(hello: false)
