@@ -266,8 +266,15 @@ enum RandomOps {
                             try await Task.sleep(for: .milliseconds(10))
                         }
                         for mut in muts {
-                            guard case .applied = try await alice.outcome(of: mut, timeout: .seconds(60)) else {
-                                Issue.record("op \(mut) was not applied")
+                            let outcome: OpOutcome
+                            do {
+                                outcome = try await alice.outcome(of: mut, timeout: .seconds(60))
+                            } catch {
+                                Issue.record("op \(mut): \(error); alice: \(await alice.diagnostics())")
+                                throw error
+                            }
+                            guard case .applied = outcome else {
+                                Issue.record("op \(mut) was not applied: \(outcome)")
                                 return
                             }
                         }
