@@ -131,10 +131,7 @@ extension BoardClient {
         if let rejection = result.diverged {
             // The replica no longer matches the server's board: start over from a snapshot.
             logger.debug("replica diverged; resubscribing", metadata: ["reason": "\(rejection)"])
-            replica = Replica(board: delta.board, user: replica!.user)
-            replica!.clientID = clientID
-            isSubscribed = false
-            subscribe()
+            resubscribeFresh()
             return
         }
         if let gap = result.gap { requestFetch(gap) }
@@ -254,15 +251,21 @@ extension BoardClient {
             for waiter in opWaiters.removeValue(forKey: mut) ?? [] { waiter.resolve(.failure(.server(error))) }
             return
         } else if error.code == .resyncRequired, let boardID, error.board == boardID {
-            replica = Replica(board: boardID, user: welcome?.user ?? "")
-            replica!.clientID = clientID
-            isSubscribed = false
-            subscribe()
+            resubscribeFresh()
             return
         } else if error.code == .notFound, error.board == boardID {
             isSubscribed = false
         }
         eventSink.yield(.serverError(error))
+    }
+
+    /// Drops the confirmed board and subscribes again without `since` (a snapshot follows). Pending ops are kept:
+    /// they move aside and go back on top of the snapshot.
+    func resubscribeFresh() {
+        for op in replica?.pending ?? [] { detached[op.mut] = op }
+        replica = nil
+        isSubscribed = false
+        subscribe()
     }
 
     /// Resolves the request the message answers.

@@ -94,6 +94,40 @@ import Testing
         }
     }
 
+    @Test func aDeltaThatDoesNotApplyMakesTheClientStartOverFromASnapshotKeepingItsPendingOps() async throws {
+        let server = FakeServer()
+        var accepted = server.connections.makeAsyncIterator()
+        try await withClient(server.configuration()) { client in
+            let connection = FakeConnection(channel: try #require(await accepted.next()))
+            _ = try await connection.read()
+            try await connection.welcome(clientID: "cid-3")
+            guard case .subscribe(let first) = try await connection.read() else { throw FakeUnexpected(description: "no subscribe") }
+            let board = ReplicaTests.board()
+            try await connection.send(.snapshot(ServerMessage.Snapshot(req: first.req, board: "main", seq: 1, epoch: "e1", reason: .initial, state: board)))
+            try await connection.send(.subscribed(ServerMessage.Subscribed(req: first.req, board: "main", seq: 1, epoch: "e1")))
+            _ = try await client.ready(timeout: .seconds(5))
+            let mut = try await client.submit(.editCard(EditCard(card: "c1", title: "Mine")))
+            _ = try await connection.expect("op", { if case .op = $0 { true } else { false } })
+            // A delta about a card the replica does not have: it has diverged.
+            let bogus = ServerMessage.Delta(
+                board: "main", seq: 2, at: Self.t0, actor: "alice", op: .closeCard(card: "ghost"),
+                activity: Activity(seq: 2, at: Self.t0, actor: "alice", kind: "card.close", changes: [:]))
+            try await connection.send(.delta(bogus))
+            guard case .subscribe(let again) = try await connection.expect("a fresh subscribe", { if case .subscribe = $0 { true } else { false } })
+            else { throw FakeUnexpected(description: "no resubscribe") }
+            #expect(again.since == nil)
+            var fixed = board
+            _ = fixed.apply(.closeCard(card: "c1"), context: ApplyContext(actor: "alice", role: .owner, now: Self.t0, seq: 2))
+            try await connection.send(.snapshot(ServerMessage.Snapshot(req: again.req, board: "main", seq: 2, epoch: "e1", reason: .initial, state: fixed)))
+            try await connection.send(.subscribed(ServerMessage.Subscribed(req: again.req, board: "main", seq: 2, epoch: "e1")))
+            let deadline = ContinuousClock.now + .seconds(5)
+            while await client.seq < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(await client.board?.cards["c1"]?.closed == true)
+            #expect(await client.board?.cards["c1"]?.title == "Mine")
+            #expect(await client.pendingOps.map(\.mut) == [mut])
+        }
+    }
+
     @Test func aFatalServerErrorStopsTheClientWithItsCode() async throws {
         let server = FakeServer()
         var accepted = server.connections.makeAsyncIterator()
