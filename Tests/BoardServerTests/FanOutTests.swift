@@ -74,13 +74,11 @@ import Testing
 
     @Test func theServerPingsAndClosesASilentConnectionAfterTwoIntervals() async throws {
         try await withTestServer(configure: { $0.limits.heartbeatMs = 200 }) { server in
+            // Order, not timing (no timing assertions in tests): pinged first, then closed, within the probe's bound.
             let silent = try await server.connect()
-            let started = ContinuousClock.now
             let lines = try await silent.expectClose()
-            let elapsed = ContinuousClock.now - started
-            #expect(lines.contains { $0.contains(#""type":"ping""#) })
-            #expect(elapsed >= .milliseconds(300))
-            #expect(elapsed < .seconds(3))
+            let ping = lines.firstIndex { $0.contains(#""type":"ping""#) }
+            #expect(ping != nil, "closed without a ping first: \(lines)")
         }
     }
 
