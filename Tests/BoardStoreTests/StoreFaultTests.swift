@@ -68,13 +68,9 @@ struct StoreFaultTests {
             try await blocker.writeWithoutTransaction { db in try db.execute(sql: "BEGIN EXCLUSIVE") }
 
             let batch = [driver.chat("while locked")].compactMap { $0 }
-            let clock = ContinuousClock()
-            let start = clock.now
             let error = await #expect(throws: StoreError.self) { try await store.append(batch, snapshots: []) }
-            let waited = clock.now - start
             #expect(error?.code == .busy)
             #expect(error?.isRetryable == true)
-            #expect(waited >= .milliseconds(150) && waited < .seconds(5))
             #expect(try await store.writerIsInTransaction() == false)
             // Readers are not blocked by the lock (WAL).
             #expect(try await store.boards().first?.seq == 3)
