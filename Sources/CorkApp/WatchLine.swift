@@ -13,14 +13,26 @@ import BoardWire
 public enum WatchLine {
     /// An activity event as one JSON line.
     public static func json(_ event: ActivityEvent) -> String {
-        CorkJSON.line(DeltaLine(event))
+        json(event.activity, board: event.board, isOwn: event.isOwn)
+    }
+
+    /// A committed change as one JSON line; `board` is the board right after it.
+    public static func json(_ activity: Activity, board: Board, isOwn: Bool) -> String {
+        CorkJSON.line(DeltaLine(activity: activity, board: board, isOwn: isOwn))
     }
 
     /// A presence event as one JSON line.
     public static func json(_ event: PresenceEvent, board: BoardID) -> String {
-        switch event.change {
+        json(event.change, sessions: event.sessions, board: board)
+    }
+
+    /// A presence change as one JSON line; `sessions` is everyone present after it.
+    public static func json(
+        _ change: PresenceEvent.Change, sessions: [SessionID: ServerMessage.PresenceEntry], board: BoardID
+    ) -> String {
+        switch change {
         case .state:
-            let sessions = event.sessions.values.sorted { $0.session < $1.session }
+            let sessions = sessions.values.sorted { $0.session < $1.session }
             return CorkJSON.line(PresenceStateLine(board: board, sessions: sessions))
         case .updated(let entry):
             return CorkJSON.line(PresenceLine(type: "presence", board: board, entry: entry))
@@ -32,19 +44,31 @@ public enum WatchLine {
 
     /// An activity event as a sentence (FeedSentence), with its seq: `[12] alice moved #3 "Ship" TODO → DOING`.
     public static func text(_ event: ActivityEvent, before: Board?) -> String {
-        "[\(event.activity.seq)] " + FeedSentence.render(event.activity, after: event.board, before: before)
+        text(event.activity, after: event.board, before: before)
     }
 
-    /// A presence event as a sentence, or nil for the initial full state when only the user is there.
+    /// A committed change as a sentence with its seq, given the boards after and before it.
+    public static func text(_ activity: Activity, after: Board, before: Board?) -> String {
+        "[\(activity.seq)] " + FeedSentence.render(activity, after: after, before: before)
+    }
+
+    /// A presence event as a sentence.
     public static func text(_ event: PresenceEvent, board: Board?) -> String? {
+        text(event.change, sessions: event.sessions, board: board)
+    }
+
+    /// A presence change as a sentence: `here: alice, bob`, `bob is editing #3 "Ship"`, `bob left`.
+    public static func text(
+        _ change: PresenceEvent.Change, sessions: [SessionID: ServerMessage.PresenceEntry], board: Board?
+    ) -> String? {
         func cardName(_ id: CardID?) -> String {
             guard let id else { return "" }
             if let card = board?.cards[id] { return " #\(card.number) \(FeedText.quotedTitle(card.title))" }
             return " \(id)"
         }
-        switch event.change {
+        switch change {
         case .state:
-            let users = Set(event.sessions.values.map(\.user.rawValue)).sorted()
+            let users = Set(sessions.values.map(\.user.rawValue)).sorted()
             return "here: \(users.joined(separator: ", "))"
         case .updated(let entry):
             let away = entry.away == true ? " (away)" : ""
@@ -83,12 +107,12 @@ public enum WatchLine {
         var number: Int?
         var own: Bool
 
-        init(_ event: ActivityEvent) {
-            type = event.activity.kind == "chat" ? "chat" : "delta"
-            board = event.board.id
-            activity = event.activity
-            number = event.activity.card.flatMap { event.board.cards[$0]?.number }
-            own = event.isOwn
+        init(activity: Activity, board: Board, isOwn: Bool) {
+            type = activity.kind == "chat" ? "chat" : "delta"
+            self.board = board.id
+            self.activity = activity
+            number = activity.card.flatMap { board.cards[$0]?.number }
+            own = isOwn
         }
 
         enum Key: String, CodingKey { case type, board, number, own }
