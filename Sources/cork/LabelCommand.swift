@@ -6,7 +6,10 @@ import CorkApp
 struct LabelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "label", abstract: "Put labels on a card (+NAME or NAME) or take them off (-NAME).",
-        discussion: "Options go before CARD: everything after it is a label change. Missing labels are created.")
+        discussion: """
+            Everything after CARD is a label change except --json; other options go before CARD. Missing labels are \
+            created.
+            """)
 
     @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Print JSON.") var json = false
@@ -15,14 +18,14 @@ struct LabelCommand: AsyncParsableCommand {
     var changes: [String] = []
 
     func validate() throws {
-        if let option = changes.first(where: { $0.hasPrefix("--") }) {
-            throw ValidationError("\(option): options go before CARD; after it come only +NAME and -NAME")
+        if let option = changes.first(where: { $0.hasPrefix("--") && $0 != "--json" }) {
+            throw ValidationError("\(option): options go before CARD; after it come only +NAME, -NAME and --json")
         }
     }
 
     func run() async throws {
-        let edit = try LabelEdit(arguments: changes)
-        let card = card
+        let edit = try LabelEdit(arguments: changes.filter { $0 != "--json" })
+        let (card, json) = (card, json || changes.contains("--json"))
         try await CardChange.run(connection, json: json, verb: "labelled") { board throws(CorkFailure) in
             let found = try CardOps.card(card, on: board)
             return (found.id, try edit.ops(for: found, on: board))
