@@ -170,7 +170,8 @@ let package = Package(
             ]),
         .testTarget(
             name: "CorkAppTests",
-            dependencies: ["CorkApp", "BoardClient", "BoardTesting", "BoardWire", "BoardCore"]),
+            dependencies: ["CorkApp", "BoardClient", "BoardTesting", "BoardWire", "BoardCore"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "ExamplesTests",
             dependencies: ["BoardTesting", "BoardTransport", "BoardWire", "BoardCore"]),

@@ -32,7 +32,11 @@ public final class SpawnedProcess {
     private let input: Pipe?
 
     /// Launches `executable` with `arguments`; stdout and stderr go to `name.out` / `name.err` in `logDirectory`.
-    public init(executable: URL, arguments: [String], logDirectory: URL, name: String, withInput: Bool = false) throws {
+    /// `environment`, when given, is the child's whole environment (default: this process's).
+    public init(
+        executable: URL, arguments: [String], logDirectory: URL, name: String, withInput: Bool = false,
+        environment: [String: String]? = nil
+    ) throws {
         SpawnedProcess.ignoreSIGPIPE
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw TestFailure("\(executable.path) is missing or not executable")
@@ -52,6 +56,7 @@ public final class SpawnedProcess {
         process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let environment { process.environment = environment }
         process.standardOutput = out
         process.standardError = err
         if withInput {
@@ -129,14 +134,15 @@ public final class SpawnedProcess {
         public var standardError: String
     }
 
-    /// Runs a command to completion, bounded by `timeout` (then it is killed and this throws).
+    /// Runs a command to completion, bounded by `timeout` (then it is killed and this throws). `environment`,
+    /// when given, is the child's whole environment.
     public static func run(
         _ executable: URL, _ arguments: [String], input: String? = nil, timeout: Duration = .seconds(20),
-        logDirectory: URL, name: String
+        logDirectory: URL, name: String, environment: [String: String]? = nil
     ) async throws -> Result {
         let child = try SpawnedProcess(
             executable: executable, arguments: arguments, logDirectory: logDirectory, name: name,
-            withInput: input != nil)
+            withInput: input != nil, environment: environment)
         defer { child.killAndReap() }
         if let input {
             try? child.write(input)

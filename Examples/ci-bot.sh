@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# ci-bot.sh — report a CI build on its Corkboard card.
+#
+# Posts "build passed|failed: MESSAGE" as a comment on the card with external reference REF (adding the card first
+# when the board has none), then moves it to DONE on pass, or back to DOING on fail. It uses only `cork … --json`
+# and cork's exit codes (0 ok, 2 usage, 3 rejected, 4 cannot connect, 5 not found); jq is optional.
+#
+#   CORK_URL='cork://corkd.example:7420/main?token=…&fp=sha256:…' \
+#     Examples/ci-bot.sh ci:build-1207 pass "all 412 tests green" "Build 1207"
+#
+# Environment: CORK_URL (the bot's invite URL, required), CORK (the cork binary; default: cork on PATH),
+# CORK_DONE / CORK_DOING (column names; default DONE and DOING).
+set -euo pipefail
+
+usage() {
+    cat >&2 <<'USAGE'
+usage: ci-bot.sh REF pass|fail MESSAGE [TITLE]
+  REF      the card's external reference, e.g. ci:build-1207 or gh:corkboard#42
+  pass     comment "build passed: MESSAGE" and move the card to DONE
+  fail     comment "build failed: MESSAGE" and move the card back to DOING
+  TITLE    the title for a new card (default: REF)
+environment: CORK_URL (required), CORK (default: cork), CORK_DONE, CORK_DOING
+USAGE
+    exit 2
+}
+
+[[ $# -ge 3 && $# -le 4 ]] || usage
+ref=$1
+result=$2
+message=$3
+title=${4:-$1}
+case $result in
+    pass) column=${CORK_DONE:-DONE} verdict=passed ;;
+    fail) column=${CORK_DOING:-DOING} verdict=failed ;;
+    *) usage ;;
+esac
+if [[ -z ${CORK_URL:-} ]]; then
+    echo "ci-bot.sh: set CORK_URL to the bot's invite URL" >&2
+    exit 2
+fi
+cork=${CORK:-cork}
+
+# The card number from cork's JSON: with jq when there is one, else from the compact one-line output.
+card_number() {
+    if command -v jq >/dev/null 2>&1; then
+        jq -r '.card.number'
+    else
+        sed -n 's/.*"number":\([0-9][0-9]*\).*/\1/p'
+    fi
+}
+
+# Find the card; exit 5 means the board has no card with this ref yet, so add it (add --ref is idempotent, so
+# two jobs racing here still end up with one card).
+errors=$(mktemp)
+trap 'rm -f "$errors"' EXIT
+status=0
+found=$("$cork" show "ref:$ref" --json 2>"$errors") || status=$?
+if [[ $status -eq 5 ]]; then
+    found=$("$cork" add "$title" --ref "$ref" --json)
+elif [[ $status -ne 0 ]]; then
+    cat "$errors" >&2
+    exit "$status"
+fi
+number=$(printf '%s\n' "$found" | card_number)
+
+"$cork" comment "ref:$ref" "build $verdict: $message" --json >/dev/null
+"$cork" move "ref:$ref" "$column" --json >/dev/null
+echo "ci-bot.sh: #$number ($ref) build $verdict, moved to $column"

@@ -1,0 +1,133 @@
+import BoardCore
+
+/// Turns the arguments of the card commands into ops, resolving names against the board first, so that a typo is
+/// a clear local error (exit 5 or 2) and never a half-applied change.
+public enum CardOps {
+    /// What `cork add` was given.
+    public struct AddRequest: Hashable, Sendable {
+        /// The title.
+        public var title: String
+        /// The column, by id or name (default: the first).
+        public var column: String?
+        /// Labels by id or name; ones the board lacks are created.
+        public var labels: [String] = []
+        /// `YYYY-MM-DD`.
+        public var due: String?
+        /// Members to assign, by id (with or without `@`) or display name.
+        public var assignees: [String] = []
+        /// The description.
+        public var description: String?
+        /// The external reference.
+        public var ref: String?
+
+        /// A request for a card titled `title`.
+        public init(title: String) { self.title = title }
+    }
+
+    /// The ops of `cork add`: a `label.create` for each label the board lacks, then the `card.add` (last).
+    public static func add(_ request: AddRequest, on board: Board, cardID: CardID) throws(CorkFailure) -> [Op] {
+        guard !request.title.trimmingSpaces.isEmpty else { throw CorkFailure.usage("the title is empty") }
+        var column: ColumnID?
+        if let text = request.column { column = try resolve { () throws(ResolutionError) in try ColumnReference.resolve(text, in: board).id } }
+        let (labelOps, labels) = try labelIDs(request.labels, on: board)
+        let assignees = try request.assignees.map { text throws(CorkFailure) in
+            try resolve { () throws(ResolutionError) in try MemberReference.resolve(text, in: board).id }
+        }
+        var add = AddCard(card: cardID, column: column, title: request.title)
+        add.description = request.description ?? ""
+        add.due = try request.due.map(day)
+        add.labels = labels
+        add.assignees = unique(assignees)
+        add.ref = request.ref
+        return labelOps + [.addCard(add)]
+    }
+
+    /// The labels named by `names`: the ops creating those the board lacks (LabelPalette colours, new ids) and the
+    /// ids of all of them, in order, without repeats.
+    public static func labelIDs(_ names: [String], on board: Board) throws(CorkFailure) -> (create: [Op], ids: [LabelID]) {
+        var planned = board
+        var create: [Op] = []
+        var ids: [LabelID] = []
+        for name in names {
+            let id: LabelID
+            do {
+                id = try LabelReference.resolve(name, in: planned).id
+            } catch let error where error.code == .notFound {
+                let trimmed = name.trimmingSpaces
+                id = LabelPalette.newLabelID(forName: trimmed, on: planned)
+                let color = LabelPalette.color(forName: trimmed)
+                create.append(.createLabel(label: id, name: trimmed, color: color))
+                planned.labels.append(Label(id: id, name: trimmed, color: color))
+            } catch {
+                throw CorkFailure(error)
+            }
+            if !ids.contains(id) { ids.append(id) }
+        }
+        return (create, ids)
+    }
+
+    /// Where `cork move` puts the card: `--after CARD`, `--before CARD`, `--top` or `--bottom` (default), at most
+    /// one of them.
+    public static func placement(
+        after: String?, before: String?, top: Bool, bottom: Bool, on board: Board
+    ) throws(CorkFailure) -> Placement {
+        let given = [after != nil, before != nil, top, bottom].filter { $0 }.count
+        if given > 1 { throw CorkFailure.usage("give at most one of --after, --before, --top and --bottom") }
+        if let after { return Placement(after: try card(after, on: board).id) }
+        if let before { return Placement(before: try card(before, on: board).id) }
+        return top ? .top : .bottom
+    }
+
+    /// The `card.move` of `cork move CARD COLUMN …`.
+    public static func move(
+        _ cardText: String, to columnText: String, placement: (Board) throws(CorkFailure) -> Placement, on board: Board
+    ) throws(CorkFailure) -> Op {
+        let card = try card(cardText, on: board)
+        let column = try resolve { () throws(ResolutionError) in try ColumnReference.resolve(columnText, in: board) }
+        return .moveCard(card: card.id, column: column.id, placement: try placement(board))
+    }
+
+    /// The `card.edit` of `cork edit`: at least one field, and not both `--due` and `--no-due`.
+    public static func edit(
+        _ card: Card, title: String?, description: String?, due: String?, clearDue: Bool
+    ) throws(CorkFailure) -> Op {
+        if due != nil, clearDue { throw CorkFailure.usage("give --due or --no-due, not both") }
+        if let title, title.trimmingSpaces.isEmpty { throw CorkFailure.usage("the title is empty") }
+        var edit = EditCard(card: card.id, title: title, description: description)
+        if let due { edit.due = .set(try day(due)) }
+        if clearDue { edit.due = .clear }
+        if edit.isEmpty { throw CorkFailure.usage("nothing to change: give --title, --desc, --due or --no-due") }
+        return .editCard(edit)
+    }
+
+    /// The card a reference names (exit 5 when none, 2 when ambiguous).
+    public static func card(_ text: String, on board: Board) throws(CorkFailure) -> Card {
+        try resolve { () throws(ResolutionError) in try CardReference.resolve(text, in: board) }
+    }
+
+    /// The member a reference names.
+    public static func member(_ text: String, on board: Board) throws(CorkFailure) -> Member {
+        try resolve { () throws(ResolutionError) in try MemberReference.resolve(text, in: board) }
+    }
+
+    /// `YYYY-MM-DD` as a day (exit 2 otherwise).
+    public static func day(_ text: String) throws(CorkFailure) -> Day {
+        guard let day = Day(text.trimmingSpaces) else {
+            throw CorkFailure.usage("\"\(text)\" is not a date; write YYYY-MM-DD")
+        }
+        return day
+    }
+
+    static func resolve<T>(_ body: () throws(ResolutionError) -> T) throws(CorkFailure) -> T {
+        do {
+            return try body()
+        } catch {
+            throw CorkFailure(error)
+        }
+    }
+
+    static func unique<T: Hashable>(_ values: [T]) -> [T] {
+        var seen = Set<T>()
+        return values.filter { seen.insert($0).inserted }
+    }
+}

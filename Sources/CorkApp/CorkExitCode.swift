@@ -1,0 +1,35 @@
+/// The exit codes of the one-shot `cork` commands, for scripts and bots.
+///
+/// | code | meaning |
+/// |---|---|
+/// | 0 | done |
+/// | 1 | something else failed (a timeout, a file that cannot be read or written) |
+/// | 2 | usage: a bad option or argument, a reference that names nothing exactly (ambiguous), a bad query |
+/// | 3 | the server rejected the op (`code: message` on stderr) |
+/// | 4 | cannot connect: unreachable, TLS or fingerprint failure, bad or revoked token, changed host key |
+/// | 5 | not found: no such card, column, label, member or board (or not a member of the board) |
+public enum CorkExitCode: Int32, Hashable, Sendable, CaseIterable {
+    /// Done.
+    case ok = 0
+    /// Something else failed.
+    case failure = 1
+    /// Bad usage.
+    case usage = 2
+    /// The server rejected the op.
+    case rejected = 3
+    /// Cannot connect, TLS or authentication failed.
+    case cannotConnect = 4
+    /// Something named does not exist.
+    case notFound = 5
+
+    /// The table above as plain text, for `cork --help`.
+    public static let helpText = """
+        Exit codes:
+          0  done
+          1  something else failed (timeout, a file that cannot be read or written)
+          2  usage error (bad option or argument, ambiguous reference, bad query)
+          3  the server rejected the op; `code: message` goes to stderr
+          4  cannot connect: unreachable server, TLS or fingerprint mismatch, bad or revoked token
+          5  not found: card, column, label, member or board (or not a member of it)
+        """
+}

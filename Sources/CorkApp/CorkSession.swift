@@ -1,0 +1,111 @@
+import BoardClient
+import BoardCore
+import BoardWire
+import Foundation
+
+/// One connection of a `cork` command: the known-hosts check, the client configuration, waiting for the board, and
+/// every failure turned into a ``CorkFailure`` with its exit code.
+public struct CorkSession: Sendable {
+    /// Where to connect.
+    public var target: ConnectionTarget
+    /// Where known hosts are kept; nil keeps none.
+    public var directory: ConfigDirectory?
+    /// Whether the client gives up quickly when the server cannot be reached (one-shot commands) or keeps
+    /// reconnecting for ever once it has connected (`cork watch`).
+    public var oneShot = true
+    /// How long to wait for the connection and the board, and for each op's outcome.
+    public var timeout: Duration = .seconds(20)
+
+    /// A session for `target`.
+    public init(target: ConnectionTarget, directory: ConfigDirectory?) {
+        self.target = target
+        self.directory = directory
+    }
+
+    /// The client configuration: the URL's address, token and pinned fingerprint, the board (or none).
+    public func configuration(subscribe: Bool) throws(CorkFailure) -> ClientConfiguration {
+        var configuration: ClientConfiguration
+        do {
+            configuration = try ClientConfiguration(invite: target.url)
+        } catch {
+            throw CorkFailure(error)
+        }
+        configuration.board = subscribe ? target.board : nil
+        configuration.clientName = "cork/0.1.0"
+        configuration.connectTimeout = .seconds(10)
+        configuration.reconnect = oneShot
+            ? ReconnectPolicy(initial: .milliseconds(200), maximum: .seconds(1), maxRounds: 2)
+            : ReconnectPolicy()
+        return configuration
+    }
+
+    /// Refuses a URL whose fingerprint differs from the one remembered for its address (exit 4).
+    public func checkKnownHost() throws(CorkFailure) {
+        guard let directory else { return }
+        let known = try KnownHosts.load(from: directory)
+        if case .mismatch(let fp) = known.check(target.url) {
+            throw CorkFailure(
+                .cannotConnect, KnownHosts.mismatchMessage(target.url, known: fp, file: directory.knownHostsFile))
+        }
+    }
+
+    /// Remembers the URL's fingerprint for its address after a successful connection (trust on first use).
+    public func rememberHost() throws(CorkFailure) {
+        guard let directory else { return }
+        var known = try KnownHosts.load(from: directory)
+        if known.remember(target.url) { try known.save(in: directory) }
+    }
+
+    /// Connects, waits until the board is loaded, and runs `body` with the client and the board.
+    public func withBoard<T: Sendable>(
+        _ body: (BoardClient, Board) async throws -> T
+    ) async throws(CorkFailure) -> T {
+        try checkKnownHost()
+        let configuration = try configuration(subscribe: true)
+        return try await run {
+            try await withClient(configuration) { client in
+                let board = try await client.ready(timeout: timeout)
+                try rememberHost()
+                return try await body(client, board)
+            }
+        }
+    }
+
+    /// Connects without a board, waits for `welcome`, and runs `body` with the client and the welcome.
+    public func withConnection<T: Sendable>(
+        _ body: (BoardClient, ServerMessage.Welcome) async throws -> T
+    ) async throws(CorkFailure) -> T {
+        try checkKnownHost()
+        let configuration = try configuration(subscribe: false)
+        return try await run {
+            try await withClient(configuration) { client in
+                let welcome = try await client.connected(timeout: timeout)
+                try rememberHost()
+                return try await body(client, welcome)
+            }
+        }
+    }
+
+    /// Sends `op`, waits for its outcome and returns its seq and whether it was a no-op; a reject is exit 3.
+    public func perform(_ op: Op, on client: BoardClient) async throws(CorkFailure) -> (seq: UInt64, noop: Bool) {
+        let outcome: OpOutcome
+        do {
+            outcome = try await client.perform(op, timeout: timeout)
+        } catch {
+            throw CorkFailure(error)
+        }
+        switch outcome {
+        case .applied(let seq): return (seq, false)
+        case .noop(let seq): return (seq, true)
+        case .rejected(let reject): throw CorkFailure(reject: reject)
+        }
+    }
+
+    private func run<T>(_ body: () async throws -> T) async throws(CorkFailure) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw CorkFailure.from(error)
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import ArgumentParser
+import BoardCore
+import CorkApp
+
+/// `cork edit CARD [--title T] [--desc D] [--due DATE | --no-due]`.
+struct EditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a card's title, description or due date.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The card.") var card: String
+    @Option(help: "A new title.") var title: String?
+    @Option(help: "A new description.") var desc: String?
+    @Option(help: "A new due date, YYYY-MM-DD.") var due: String?
+    @Flag(name: .customLong("no-due"), help: "Clear the due date.") var noDue = false
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let (card, title, desc, due, noDue) = (card, title, desc, due, noDue)
+        try await CardChange.run(connection, json: json, verb: "edited") { board throws(CorkFailure) in
+            let found = try CardOps.card(card, on: board)
+            return (found.id, [try CardOps.edit(found, title: title, description: desc, due: due, clearDue: noDue)])
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import BoardTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs the real `cork` binary against a real corkd, with its own `XDG_CONFIG_HOME` and, optionally, `CORK_URL`.
+final class CorkProcess {
+    /// `.build/debug/cork`, built by `swift build --build-tests`.
+    static let executable = CorkdProcess.packageRoot.appendingPathComponent(".build/debug/cork")
+
+    let corkd: CorkdProcess
+    /// The `XDG_CONFIG_HOME` of every run (a fresh directory under corkd's root).
+    let configHome: URL
+    /// `CORK_URL` for runs that do not pass their own (nil: unset).
+    var url: String?
+    private var runs = 0
+
+    init(_ corkd: CorkdProcess, url: String?, configName: String = "config") throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else {
+            throw TestFailure("the cork binary is missing at \(Self.executable.path); run `swift build --build-tests` first")
+        }
+        self.corkd = corkd
+        self.url = url
+        configHome = corkd.root.appendingPathComponent(configName)
+    }
+
+    /// The child's environment: this process's, without any CORK_URL, plus XDG_CONFIG_HOME and `url`.
+    func environment(url: String?, extra: [String: String] = [:]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["CORK_URL"] = nil
+        environment["XDG_CONFIG_HOME"] = configHome.path
+        if let url { environment["CORK_URL"] = url }
+        return environment.merging(extra) { $1 }
+    }
+
+    /// Runs `cork arguments…` to completion (bounded).
+    @discardableResult
+    func run(_ arguments: [String], url: String?? = nil, timeout: Duration = .seconds(30)) async throws -> SpawnedProcess.Result {
+        runs += 1
+        return try await SpawnedProcess.run(
+            Self.executable, arguments, timeout: timeout, logDirectory: corkd.logDirectory,
+            name: "cork-\(runs)-\(arguments.first ?? "")", environment: environment(url: url ?? self.url))
+    }
+
+    /// Runs a command that must exit 0 and returns its stdout.
+    @discardableResult
+    func ok(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        let result = try await run(arguments)
+        #expect(
+            result.exit.isSuccess, "cork \(arguments.joined(separator: " ")): \(result.exit); \(result.standardError)",
+            sourceLocation: sourceLocation)
+        return result.standardOutput
+    }
+
+    /// Runs a `--json` command that must exit 0 and returns its one JSON object.
+    func json(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any] {
+        let output = try await ok(arguments + ["--json"], sourceLocation: sourceLocation)
+        #expect(output.hasSuffix("\n") && output.dropLast().split(separator: "\n").count == 1, "one line: \(output)")
+        return try Self.object(output)
+    }
+
+    /// Expects `cork arguments…` to exit with `code`; returns its stderr.
+    @discardableResult
+    func fails(
+        _ arguments: [String], with code: Int32, url: String?? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> String {
+        let result = try await run(arguments, url: url)
+        #expect(
+            result.exit.reason == .exit && result.exit.status == code,
+            "cork \(arguments.joined(separator: " ")): \(result.exit), expected \(code); stderr: \(result.standardError)",
+            sourceLocation: sourceLocation)
+        return result.standardError
+    }
+
+    /// Launches `cork arguments…` without waiting (the caller reaps it).
+    func launch(_ arguments: [String], name: String) throws -> SpawnedProcess {
+        try SpawnedProcess(
+            executable: Self.executable, arguments: arguments, logDirectory: corkd.logDirectory, name: name,
+            environment: environment(url: url))
+    }
+
+    /// A JSON object from one line of text.
+    static func object(_ text: some StringProtocol) throws -> [String: Any] {
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw TestFailure("not a JSON object: \(text)")
+        }
+        return object
+    }
+
+    /// A TCP port on 127.0.0.1 that nothing listens on: bound, read and closed again.
+    static func closedPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw TestFailure("bind: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
