@@ -53,6 +53,15 @@ public struct BoardUpdate: Sendable {
     public var cause: Cause
     /// Cards whose change came from another user in this update (for highlighting).
     public var changedByOthers: Set<CardID>
+
+    /// An update (the client makes these; UIs' tests may too).
+    public init(board: Board, snapshot: BoardSnapshot, diff: SnapshotDiff, cause: Cause, changedByOthers: Set<CardID> = []) {
+        self.board = board
+        self.snapshot = snapshot
+        self.diff = diff
+        self.cause = cause
+        self.changedByOthers = changedByOthers
+    }
 }
 
 /// A committed change, for the feed, history and bots.
@@ -65,6 +74,14 @@ public struct ActivityEvent: Sendable {
     public var isOwn: Bool
     /// The board right after the change (for card numbers, titles and column names).
     public var board: Board
+
+    /// An activity event.
+    public init(activity: Activity, op: Op, isOwn: Bool, board: Board) {
+        self.activity = activity
+        self.op = op
+        self.isOwn = isOwn
+        self.board = board
+    }
 }
 
 /// A change in who is on the board.
@@ -73,6 +90,12 @@ public struct PresenceEvent: Sendable {
     public var sessions: [SessionID: ServerMessage.PresenceEntry]
     /// What changed: a full state, one entry, or a session that left.
     public var change: Change
+
+    /// A presence event.
+    public init(sessions: [SessionID: ServerMessage.PresenceEntry], change: Change) {
+        self.sessions = sessions
+        self.change = change
+    }
 
     /// What changed.
     public enum Change: Sendable {
@@ -91,6 +114,12 @@ public struct RejectedOp: Sendable {
     public var op: PendingOp
     /// The server's reject (code, message, `current`).
     public var reject: ServerMessage.Reject
+
+    /// A rejected op.
+    public init(op: PendingOp, reject: ServerMessage.Reject) {
+        self.op = op
+        self.reject = reject
+    }
 }
 
 /// How an op ended.

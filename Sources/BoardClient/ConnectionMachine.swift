@@ -62,6 +62,8 @@ public struct ConnectionMachine: Sendable {
     private var failedInRound = 0
     /// The endpoint dialled last.
     private var current = 0
+    /// Whether any session reached `welcome`.
+    public private(set) var everWelcomed = false
     /// The largest server hint seen in this round.
     private var hint: Duration?
 
@@ -87,6 +89,7 @@ public struct ConnectionMachine: Sendable {
 
     /// The server said `welcome`: the endpoint works, so the backoff starts over.
     public mutating func welcomed() {
+        everWelcomed = true
         failedRounds = 0
         failedInRound = 0
         hint = nil
@@ -139,7 +142,8 @@ public struct ConnectionMachine: Sendable {
         let round = failedRounds
         failedRounds += 1
         failedInRound = 0
-        if let maxRounds = policy.maxRounds, failedRounds >= maxRounds { return stop(failure.error) }
+        let limit = everWelcomed ? policy.maxRounds : (policy.maxRoundsUntilConnected ?? policy.maxRounds)
+        if let limit, failedRounds >= limit { return stop(failure.error) }
         var delay = policy.delay(round: round, random: nextRandom)
         if let hint, hint > delay { delay = hint }
         hint = nil

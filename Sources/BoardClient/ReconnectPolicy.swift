@@ -14,12 +14,17 @@ public struct ReconnectPolicy: Hashable, Sendable {
     public var jitter: Double
     /// Consecutive failed rounds after which the client gives up; nil retries for ever.
     public var maxRounds: Int?
+    /// Failed rounds after which the client gives up while it has never reached `welcome`; nil: as ``maxRounds``.
+    /// A long-running client (`cork watch`, a TUI) that must fail fast on a wrong address yet ride out later outages
+    /// sets this and leaves ``maxRounds`` nil.
+    public var maxRoundsUntilConnected: Int?
 
     /// 250 ms doubling up to 30 s, half of it jitter, retrying for ever.
     public init(
         initial: Duration = .milliseconds(250), maximum: Duration = .seconds(30), multiplier: Double = 2,
-        jitter: Double = 0.5, maxRounds: Int? = nil
+        jitter: Double = 0.5, maxRounds: Int? = nil, maxRoundsUntilConnected: Int? = nil
     ) {
+        self.maxRoundsUntilConnected = maxRoundsUntilConnected
         self.initial = initial
         self.maximum = maximum
         self.multiplier = multiplier

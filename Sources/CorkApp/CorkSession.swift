@@ -33,9 +33,11 @@ public struct CorkSession: Sendable {
         configuration.board = subscribe ? target.board : nil
         configuration.clientName = "cork/0.1.0"
         configuration.connectTimeout = .seconds(10)
+        // One-shot commands fail fast; long-running ones (watch) fail fast only until the first welcome, then ride
+        // out outages for ever.
         configuration.reconnect = oneShot
             ? ReconnectPolicy(initial: .milliseconds(200), maximum: .seconds(1), maxRounds: 2)
-            : ReconnectPolicy()
+            : ReconnectPolicy(maxRoundsUntilConnected: 2)
         return configuration
     }
 

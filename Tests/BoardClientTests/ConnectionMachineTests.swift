@@ -73,6 +73,32 @@ import Testing
         #expect(machine.timerFired(now: .seconds(100)) == .none)
     }
 
+    @Test func maxRoundsUntilConnectedFailsFastOnlyBeforeTheFirstWelcome() {
+        let policy = ReconnectPolicy(initial: .milliseconds(10), maximum: .milliseconds(10), maxRoundsUntilConnected: 1)
+        var never = ConnectionMachine(endpointCount: 1, policy: policy)
+        _ = never.start()
+        #expect(never.connectFailed(Self.refused, now: .zero) == .stop(Self.refused.error))
+
+        var once = ConnectionMachine(endpointCount: 1, policy: policy)
+        _ = once.start()
+        once.connected()
+        once.welcomed()
+        let dropped = ConnectionMachine.Failure(ClientError(.disconnected, "closed"))
+        var now = Duration.zero
+        guard case .wait = once.disconnected(dropped, now: now) else {
+            Issue.record("expected a wait after a drop")
+            return
+        }
+        for _ in 0..<5 {
+            now += .seconds(1)
+            #expect(once.timerFired(now: now) == .connect(endpoint: 0))
+            guard case .wait = once.connectFailed(Self.refused, now: now) else {
+                Issue.record("gave up after a welcome")
+                return
+            }
+        }
+    }
+
     @Test func maxRoundsGivesUp() {
         var policy = Self.policy
         policy.maxRounds = 2
