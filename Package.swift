@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "BoardClient", targets: ["BoardClient"]),
         .executable(name: "cork", targets: ["cork"]),
         .executable(name: "cork-load", targets: ["cork-load"]),
+        .library(name: "TerminalUI", targets: ["TerminalUI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -87,6 +88,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The terminal toolkit: screen buffer, cell-diff renderer, key decoder, raw mode. Knows nothing of boards.
+        .target(name: "TerminalUI"),
         // The `cork` client's logic: one-shot commands, card references, feed sentences, Trello import, export.
         .target(name: "CorkApp", dependencies: ["BoardClient", "BoardCore", "BoardWire"]),
         // The terminal client executable: argument parsing only.
@@ -168,6 +171,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
+        .testTarget(
+            name: "TerminalUITests",
+            dependencies: ["TerminalUI", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(
             name: "CorkAppTests",
             dependencies: ["CorkApp", "BoardClient", "BoardTesting", "BoardWire", "BoardCore"],

@@ -1,0 +1,76 @@
+/// The number of terminal columns text occupies, and truncation to a number of columns.
+///
+/// Wide East Asian characters and emoji take 2 columns; combining marks, joiners, variation selectors and controls
+/// take 0; a grapheme cluster takes the width of its widest scalar (so `e` + U+0301 is 1 and a ZWJ family is 2). An
+/// emoji that has text presentation by default (`❤`) takes 2 columns when followed by U+FE0F and 1 with U+FE0E.
+public enum DisplayWidth {
+    /// The ellipsis that marks truncated text.
+    public static let ellipsis: Character = "…"
+
+    /// The columns one scalar takes on its own: 0, 1 or 2.
+    public static func of(_ scalar: Unicode.Scalar) -> Int {
+        let value = scalar.value
+        if value < 0x7F { return value >= 0x20 ? 1 : 0 }
+        switch scalar.properties.generalCategory {
+        case .control, .format, .nonspacingMark, .enclosingMark, .spacingMark,
+            .lineSeparator, .paragraphSeparator, .surrogate:
+            return 0
+        default: break
+        }
+        if (0x1160...0x11FF).contains(value) || (0xD7B0...0xD7FF).contains(value) { return 0 }  // Hangul vowels/finals
+        if scalar.properties.isEmojiPresentation || isEastAsianWide(value) { return 2 }
+        return 1
+    }
+
+    /// The columns one grapheme cluster takes: the widest of its scalars, adjusted by emoji variation selectors.
+    public static func of(_ character: Character) -> Int {
+        let scalars = character.unicodeScalars
+        if scalars.count == 1, let only = scalars.first { return of(only) }
+        var widest = 0
+        var emojiBase = false
+        for scalar in scalars {
+            widest = max(widest, of(scalar))
+            if scalar.properties.isEmoji { emojiBase = true }
+        }
+        if emojiBase && scalars.contains("\u{FE0F}") { return 2 }
+        if emojiBase && scalars.contains("\u{FE0E}") { return min(widest, 1) }
+        return widest
+    }
+
+    /// The columns a string takes: the sum over its grapheme clusters.
+    public static func of(_ text: some StringProtocol) -> Int {
+        text.reduce(0) { $0 + of($1) }
+    }
+
+    /// `text` cut to at most `width` columns, ending in `ellipsis` when anything was cut.
+    ///
+    /// A wide character never straddles the edge: when one would, a space fills the column it leaves, so a truncated
+    /// result is exactly `width` columns wide. Text that fits is returned unchanged.
+    public static func truncate(_ text: String, to width: Int, ellipsis: Character? = DisplayWidth.ellipsis) -> String {
+        guard width > 0 else { return "" }
+        if of(text) <= width { return text }
+        let marker = ellipsis.map { of($0) } ?? 0
+        let room = max(0, width - marker)
+        var result = ""
+        var used = 0
+        for character in text {
+            let columns = of(character)
+            if used + columns > room { break }
+            result.append(character)
+            used += columns
+        }
+        if let ellipsis, marker <= width {
+            result.append(ellipsis)
+            used += marker
+        }
+        if used < width { result.append(String(repeating: " ", count: width - used)) }
+        return result
+    }
+
+    /// `text` padded with spaces or truncated (with `ellipsis`) to exactly `width` columns.
+    public static func fit(_ text: String, to width: Int, ellipsis: Character? = DisplayWidth.ellipsis) -> String {
+        let truncated = truncate(text, to: width, ellipsis: ellipsis)
+        let columns = of(truncated)
+        return columns < width ? truncated + String(repeating: " ", count: width - columns) : truncated
+    }
+}
