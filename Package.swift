@@ -91,7 +91,7 @@ let package = Package(
         // The terminal toolkit: screen buffer, cell-diff renderer, key decoder, raw mode. Knows nothing of boards.
         .target(name: "TerminalUI"),
         // The `cork` client's logic: one-shot commands, card references, feed sentences, Trello import, export.
-        .target(name: "CorkApp", dependencies: ["BoardClient", "BoardCore", "BoardWire"]),
+        .target(name: "CorkApp", dependencies: ["BoardClient", "BoardCore", "BoardWire", "TerminalUI"]),
         // The terminal client executable: argument parsing only.
         .executableTarget(
             name: "cork",
@@ -176,7 +176,7 @@ let package = Package(
             dependencies: ["TerminalUI", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(
             name: "CorkAppTests",
-            dependencies: ["CorkApp", "BoardClient", "BoardTesting", "BoardWire", "BoardCore"],
+            dependencies: ["CorkApp", "BoardClient", "BoardTesting", "BoardWire", "BoardCore", "TerminalUI"],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "ExamplesTests",

@@ -1,12 +1,15 @@
 import ArgumentParser
 import CorkApp
 
-/// The root command: `cork` with no subcommand prints a note and the help (the full-screen board comes later).
+/// The root command: `cork` with no subcommand opens the board full-screen.
 struct Cork: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cork",
         abstract: "Corkboard: a multi-user kanban board for the terminal, and its command line for scripts and bots.",
         discussion: """
+            With no subcommand, cork opens the board full-screen: the board, a live feed of changes and chat, and an \
+            input line (press ? for the keys, /help for the commands).
+
             The server and board come from --url, else $CORK_URL, else the profile saved by `cork join URL` \
             (in $XDG_CONFIG_HOME/cork, default ~/.config/cork). --board overrides the URL's board (default: main).
 
@@ -21,8 +24,18 @@ struct Cork: AsyncParsableCommand {
             SearchCommand.self, HistoryCommand.self, WatchCommand.self, ExportCommand.self, ImportCommand.self,
         ])
 
+    @OptionGroup var connection: ConnectionOptions
+
+    /// Opens the full-screen board (press ? inside for the keys).
     func run() async throws {
-        Output.line("The full-screen board is not here yet; use the commands below.\n")
-        Output.write(Cork.helpMessage() + "\n")
+        var session = try connection.session()
+        session.oneShot = false
+        try await session.withBoard { client, board in
+            do {
+                try await TUIRunner(client: client).run(board: board)
+            } catch let failure as TUIFailure {
+                throw CorkFailure(.usage, failure.description)
+            }
+        }
     }
 }

@@ -1,0 +1,46 @@
+import BoardClient
+import BoardCore
+import BoardWire
+import TerminalUI
+
+/// What happened, for ``TUIModel/update(_:)``.
+public enum TUIMessage: Sendable {
+    /// A key (or a paste).
+    case key(KeyEvent)
+    /// The terminal was resized.
+    case resize(width: Int, height: Int)
+    /// The client library reported something.
+    case client(ClientEvent)
+    /// The number of ops queued or unanswered changed.
+    case pending(Int)
+    /// The signed-in user became known.
+    case signedIn(UserID)
+    /// Time passed (highlights fade).
+    case tick
+    /// `$EDITOR` closed: the new text, or nil when it was left unchanged or failed.
+    case edited(EditorPurpose, String?)
+}
+
+/// What `$EDITOR` is editing.
+public enum EditorPurpose: Hashable, Sendable {
+    /// A card's description, based on the description at `baseSeq`.
+    case description(CardID, baseSeq: UInt64)
+    /// A description conflict: both versions, for the user to merge.
+    case mergeDescription(CardID, baseSeq: UInt64)
+}
+
+/// What ``TUIModel/update(_:)`` asks the runner to do.
+public enum TUIEffect: Hashable, Sendable {
+    /// Send an op (shown at once, optimistically).
+    case submit(Op)
+    /// Undo this user's change at `seq`.
+    case undo(seq: UInt64)
+    /// Tell the others what this user is doing.
+    case presence(PresenceActivity, card: CardID? = nil, column: ColumnID? = nil, index: Int? = nil, away: Bool? = nil)
+    /// Open `$EDITOR` on `text`.
+    case edit(String, EditorPurpose)
+    /// Follow another board.
+    case switchBoard(BoardID)
+    /// Leave.
+    case quit
+}

@@ -1,0 +1,135 @@
+import BoardClient
+import BoardCore
+import BoardWire
+import TerminalUI
+
+extension TUIModel {
+    /// Applies one message; returns what the runner must do. Pure: the same model and message give the same result.
+    public mutating func update(_ message: TUIMessage) -> [TUIEffect] {
+        switch message {
+        case .key(let event):
+            return handleKey(event)
+        case .resize(let width, let height):
+            self.width = max(20, width)
+            self.height = max(8, height)
+            return []
+        case .client(let event):
+            return handle(event)
+        case .pending(let count):
+            pendingCount = count
+            if count == 0 { confirmingQuit = false }
+            return []
+        case .signedIn(let user):
+            self.user = user
+            return []
+        case .tick:
+            tick += 1
+            highlights = highlights.filter { $0.value > tick }
+            return []
+        case .edited(let purpose, let text):
+            return edited(purpose, text)
+        }
+    }
+
+    /// `update` as the Elm architecture writes it: the new model and the effects.
+    public func updated(_ message: TUIMessage) -> (TUIModel, [TUIEffect]) {
+        var model = self
+        let effects = model.update(message)
+        return (model, effects)
+    }
+
+    /// How long a card another person changed stays highlighted, in ticks.
+    public static let highlightTicks = 6
+
+    mutating func handle(_ event: ClientEvent) -> [TUIEffect] {
+        switch event {
+        case .board(let update):
+            let carried = carry.flatMap { update.board.cards[$0.card] }
+            board = update.board
+            for card in update.changedByOthers { highlights[card] = tick + TUIModel.highlightTicks }
+            if carry != nil, carried == nil || carried?.archived == true {
+                carry = nil
+                notice = "the card you carried is gone"
+            }
+            marked = marked.filter { update.board.cards[$0].map { !$0.archived } ?? false }
+            clampSelection()
+            return []
+        case .activity(let event):
+            let text = FeedSentence.render(event.activity, after: event.board)
+            let isChat = event.activity.kind == "chat"
+            let mentions = user.map { text.contains("@\($0.rawValue)") } ?? false
+            post(FeedEntry(text, kind: isChat ? .chat : .activity, mentionsMe: mentions && !event.isOwn, seq: event.activity.seq))
+            if event.isOwn, !isChat { ownSeqs.append(event.activity.seq) }
+            if ownSeqs.count > 100 { ownSeqs.removeFirst(ownSeqs.count - 100) }
+            return []
+        case .presence(let event):
+            let before = presence
+            presence = event.sessions
+            switch event.change {
+            case .updated(let entry) where before[entry.session] == nil && entry.user != user:
+                post(FeedEntry("\(entry.user) joined", kind: .presence))
+            case .left(let session, let who) where before[session] != nil && who != user:
+                post(FeedEntry("\(who) left", kind: .presence))
+            default:
+                break
+            }
+            return []
+        case .rejected(let rejected):
+            return rejectedOp(rejected)
+        case .connection(let state):
+            let was = connection
+            connection = state
+            switch state {
+            case .connected(let endpoint, let user):
+                self.user = user
+                if case .connected = was {} else { post(FeedEntry("connected to \(endpoint) as \(user)", kind: .info)) }
+            case .reconnecting(_, let error):
+                if case .connected = was { post(FeedEntry("connection lost: \(error)", kind: .error)) }
+            case .stopped(let error?):
+                post(FeedEntry("stopped: \(error.message)", kind: .error))
+            default:
+                break
+            }
+            return []
+        case .serverError(let error):
+            post(FeedEntry("server: \(error.code.rawValue): \(error.message)", kind: .error))
+            return []
+        }
+    }
+
+    mutating func rejectedOp(_ rejected: RejectedOp) -> [TUIEffect] {
+        let reject = rejected.reject
+        post(FeedEntry("rejected \(rejected.op.request.kind): \(reject.code.rawValue): \(reject.message)", kind: .error))
+        guard reject.code == .rejected(.conflict), case .op(.editCard(let edit)) = rejected.op.request,
+            let mine = edit.description, case .object(let current)? = reject.current,
+            case .string(let theirs)? = current["description"], case .int(let seq)? = current["seq"]
+        else { return [] }
+        conflict = DescriptionConflict(card: edit.card, mine: mine, theirs: theirs, seq: UInt64(seq))
+        post(FeedEntry("someone changed that description first: /keep mine, /theirs, or /merge in $EDITOR", kind: .info))
+        return []
+    }
+
+    mutating func edited(_ purpose: EditorPurpose, _ text: String?) -> [TUIEffect] {
+        guard let text else {
+            notice = "unchanged"
+            return []
+        }
+        switch purpose {
+        case .description(let card, let base), .mergeDescription(let card, let base):
+            conflict = nil
+            return [.submit(.editCard(EditCard(card: card, description: text, baseSeq: base)))]
+        }
+    }
+}
+
+/// A description edit the server refused because someone else changed it first.
+public struct DescriptionConflict: Hashable, Sendable {
+    /// The card.
+    public var card: CardID
+    /// This user's text.
+    public var mine: String
+    /// The text now on the server.
+    public var theirs: String
+    /// The seq of the server's text (the base for an overwrite).
+    public var seq: UInt64
+}

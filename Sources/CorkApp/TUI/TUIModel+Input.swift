@@ -1,0 +1,267 @@
+import BoardCore
+import BoardWire
+import Foundation
+import TerminalUI
+
+extension TUIModel {
+    mutating func inputKey(_ event: KeyEvent) -> [TUIEffect] {
+        switch event.key {
+        case .character(let c) where event.modifiers.contains(.ctrl):
+            switch c {
+            case "a": input.home()
+            case "e": input.end()
+            case "u": input.set("")
+            case "w": input.deleteWord()
+            default: break
+            }
+        case .character(let c):
+            input.insert(String(c))
+        case .backspace: input.backspace()
+        case .delete: input.delete()
+        case .left: input.move(-1)
+        case .right: input.move(1)
+        case .home: input.home()
+        case .end: input.end()
+        case .tab: complete()
+        case .escape:
+            input = LineEditor()
+            let wasEditing = purpose != .chat
+            purpose = .chat
+            focus = .board
+            return wasEditing ? presenceViewing() : []
+        case .enter:
+            let text = input.text.trimmingCharacters(in: .whitespaces)
+            input = LineEditor()
+            let purpose = self.purpose
+            self.purpose = .chat
+            if purpose != .chat { focus = .board }
+            return submitInput(text, purpose: purpose)
+        default:
+            break
+        }
+        return []
+    }
+
+    mutating func submitInput(_ text: String, purpose: InputPurpose) -> [TUIEffect] {
+        switch purpose {
+        case .chat:
+            guard !text.isEmpty else { return [] }
+            if text.hasPrefix("/") { return command(text) }
+            return [.submit(.chat(text: text))]
+        case .newCard(let column):
+            guard !text.isEmpty else { return [] }
+            return [.submit(.addCard(AddCard(card: IDGenerator.cardID(), column: column, title: text)))]
+        case .editTitle(let card):
+            guard !text.isEmpty, board?.cards[card]?.title != text else { return presenceViewing() }
+            return [.submit(.editCard(EditCard(card: card, title: text))), .presence(.viewing, card: card)]
+        case .comment(let card):
+            guard !text.isEmpty else { return [] }
+            return [.submit(.addComment(card: card, comment: IDGenerator.commentID(), text: text))]
+        }
+    }
+
+    /// The slash commands, for `/help` and tab completion.
+    public static let commands = [
+        "/add", "/move", "/edit", "/desc", "/due", "/label", "/assign", "/comment", "/close", "/reopen", "/archive",
+        "/restore", "/undo", "/filter", "/who", "/away", "/board", "/lastlog", "/keep", "/theirs", "/merge", "/help",
+        "/quit",
+    ]
+
+    /// Runs a `/command` typed in the input line.
+    mutating func command(_ line: String) -> [TUIEffect] {
+        var words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        let name = words.removeFirst()
+        let rest = words.joined(separator: " ")
+        guard let board else {
+            notice = "the board is not loaded yet"
+            return []
+        }
+        do {
+            switch name {
+            case "/add":
+                guard !rest.isEmpty else { throw usage("/add TITLE") }
+                let column = columns.indices.contains(self.column) ? columns[self.column].id : nil
+                return [.submit(.addCard(AddCard(card: IDGenerator.cardID(), column: column, title: rest)))]
+            case "/move":
+                guard words.count >= 2 else { throw usage("/move CARD COLUMN") }
+                let card = try CardReference.resolve(words[0], in: board)
+                let column = try ColumnReference.resolve(words[1...].joined(separator: " "), in: board)
+                return [.submit(.moveCard(card: card.id, column: column.id, placement: .bottom))]
+            case "/edit":
+                let (card, title) = try cardAndText(words, in: board)
+                guard !title.isEmpty else { throw usage("/edit [CARD] TITLE") }
+                return [.submit(.editCard(EditCard(card: card.id, title: title)))]
+            case "/desc":
+                let (card, _) = try cardAndText(words, in: board)
+                return editDescription(card.id)
+            case "/due":
+                let (card, text) = try cardAndText(words, in: board)
+                if text == "none" || text == "-" {
+                    return [.submit(.editCard(EditCard(card: card.id, due: .clear)))]
+                }
+                guard let day = Day(text) else { throw usage("/due [CARD] YYYY-MM-DD|none") }
+                return [.submit(.editCard(EditCard(card: card.id, due: .set(day))))]
+            case "/label":
+                let (card, text) = try cardAndText(words, in: board)
+                let cards = marked.isEmpty ? [card] : targets
+                return try labelOps(text.split(separator: " ").map(String.init), cards: cards, board: board)
+            case "/assign":
+                let (card, text) = try cardAndText(words, in: board)
+                let member = try MemberReference.resolve(text, in: board)
+                return targetsOr(card).map { .submit(.assign(card: $0.id, user: member.id)) }
+            case "/comment":
+                let (card, text) = try cardAndText(words, in: board)
+                guard !text.isEmpty else { throw usage("/comment [CARD] TEXT") }
+                return [.submit(.addComment(card: card.id, comment: IDGenerator.commentID(), text: text))]
+            case "/close", "/reopen", "/archive", "/restore":
+                let cards = try words.isEmpty ? targets : [CardReference.resolve(words[0], in: board)]
+                guard !cards.isEmpty else { throw usage("\(name) [CARD]") }
+                marked = []
+                return cards.map { card in
+                    switch name {
+                    case "/close": .submit(.closeCard(card: card.id))
+                    case "/reopen": .submit(.reopenCard(card: card.id))
+                    case "/archive": .submit(.archiveCard(card: card.id))
+                    default: .submit(.restoreCard(card: card.id))
+                    }
+                }
+            case "/undo":
+                return undoLast()
+            case "/filter":
+                if rest.isEmpty {
+                    filter = nil
+                    notice = "filter cleared"
+                } else {
+                    do {
+                        filter = (rest, try Query.parse(rest))
+                    } catch {
+                        throw usage("filter: \(error)")
+                    }
+                }
+                clampSelection()
+                return []
+            case "/who":
+                let people = presence.values.map { entry in
+                    let doing = entry.card.flatMap { board.cards[$0] }.map { " \(entry.state.rawValue) #\($0.number)" } ?? ""
+                    return "\(entry.user)\(doing)\(entry.away == true ? " (away)" : "")"
+                }.sorted()
+                post(FeedEntry("here: " + (people.isEmpty ? "nobody" : people.joined(separator: ", ")), kind: .info))
+                return []
+            case "/away":
+                away = rest.isEmpty ? nil : rest
+                post(FeedEntry(rest.isEmpty ? "you are back" : "you are away: \(rest)", kind: .info))
+                return [.presence(.viewing, card: selectedCard?.id, away: !rest.isEmpty)]
+            case "/board":
+                guard let id = BoardID(validating: rest) else { throw usage("/board ID") }
+                boardID = id
+                self.board = nil
+                presence = [:]
+                filter = nil
+                column = 0
+                row = 0
+                return [.switchBoard(id)]
+            case "/lastlog":
+                let matches = feed.filter { rest.isEmpty || $0.text.localizedCaseInsensitiveContains(rest) }.suffix(20)
+                post(FeedEntry("lastlog \(rest): \(matches.count) line\(matches.count == 1 ? "" : "s")", kind: .info))
+                for entry in matches { post(FeedEntry("  " + entry.text, kind: .info)) }
+                return []
+            case "/keep", "/theirs", "/merge":
+                guard let conflict else { throw usage("no description conflict to resolve") }
+                switch name {
+                case "/keep":
+                    self.conflict = nil
+                    return [.submit(.editCard(EditCard(card: conflict.card, description: conflict.mine, baseSeq: conflict.seq)))]
+                case "/theirs":
+                    self.conflict = nil
+                    notice = "kept the server's description"
+                    return []
+                default:
+                    let both = "<<<<<<< mine\n\(conflict.mine)\n=======\n\(conflict.theirs)\n>>>>>>> theirs\n"
+                    return [.edit(both, .mergeDescription(conflict.card, baseSeq: conflict.seq))]
+                }
+            case "/help":
+                overlay = .help
+                focus = .board
+                return []
+            case "/quit":
+                return quitKey()
+            default:
+                throw usage("unknown command \(name); /help lists them")
+            }
+        } catch let error as ResolutionError {
+            notice = error.message
+        } catch let error as TUIUsage {
+            notice = error.message
+        } catch {
+            notice = "\(error)"
+        }
+        return []
+    }
+
+    /// The card named by the first word, or the selected card (then all the words are the text).
+    func cardAndText(_ words: [String], in board: Board) throws -> (Card, String) {
+        if let first = words.first, first.hasPrefix("#") || first.hasPrefix("ref:") || Int(first) != nil,
+            let card = try? CardReference.resolve(first, in: board)
+        {
+            return (card, words.dropFirst().joined(separator: " "))
+        }
+        guard let card = selectedCard else { throw usage("select a card first, or name it (#12)") }
+        return (card, words.joined(separator: " "))
+    }
+
+    func targetsOr(_ card: Card) -> [Card] { marked.isEmpty ? [card] : targets }
+
+    /// `+L` / `-L` / `L` for each card; labels that do not exist yet are created with a palette colour.
+    mutating func labelOps(_ changes: [String], cards: [Card], board: Board) throws -> [TUIEffect] {
+        guard !changes.isEmpty else { throw usage("/label [CARD] +LABEL -LABEL") }
+        var effects: [TUIEffect] = []
+        for change in changes {
+            let removing = change.hasPrefix("-")
+            let name = change.hasPrefix("+") || removing ? String(change.dropFirst()) : change
+            if removing {
+                let label = try LabelReference.resolve(name, in: board)
+                effects += cards.map { .submit(.removeLabel(card: $0.id, label: label.id)) }
+            } else {
+                let label: LabelID
+                if let existing = try? LabelReference.resolve(name, in: board) {
+                    label = existing.id
+                } else {
+                    label = LabelPalette.newLabelID(forName: name, on: board)
+                    effects.append(.submit(.createLabel(label: label, name: name, color: LabelPalette.color(forName: name))))
+                }
+                effects += cards.map { .submit(.addLabel(card: $0.id, label: label)) }
+            }
+        }
+        marked = []
+        return effects
+    }
+
+    func usage(_ message: String) -> TUIUsage { TUIUsage(message: message) }
+
+    /// Tab completion in the input line: commands, card numbers, column and label names, users.
+    mutating func complete() {
+        let text = input.text
+        let words = text.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        guard let last = words.last else { return }
+        var candidates: [String] = []
+        if words.count == 1, last.hasPrefix("/") {
+            candidates = TUIModel.commands
+        } else if let board {
+            candidates += board.cards.values.filter { !$0.archived }.map { "#\($0.number)" }
+            candidates += board.columns.map { $0.name.lowercased() }
+            candidates += board.labels.map(\.name)
+            candidates += board.members.keys.map(\.rawValue)
+        }
+        let matches = candidates.filter { $0.lowercased().hasPrefix(last.lowercased()) && $0 != last }.sorted()
+        guard let first = matches.first else { return }
+        let common = matches.dropFirst().reduce(first) { prefix, next in String(zip(prefix, next).prefix { $0 == $1 }.map(\.0)) }
+        let completion = matches.count == 1 ? first + " " : (common.count > last.count ? common : first)
+        input.set((words.dropLast() + [completion]).joined(separator: " "))
+        if matches.count > 1 { notice = matches.prefix(8).joined(separator: " ") }
+    }
+}
+
+/// A command typed wrong, with what to type instead.
+struct TUIUsage: Error {
+    var message: String
+}

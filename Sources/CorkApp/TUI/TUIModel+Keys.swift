@@ -1,0 +1,268 @@
+import BoardCore
+import BoardWire
+import TerminalUI
+
+extension TUIModel {
+    mutating func handleKey(_ event: KeyEvent) -> [TUIEffect] {
+        notice = nil
+        if case .paste(let text) = event.key {
+            if focus != .input { focus = .input }
+            input.insert(text)
+            return []
+        }
+        if event.key == .tab && event.modifiers.isEmpty && focus != .input {
+            return cycleFocus()
+        }
+        if event == .ctrl("c") { return [.quit] }
+        switch focus {
+        case .input: return inputKey(event)
+        case .feed: return feedKey(event)
+        case .board: return boardKey(event)
+        }
+    }
+
+    mutating func cycleFocus() -> [TUIEffect] {
+        switch focus {
+        case .board: focus = .feed
+        case .feed:
+            focus = .input
+        case .input: focus = .board
+        }
+        if focus == .feed { unread = 0 }
+        return []
+    }
+
+    // MARK: - Feed
+
+    mutating func feedKey(_ event: KeyEvent) -> [TUIEffect] {
+        let page = max(1, feedHeight - 2)
+        switch event.key {
+        case .up, .character("k"): feedScroll = min(feed.count, feedScroll + 1)
+        case .down, .character("j"): feedScroll = max(0, feedScroll - 1)
+        case .pageUp: feedScroll = min(feed.count, feedScroll + page)
+        case .pageDown: feedScroll = max(0, feedScroll - page)
+        case .end, .character("G"): feedScroll = 0
+        case .escape: focus = .board
+        case .character("/"):
+            focus = .input
+            input.set("/")
+        case .character("q"): return quitKey()
+        default: break
+        }
+        if feedScroll == 0 { unread = 0 }
+        return []
+    }
+
+    // MARK: - Board
+
+    mutating func boardKey(_ event: KeyEvent) -> [TUIEffect] {
+        if let overlay {
+            switch (overlay, event.key) {
+            case (.detail(let card), .character("c")):
+                self.overlay = nil
+                return startInput(.comment(card), text: "")
+            case (.detail(let card), .character("E")):
+                self.overlay = nil
+                return editDescription(card)
+            case (_, .escape), (_, .enter), (_, .character("q")), (.help, .character("?")):
+                self.overlay = nil
+                return presenceViewing()
+            default:
+                return []
+            }
+        }
+        if carry != nil { return carryKey(event) }
+        switch (event.key, event.modifiers.contains(.shift)) {
+        case (.left, false), (.character("h"), _): return select(column: column - 1)
+        case (.right, false), (.character("l"), _): return select(column: column + 1)
+        case (.up, false), (.character("k"), _): return select(row: row - 1)
+        case (.down, false), (.character("j"), _): return select(row: row + 1)
+        case (.home, _), (.character("g"), _): return select(row: 0)
+        case (.end, _): return select(row: visibleCards(column).count - 1)
+        case (.character("K"), _), (.up, true): return reorder(by: -1)
+        case (.character("J"), _), (.down, true): return reorder(by: 1)
+        case (.character("H"), _), (.left, true): return moveTargets(toColumn: column - 1)
+        case (.character("L"), _), (.right, true): return moveTargets(toColumn: column + 1)
+        case (.enter, _):
+            guard let card = selectedCard else { return [] }
+            overlay = .detail(card.id)
+            return [.presence(.viewing, card: card.id)]
+        case (.character(" "), _), (.character("m"), _):
+            if marking, let card = selectedCard {
+                if marked.contains(card.id) { marked.remove(card.id) } else { marked.insert(card.id) }
+                return []
+            }
+            return pickUp()
+        case (.character("v"), _):
+            marking.toggle()
+            if !marking { marked = [] }
+            notice = marking ? "multi-select: space marks cards; H/L move them, x archives, /label applies to all" : nil
+            return []
+        case (.escape, _):
+            marking = false
+            marked = []
+            return []
+        case (.character("n"), _):
+            guard columns.indices.contains(column) else { return [] }
+            return startInput(.newCard(columns[column].id), text: "")
+        case (.character("e"), _):
+            guard let card = selectedCard else { return [] }
+            return startInput(.editTitle(card.id), text: card.title)
+        case (.character("E"), _):
+            guard let card = selectedCard else { return [] }
+            return editDescription(card.id)
+        case (.character("x"), _):
+            let effects = targets.map { TUIEffect.submit(.archiveCard(card: $0.id)) }
+            marked = []
+            marking = false
+            return effects
+        case (.character("C"), _):
+            let effects = targets.map { TUIEffect.submit($0.closed ? .reopenCard(card: $0.id) : .closeCard(card: $0.id)) }
+            return effects
+        case (.character("u"), _):
+            return undoLast()
+        case (.character("/"), _):
+            return startInput(.chat, text: "/filter ")
+        case (.character("?"), _):
+            overlay = .help
+            return []
+        case (.character("q"), _):
+            return quitKey()
+        case (.character(":"), _), (.character("i"), _):
+            return startInput(.chat, text: "")
+        default:
+            return []
+        }
+    }
+
+    mutating func quitKey() -> [TUIEffect] {
+        if pendingCount > 0 && !confirmingQuit {
+            confirmingQuit = true
+            notice = "\(pendingCount) op\(pendingCount == 1 ? "" : "s") not yet confirmed; press q again to quit anyway"
+            return []
+        }
+        return [.quit]
+    }
+
+    mutating func select(column target: Int) -> [TUIEffect] {
+        guard !columns.isEmpty else { return [] }
+        let clamped = max(0, min(columns.count - 1, target))
+        guard clamped != column else { return [] }
+        column = clamped
+        row = min(row, max(0, visibleCards(column).count - 1))
+        return presenceViewing()
+    }
+
+    mutating func select(row target: Int) -> [TUIEffect] {
+        let count = visibleCards(column).count
+        guard count > 0 else { return [] }
+        let clamped = max(0, min(count - 1, target))
+        guard clamped != row else { return [] }
+        row = clamped
+        return presenceViewing()
+    }
+
+    func presenceViewing() -> [TUIEffect] {
+        [.presence(.viewing, card: selectedCard?.id)]
+    }
+
+    mutating func startInput(_ purpose: InputPurpose, text: String) -> [TUIEffect] {
+        self.purpose = purpose
+        focus = .input
+        input = LineEditor(text)
+        if case .editTitle(let card) = purpose { return [.presence(.editing, card: card)] }
+        return []
+    }
+
+    mutating func editDescription(_ id: CardID) -> [TUIEffect] {
+        guard let card = board?.cards[id] else { return [] }
+        return [.presence(.editing, card: id), .edit(card.description, .description(id, baseSeq: card.descriptionSeq))]
+    }
+
+    mutating func undoLast() -> [TUIEffect] {
+        guard let seq = ownSeqs.popLast() else {
+            notice = "nothing of yours to undo"
+            return []
+        }
+        return [.undo(seq: seq)]
+    }
+
+    /// `J`/`K`: swap the selected card with its neighbour (one intent move: after or before that neighbour).
+    mutating func reorder(by offset: Int) -> [TUIEffect] {
+        let cards = visibleCards(column)
+        guard let card = selectedCard, cards.indices.contains(row + offset) else { return [] }
+        let neighbour = cards[row + offset]
+        let placement = offset > 0 ? Placement(after: neighbour.id) : Placement(before: neighbour.id)
+        row += offset
+        return [.submit(.moveCard(card: card.id, column: columns[column].id, placement: placement))]
+    }
+
+    /// `H`/`L`: move the selected (or marked) cards to the neighbouring column, at its bottom.
+    mutating func moveTargets(toColumn target: Int) -> [TUIEffect] {
+        guard columns.indices.contains(target) else { return [] }
+        let moving = targets
+        guard !moving.isEmpty else { return [] }
+        let destination = columns[target].id
+        column = target
+        marked = []
+        marking = false
+        let effects = moving.map { TUIEffect.submit(.moveCard(card: $0.id, column: destination, placement: .bottom)) }
+        row = visibleCards(column).count + moving.count - 1
+        return effects
+    }
+
+    // MARK: - Carrying
+
+    mutating func pickUp() -> [TUIEffect] {
+        guard let card = selectedCard else { return [] }
+        carry = Carry(card: card.id, column: column, index: row)
+        notice = "carrying #\(card.number): arrows move it, Enter drops, Esc cancels"
+        return [.presence(.dragging, card: card.id, column: columns[column].id, index: row)]
+    }
+
+    mutating func carryKey(_ event: KeyEvent) -> [TUIEffect] {
+        guard var carried = carry else { return [] }
+        switch event.key {
+        case .left, .character("h"): carried.column = max(0, carried.column - 1)
+        case .right, .character("l"): carried.column = min(columns.count - 1, carried.column + 1)
+        case .up, .character("k"): carried.index -= 1
+        case .down, .character("j"): carried.index += 1
+        case .escape:
+            carry = nil
+            notice = "put back"
+            return presenceViewing()
+        case .enter, .character(" "), .character("m"):
+            return drop()
+        default:
+            return []
+        }
+        let room = ghostSlots(in: carried.column, carrying: carried.card)
+        carried.index = max(0, min(room, carried.index))
+        carry = carried
+        return [.presence(.dragging, card: carried.card, column: columns[carried.column].id, index: carried.index)]
+    }
+
+    /// How many positions the ghost can take in column `index`: its visible cards without the carried one, plus one.
+    func ghostSlots(in index: Int, carrying card: CardID) -> Int {
+        visibleCards(index).filter { $0.id != card }.count
+    }
+
+    /// Drops the carried card where its ghost is: one intent move, relative to the card it lands after (or before).
+    mutating func drop() -> [TUIEffect] {
+        guard let carried = carry, columns.indices.contains(carried.column) else { return [] }
+        carry = nil
+        let others = visibleCards(carried.column).filter { $0.id != carried.card }
+        let placement: Placement
+        if others.isEmpty {
+            placement = .bottom
+        } else if carried.index == 0 {
+            placement = Placement(before: others[0].id)
+        } else {
+            placement = Placement(after: others[min(carried.index, others.count) - 1].id)
+        }
+        column = carried.column
+        row = carried.index
+        let op = Op.moveCard(card: carried.card, column: columns[carried.column].id, placement: placement)
+        return [.submit(op), .presence(.viewing, card: carried.card)]
+    }
+}

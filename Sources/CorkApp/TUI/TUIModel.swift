@@ -1,0 +1,185 @@
+import BoardClient
+import BoardCore
+import BoardWire
+import TerminalUI
+
+/// Everything the full-screen `cork` shows, as a value: `update` changes it, `render` draws it (STYLE.md 13).
+public struct TUIModel: Sendable {
+    /// Which pane has the keyboard.
+    public enum Focus: Hashable, Sendable { case board, feed, input }
+
+    /// A card picked up and carried across the board (its ghost is drawn where it would land).
+    public struct Carry: Hashable, Sendable {
+        /// The card carried.
+        public var card: CardID
+        /// The column index it hovers over.
+        public var column: Int
+        /// The position in that column's visible cards.
+        public var index: Int
+    }
+
+    /// What the input line is for.
+    public enum InputPurpose: Hashable, Sendable {
+        /// Chat, or a `/command`.
+        case chat
+        /// The title of a new card in a column.
+        case newCard(ColumnID)
+        /// A card's new title.
+        case editTitle(CardID)
+        /// A comment on a card.
+        case comment(CardID)
+    }
+
+    /// An overlay drawn over the board.
+    public enum Overlay: Hashable, Sendable {
+        /// The key help (`?`).
+        case help
+        /// One card in full.
+        case detail(CardID)
+    }
+
+    /// The terminal size.
+    public var width: Int
+    /// The terminal height.
+    public var height: Int
+    /// The signed-in user, after `welcome`.
+    public var user: UserID?
+    /// The board followed.
+    public var boardID: BoardID
+    /// The board as shown (confirmed + pending), once loaded.
+    public var board: Board?
+    /// The connection's state, for the status line.
+    public var connection: ConnectionState = .connecting(endpoint: "")
+    /// Ops queued or unanswered.
+    public var pendingCount = 0
+    /// The focused pane.
+    public var focus: Focus = .board
+    /// The selected column (index into the board's columns).
+    public var column = 0
+    /// The selected card's position in the column's visible cards.
+    public var row = 0
+    /// The first visible column (horizontal scroll on narrow terminals).
+    public var firstColumn = 0
+    /// The card being carried, if any.
+    public var carry: Carry?
+    /// Whether multi-select is on (`v`), and what is marked.
+    public var marking = false
+    /// Cards marked for a bulk action.
+    public var marked: Set<CardID> = []
+    /// The input line's text and cursor.
+    public var input = LineEditor()
+    /// What the input line is for.
+    public var purpose: InputPurpose = .chat
+    /// The feed, oldest first (at most ``feedMax`` entries).
+    public var feed: [FeedEntry] = []
+    /// Feed lines scrolled back from the bottom.
+    public var feedScroll = 0
+    /// Feed entries added while the feed was scrolled back or unfocused and not seen yet.
+    public var unread = 0
+    /// The active filter: its text and parsed query.
+    public var filter: (text: String, query: Query)?
+    /// Who is on the board, by session.
+    public var presence: [SessionID: ServerMessage.PresenceEntry] = [:]
+    /// Cards changed by others recently, with the tick until which they stay highlighted.
+    public var highlights: [CardID: Int] = [:]
+    /// The overlay shown, if any.
+    public var overlay: Overlay?
+    /// Seqs of this user's own changes, newest last (what `u` undoes).
+    public var ownSeqs: [UInt64] = []
+    /// A one-line notice in the status line (errors, confirmations).
+    public var notice: String?
+    /// Set after `q` with ops still queued: a second `q` quits.
+    public var confirmingQuit = false
+    /// The UI's clock, in ticks (the runner sends one every few hundred ms only while highlights are shown).
+    public var tick = 0
+    /// Today, for due-date colours and `due:` queries.
+    public var today: Day
+    /// A refused description edit waiting for the user's choice (`/keep`, `/theirs`, `/merge`).
+    public var conflict: DescriptionConflict?
+    /// Whether the user is away (`/away`).
+    public var away: String?
+    /// The most feed entries kept.
+    public static let feedMax = 2_000
+
+    /// A model for `board` at a terminal of `width`×`height`.
+    public init(boardID: BoardID, width: Int, height: Int, today: Day) {
+        self.boardID = boardID
+        self.width = width
+        self.height = height
+        self.today = today
+    }
+
+    /// The board's columns.
+    public var columns: [Column] { board?.columns ?? [] }
+
+    /// The cards shown in column `index`: unarchived, in rank order, through the filter.
+    public func visibleCards(_ index: Int) -> [Card] {
+        guard let board, columns.indices.contains(index) else { return [] }
+        let cards = board.cards(in: columns[index].id)
+        guard let filter else { return cards }
+        let context = QueryContext(today: today, me: user)
+        return cards.filter { filter.query.matches($0, in: board, context: context) }
+    }
+
+    /// The selected card, if the selection is on one.
+    public var selectedCard: Card? {
+        let cards = visibleCards(column)
+        return cards.indices.contains(row) ? cards[row] : nil
+    }
+
+    /// The cards a bulk action applies to: the marked ones, else the selected one.
+    public var targets: [Card] {
+        guard let board else { return [] }
+        if !marked.isEmpty { return marked.compactMap { board.cards[$0] }.sorted { $0.number < $1.number } }
+        return selectedCard.map { [$0] } ?? []
+    }
+
+    /// Keeps the selection inside the board after it changed.
+    public mutating func clampSelection() {
+        column = max(0, min(column, columns.count - 1))
+        row = max(0, min(row, visibleCards(column).count - 1))
+        if let carry, !columns.indices.contains(carry.column) { self.carry = nil }
+    }
+
+    /// Adds a feed line.
+    public mutating func post(_ entry: FeedEntry) {
+        feed.append(entry)
+        if feed.count > TUIModel.feedMax { feed.removeFirst(feed.count - TUIModel.feedMax) }
+        if focus != .feed || feedScroll > 0 { unread += 1 }
+        if feedScroll > 0 { feedScroll += 1 }
+    }
+}
+
+/// One line of the feed.
+public struct FeedEntry: Hashable, Sendable {
+    /// What kind of line it is (for its colour).
+    public enum Kind: Hashable, Sendable {
+        /// A change on the board.
+        case activity
+        /// A chat line.
+        case chat
+        /// Someone joined or left.
+        case presence
+        /// A rejected op or an error.
+        case error
+        /// A notice from the client itself.
+        case info
+    }
+
+    /// The sentence.
+    public var text: String
+    /// Its kind.
+    public var kind: Kind
+    /// Whether it mentions the user (`@user`).
+    public var mentionsMe: Bool
+    /// The change's seq, when it is one.
+    public var seq: UInt64?
+
+    /// A feed line.
+    public init(_ text: String, kind: Kind, mentionsMe: Bool = false, seq: UInt64? = nil) {
+        self.text = text
+        self.kind = kind
+        self.mentionsMe = mentionsMe
+        self.seq = seq
+    }
+}

@@ -1,0 +1,312 @@
+import BoardCore
+import BoardWire
+import TerminalUI
+
+extension TUIModel {
+    /// Rows of the feed pane (its title line included).
+    public var feedHeight: Int { max(4, min(12, height / 3)) }
+    /// Rows of the board pane.
+    public var boardHeight: Int { max(3, height - feedHeight - 2) }
+    /// The narrowest a column is drawn.
+    public static let columnMinWidth = 22
+
+    /// Draws the whole screen. Pure: the same model gives the same buffer.
+    public func render() -> ScreenBuffer {
+        var screen = ScreenBuffer(width: width, height: height)
+        renderBoard(into: &screen)
+        renderFeed(into: &screen, top: boardHeight)
+        renderStatus(into: &screen, y: height - 2)
+        renderInput(into: &screen, y: height - 1)
+        switch overlay {
+        case .help?: renderHelp(into: &screen)
+        case .detail(let card)?: renderDetail(card, into: &screen)
+        case nil: break
+        }
+        return screen
+    }
+
+    /// How many columns fit side by side, and the first one shown (so the selected one is visible).
+    func columnWindow() -> (first: Int, count: Int, width: Int) {
+        let total = columns.count
+        guard total > 0 else { return (0, 0, width) }
+        let fit = max(1, min(total, width / TUIModel.columnMinWidth))
+        let focusColumn = carry?.column ?? column
+        var first = min(max(0, firstColumn), total - fit)
+        if focusColumn < first { first = focusColumn }
+        if focusColumn >= first + fit { first = focusColumn - fit + 1 }
+        return (first, fit, width / fit)
+    }
+
+    func renderBoard(into screen: inout ScreenBuffer) {
+        guard board != nil else {
+            screen.write("loading the board…", x: 1, y: 1, style: Style(attributes: .dim))
+            return
+        }
+        let window = columnWindow()
+        for slot in 0..<window.count {
+            let index = window.first + slot
+            let x = slot * window.width
+            let columnWidth = slot == window.count - 1 ? width - x : window.width
+            renderColumn(index, x: x, width: columnWidth, into: &screen)
+        }
+        if window.first > 0 { screen.write("◀", x: 0, y: 0, style: Style(foreground: .ansi(.cyan))) }
+        if window.first + window.count < columns.count {
+            screen.write("▶", x: width - 1, y: 0, style: Style(foreground: .ansi(.cyan)))
+        }
+    }
+
+    func renderColumn(_ index: Int, x: Int, width columnWidth: Int, into screen: inout ScreenBuffer) {
+        guard let board else { return }
+        let column = columns[index]
+        let all = board.count(in: column.id)
+        let cards = visibleCards(index)
+        var header = "\(column.name) \(all)"
+        if let wip = column.wip { header += "/\(wip.limit)" }
+        if filter != nil { header += " (\(cards.count) shown)" }
+        var headerStyle = Style(attributes: .bold)
+        if let wip = column.wip, all >= wip.limit {
+            headerStyle.foreground = all > wip.limit || wip.hard ? .ansi(.red) : .ansi(.yellow)
+        }
+        if index == self.column && focus == .board { headerStyle.attributes.insert(.underline) }
+        let inner = columnWidth - 2
+        screen.write(header, x: x + 1, y: 0, style: headerStyle, maxWidth: inner)
+        // Cards, two rows each, scrolled so the selection (or the ghost) is visible.
+        let rows = max(1, (boardHeight - 1) / 2)
+        var entries: [ColumnEntry] = cards.map { .card($0) }
+        if let carry, carry.column == index {
+            entries.removeAll { if case .card(let c) = $0 { c.id == carry.card } else { false } }
+            entries.insert(.ghost(carry.card), at: min(carry.index, entries.count))
+        }
+        for (session, entry) in presence where entry.state == .dragging && entry.user != user {
+            guard entry.column == column.id, let card = entry.card, board.cards[card] != nil else { continue }
+            let at = min(max(0, entry.index ?? 0), entries.count)
+            entries.insert(.othersGhost(card, entry.user, session), at: at)
+        }
+        let focusIndex: Int
+        if let carry, carry.column == index { focusIndex = min(carry.index, entries.count - 1) } else { focusIndex = index == self.column ? row : 0 }
+        let offset = max(0, min(focusIndex - rows + 1, entries.count - rows))
+        var y = 1
+        for (position, entry) in entries.enumerated().dropFirst(offset).prefix(rows) {
+            let selected = carry == nil && index == self.column && position == row && focus != .input
+            renderEntry(entry, x: x + 1, y: y, width: inner, selected: selected, into: &screen)
+            y += 2
+        }
+        if offset > 0 { screen.write("↑\(offset)", x: x + inner - 3, y: 0, style: Style(attributes: .dim)) }
+        let below = entries.count - offset - rows
+        if below > 0 { screen.write("↓\(below) more", x: x + 1, y: boardHeight - 1, style: Style(attributes: .dim)) }
+        // A thin separator on the right.
+        for row in 0..<boardHeight { screen.write("│", x: x + columnWidth - 1, y: row, style: Style(foreground: .ansi(.brightBlack))) }
+    }
+
+    enum ColumnEntry {
+        case card(Card)
+        case ghost(CardID)
+        case othersGhost(CardID, UserID, SessionID)
+    }
+
+    func renderEntry(_ entry: ColumnEntry, x: Int, y: Int, width: Int, selected: Bool, into screen: inout ScreenBuffer) {
+        guard let board else { return }
+        switch entry {
+        case .ghost(let id):
+            let title = board.cards[id].map { "#\($0.number) \($0.title)" } ?? "?"
+            screen.write("┄ " + title, x: x, y: y, style: Style(foreground: .ansi(.cyan), attributes: [.bold, .reverse]), maxWidth: width)
+            screen.write("  (drop with Enter)", x: x, y: y + 1, style: Style(attributes: .dim), maxWidth: width)
+        case .othersGhost(let id, let who, _):
+            let title = board.cards[id].map { "#\($0.number) \($0.title)" } ?? "?"
+            screen.write("┄ " + title, x: x, y: y, style: Style(foreground: .ansi(.magenta), attributes: .dim), maxWidth: width)
+            screen.write("  \(who) is dragging", x: x, y: y + 1, style: Style(foreground: .ansi(.magenta)), maxWidth: width)
+        case .card(let card):
+            var titleStyle = Style()
+            if selected { titleStyle.attributes.insert(.reverse) }
+            if highlights[card.id] != nil { titleStyle.foreground = .ansi(.brightYellow) }
+            if card.closed { titleStyle.attributes.insert(.dim) }
+            let mark = marked.contains(card.id) ? "● " : ""
+            let closed = card.closed ? "✓ " : ""
+            screen.fill(Rect(x: x, y: y, width: width, height: 1), style: titleStyle)
+            screen.write("\(mark)\(closed)#\(card.number) \(card.title)", x: x, y: y, style: titleStyle, maxWidth: width)
+            renderDetails(card, x: x, y: y + 1, width: width, into: &screen)
+        }
+    }
+
+    /// The second row of a card: label chips, due date, assignees, and who is on it right now.
+    func renderDetails(_ card: Card, x: Int, y: Int, width: Int, into screen: inout ScreenBuffer) {
+        guard let board else { return }
+        var cursor = x + 1
+        let end = x + width
+        func put(_ text: String, _ style: Style) {
+            guard cursor < end else { return }
+            cursor += screen.write(text, x: cursor, y: y, style: style, maxWidth: end - cursor)
+            cursor += 1
+        }
+        // Presence first, so it survives truncation.
+        let here = presence.values.filter { $0.card == card.id && $0.user != user }.sorted { $0.user.rawValue < $1.user.rawValue }
+        for entry in here {
+            let sign = entry.state == .editing ? "✎" : entry.state == .dragging ? "✥" : "◉"
+            put("\(sign)\(initials(entry.user))", Style(foreground: .ansi(.magenta), attributes: .bold))
+        }
+        for labelID in card.labels {
+            guard let label = board.label(labelID) else { continue }
+            let background = Color.rgb(red: label.color.red, green: label.color.green, blue: label.color.blue)
+            let text = label.color.textColor
+            put(label.name, Style(foreground: .rgb(red: text.red, green: text.green, blue: text.blue), background: background))
+        }
+        if let due = card.due {
+            let days = due.daysSinceEpoch - today.daysSinceEpoch
+            var style = Style()
+            if !card.closed && days < 0 { style.foreground = .ansi(.red) } else if !card.closed && days <= 2 { style.foreground = .ansi(.yellow) }
+            put(due.description, style)
+        }
+        if !card.assignees.isEmpty {
+            put(card.assignees.map { initials($0) }.joined(separator: ","), Style(foreground: .ansi(.cyan)))
+        }
+    }
+
+    /// Two capitals from a user id: `alice` → `AL`, `bob.smith` → `BS`.
+    func initials(_ user: UserID) -> String {
+        let parts = user.rawValue.split { $0 == "." || $0 == "-" || $0 == "_" }
+        if parts.count >= 2 { return String(parts[0].prefix(1) + parts[1].prefix(1)).uppercased() }
+        return String(user.rawValue.prefix(2)).uppercased()
+    }
+
+    func renderFeed(into screen: inout ScreenBuffer, top: Int) {
+        var title = "─ feed "
+        if unread > 0 { title += "(\(unread) unread) " }
+        if feedScroll > 0 { title += "[scrolled back \(feedScroll)] " }
+        let titleStyle = Style(foreground: focus == .feed ? .ansi(.cyan) : .ansi(.brightBlack), attributes: focus == .feed ? .bold : [])
+        screen.write(title + String(repeating: "─", count: max(0, width - title.count)), x: 0, y: top, style: titleStyle, maxWidth: width)
+        let rows = feedHeight - 1
+        let end = max(0, feed.count - feedScroll)
+        let start = max(0, end - rows)
+        for (offset, entry) in feed[start..<end].enumerated() {
+            var style = Style()
+            switch entry.kind {
+            case .chat: style.foreground = .default
+            case .activity: style.foreground = .ansi(.brightBlack)
+            case .presence: style = Style(foreground: .ansi(.brightBlack), attributes: .italic)
+            case .error: style.foreground = .ansi(.red)
+            case .info: style.foreground = .ansi(.cyan)
+            }
+            if entry.mentionsMe { style = Style(foreground: .ansi(.brightYellow), attributes: .bold) }
+            screen.write(entry.text, x: 1, y: top + 1 + offset, style: style, maxWidth: width - 2)
+        }
+    }
+
+    /// The status line: who, where, the connection, queued ops, the filter, and a notice.
+    public var statusText: String {
+        var parts: [String] = []
+        parts.append("\(user?.rawValue ?? "…")@\(boardID)")
+        switch connection {
+        case .connected: parts.append("connected")
+        case .connecting: parts.append("connecting")
+        case .reconnecting(let delay, _):
+            parts.append("reconnecting in \(Int(delay.components.seconds) + 1)s")
+        case .stopped: parts.append("offline")
+        }
+        if pendingCount > 0 { parts.append("\(pendingCount) queued") }
+        if let filter { parts.append("filter: \(filter.text)") }
+        if marking { parts.append("\(marked.count) marked") }
+        if let away { parts.append("away: \(away)") }
+        if let notice { parts.append(notice) }
+        return parts.joined(separator: " · ")
+    }
+
+    func renderStatus(into screen: inout ScreenBuffer, y: Int) {
+        var style = Style(foreground: .ansi(.black), background: .ansi(.cyan))
+        if case .connected = connection {} else { style.background = .ansi(.yellow) }
+        if case .stopped = connection { style.background = .ansi(.red) }
+        screen.fill(Rect(x: 0, y: y, width: width, height: 1), style: style)
+        screen.write(" " + statusText, x: 0, y: y, style: style, maxWidth: width)
+    }
+
+    func renderInput(into screen: inout ScreenBuffer, y: Int) {
+        let prompt: String
+        switch purpose {
+        case .chat: prompt = "> "
+        case .newCard(let column): prompt = "new card in \(board?.column(column)?.name ?? column.rawValue): "
+        case .editTitle(let card): prompt = "title of #\(board?.cards[card]?.number ?? 0): "
+        case .comment(let card): prompt = "comment on #\(board?.cards[card]?.number ?? 0): "
+        }
+        let style = Style(attributes: focus == .input ? [] : .dim)
+        let used = screen.write(prompt, x: 0, y: y, style: Style(foreground: .ansi(.cyan)), maxWidth: width)
+        let room = max(1, width - used - 1)
+        let before = String(input.text.prefix(input.cursor))
+        let beforeWidth = DisplayWidth.of(before)
+        let skip = max(0, beforeWidth - room + 1)
+        let shown = TUIModel.dropping(width: skip, from: input.text)
+        screen.write(shown, x: used, y: y, style: style, maxWidth: room)
+        if focus == .input {
+            screen.cursor = Position(x: min(width - 1, used + beforeWidth - skip), y: y)
+        } else if input.text.isEmpty {
+            screen.write("Tab: feed/input · ?: keys · /: filter", x: used, y: y, style: Style(attributes: .dim), maxWidth: room)
+        }
+    }
+
+    /// `text` without its leading characters worth at least `width` columns (the input line scrolled left).
+    static func dropping(width: Int, from text: String) -> String {
+        var dropped = 0
+        var rest = Substring(text)
+        while dropped < width, let first = rest.first {
+            dropped += DisplayWidth.of(first)
+            rest = rest.dropFirst()
+        }
+        return String(rest)
+    }
+
+    /// The key help (`?`).
+    public static let helpLines = [
+        "h j k l / arrows  move the selection      Enter  open the card (c: comment, E: description)",
+        "Space / m         pick the card up; arrows carry it; Enter drops it; Esc puts it back",
+        "J / K             reorder in the column    H / L  move to the column left / right",
+        "n  new card here   e  edit the title       E  edit the description in $EDITOR",
+        "x  archive         C  close / reopen       u  undo your last change",
+        "v  multi-select (Space marks; H/L, x, C and /label apply to all)",
+        "/  filter (label:bug @me due:overdue is:open \"words\")   Tab  board → feed → input",
+        "Input: text is chat; /add /move /edit /desc /due /label /assign /comment /close /reopen",
+        "       /archive /restore /undo /filter /who /away /board /lastlog /help /quit",
+        "q  quit (asks again while ops are queued)       Esc or ? closes this help",
+    ]
+
+    func renderHelp(into screen: inout ScreenBuffer) {
+        let boxWidth = min(width - 2, (TUIModel.helpLines.map(\.count).max() ?? 40) + 4)
+        let boxHeight = min(height - 2, TUIModel.helpLines.count + 2)
+        let rect = Rect(x: max(0, (width - boxWidth) / 2), y: max(0, (height - boxHeight) / 2), width: boxWidth, height: boxHeight)
+        screen.fill(rect)
+        screen.drawBox(rect, title: " keys ")
+        for (n, line) in TUIModel.helpLines.prefix(boxHeight - 2).enumerated() {
+            screen.write(line, x: rect.x + 2, y: rect.y + 1 + n, maxWidth: boxWidth - 4)
+        }
+    }
+
+    func renderDetail(_ id: CardID, into screen: inout ScreenBuffer) {
+        guard let board, let card = board.cards[id] else { return }
+        var lines: [(String, Style)] = []
+        lines.append(("#\(card.number) \(card.title)", Style(attributes: .bold)))
+        var facts = [board.column(card.column)?.name ?? card.column.rawValue, card.closed ? "closed" : "open"]
+        if card.archived { facts.append("archived") }
+        if let due = card.due { facts.append("due \(due)") }
+        if !card.labels.isEmpty { facts.append("labels " + card.labels.compactMap { board.label($0)?.name }.joined(separator: ", ")) }
+        if !card.assignees.isEmpty { facts.append("assigned " + card.assignees.map(\.rawValue).joined(separator: ", ")) }
+        if let ref = card.ref { facts.append("ref \(ref)") }
+        lines.append((facts.joined(separator: " · "), Style(foreground: .ansi(.cyan))))
+        lines.append(("", Style()))
+        for line in card.description.split(separator: "\n", omittingEmptySubsequences: false) { lines.append((String(line), Style())) }
+        if !card.checklist.isEmpty {
+            lines.append(("", Style()))
+            for item in card.checklist { lines.append(("[\(item.done ? "x" : " ")] \(item.text)", Style())) }
+        }
+        if !card.comments.isEmpty {
+            lines.append(("", Style()))
+            for comment in card.comments { lines.append(("\(comment.author): \(comment.text)", Style(foreground: .ansi(.green)))) }
+        }
+        lines.append(("", Style()))
+        lines.append(("c comment · E edit the description · Esc close", Style(attributes: .dim)))
+        let boxWidth = min(width - 2, 72)
+        let boxHeight = min(height - 2, lines.count + 2)
+        let rect = Rect(x: max(0, (width - boxWidth) / 2), y: 1, width: boxWidth, height: boxHeight)
+        screen.fill(rect)
+        screen.drawBox(rect, title: " card ")
+        for (n, line) in lines.prefix(boxHeight - 2).enumerated() {
+            screen.write(line.0, x: rect.x + 2, y: rect.y + 1 + n, style: line.1, maxWidth: boxWidth - 4)
+        }
+    }
+}

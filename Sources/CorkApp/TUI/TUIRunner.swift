@@ -1,0 +1,165 @@
+import BoardClient
+import BoardCore
+import BoardWire
+import Foundation
+import TerminalUI
+
+/// Runs the full-screen client: terminal events and client events go through ``TUIModel/update(_:)``, effects go to
+/// the client, and each new frame is drawn by writing only the cells that changed.
+///
+/// The only impure part of the TUI: it owns the terminal, the client and `$EDITOR`. With nothing happening it waits
+/// on its streams and uses no CPU (ticks run only while a highlight is fading).
+public struct TUIRunner {
+    let client: BoardClient
+    let terminal: Terminal
+    let environment: [String: String]
+
+    /// A runner for `client` on the process's terminal.
+    public init(client: BoardClient, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.client = client
+        self.terminal = Terminal()
+        self.environment = environment
+    }
+
+    /// Why a full-screen stretch ended.
+    enum Pause {
+        case quit
+        case edit(String, EditorPurpose)
+    }
+
+    /// Runs until the user quits (or a signal ends it); the terminal is restored on every path.
+    public func run(board: Board) async throws {
+        guard terminal.isTerminal else {
+            throw TUIFailure("the full-screen board needs a terminal; use a subcommand (cork --help) in scripts")
+        }
+        let size = terminal.size() ?? TerminalSize(width: 80, height: 24)
+        let today = Day(Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)).day.description) ?? Day(year: 2026, month: 1, day: 1)!
+        var model = TUIModel(boardID: board.id, width: size.width, height: size.height, today: today)
+        model.board = board
+        model.user = await client.user
+        model.connection = await client.state
+        let renderer = Renderer(colorMode: ColorMode.detect(environment: environment))
+        let (messages, sink) = AsyncStream.makeStream(of: TUIMessage.self)
+        let (ticks, tickSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let client = self.client
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in client.events { sink.yield(.client(event)) }
+            }
+            group.addTask {
+                for await _ in ticks {
+                    try await Task.sleep(for: .milliseconds(500))
+                    sink.yield(.tick)
+                }
+            }
+            var iterator = messages.makeAsyncIterator()
+            defer { group.cancelAll() }
+            while true {
+                let pause = try await terminal.withFullScreen {
+                    try await terminal.withEvents { events in
+                        try await loop(&model, &iterator, events: events, sink: sink, ticks: tickSink, renderer: renderer)
+                    }
+                }
+                switch pause {
+                case .quit:
+                    sink.finish()
+                    tickSink.finish()
+                    return
+                case .edit(let text, let purpose):
+                    let result = runEditor(text)
+                    sink.yield(.edited(purpose, result))
+                }
+            }
+        }
+    }
+
+    /// One full-screen stretch: forwards terminal events into `sink`, updates, performs effects and draws, until a
+    /// quit or an editor is wanted.
+    func loop(
+        _ model: inout TUIModel, _ iterator: inout AsyncStream<TUIMessage>.Iterator, events: AsyncStream<TerminalEvent>,
+        sink: AsyncStream<TUIMessage>.Continuation, ticks: AsyncStream<Void>.Continuation, renderer: Renderer
+    ) async throws -> Pause {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in events {
+                    switch event {
+                    case .key(let key): sink.yield(.key(key))
+                    case .resize(let size): sink.yield(.resize(width: size.width, height: size.height))
+                    case .signal, .endOfInput:
+                        sink.yield(.key(.ctrl("c")))
+                        return
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            var previous: ScreenBuffer?
+            try draw(model, previous: &previous, renderer: renderer)
+            while let message = await iterator.next() {
+                let effects = model.update(message)
+                for effect in effects {
+                    switch effect {
+                    case .quit: return .quit
+                    case .edit(let text, let purpose): return .edit(text, purpose)
+                    default: await perform(effect, on: &model)
+                    }
+                }
+                model.pendingCount = await client.pendingOps.count
+                if !model.highlights.isEmpty { ticks.yield() }
+                try draw(model, previous: &previous, renderer: renderer)
+            }
+            return .quit
+        }
+    }
+
+    /// Writes the cells that changed since `previous`.
+    func draw(_ model: TUIModel, previous: inout ScreenBuffer?, renderer: Renderer) throws {
+        let next = model.render()
+        let bytes = renderer.render(from: previous, to: next)
+        if !bytes.isEmpty { try terminal.write(bytes) }
+        previous = next
+    }
+
+    /// Does what an effect asks; failures land in the feed.
+    func perform(_ effect: TUIEffect, on model: inout TUIModel) async {
+        do {
+            switch effect {
+            case .submit(let op): try await client.submit(op)
+            case .undo(let seq): try await client.undo(seq: seq)
+            case .presence(let state, let card, let column, let index, let away):
+                await client.setPresence(state, card: card, column: column, index: index, away: away)
+            case .switchBoard(let board): await client.switchBoard(to: board)
+            case .edit, .quit: break
+            }
+        } catch {
+            model.post(FeedEntry("\(error.message)", kind: .error))
+        }
+    }
+
+    /// Opens `$VISUAL` / `$EDITOR` (else `vi`) on `text` in a temporary file; the new text, or nil if unchanged.
+    func runEditor(_ text: String) -> String? {
+        let editor = environment["VISUAL"] ?? environment["EDITOR"] ?? "vi"
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("cork-\(UUID().uuidString).md")
+        defer { try? FileManager.default.removeItem(at: file) }
+        do {
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "\(editor) \"$1\"", "cork-editor", file.path]
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { return nil }
+            let edited = try String(contentsOf: file, encoding: .utf8)
+            let trimmed = edited.hasSuffix("\n") && !text.hasSuffix("\n") ? String(edited.dropLast()) : edited
+            return trimmed == text ? nil : trimmed
+        } catch {
+            return nil
+        }
+    }
+}
+
+/// The full-screen client could not run.
+public struct TUIFailure: Error, CustomStringConvertible {
+    /// Why.
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
