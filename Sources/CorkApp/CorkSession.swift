@@ -66,7 +66,8 @@ public struct CorkSession: Sendable {
         let configuration = try configuration(subscribe: true)
         return try await run {
             try await withClient(configuration) { client in
-                let board = try await client.ready(timeout: timeout)
+                // Long-running sessions allow for a membership still on its way (a fresh invite); one-shots fail fast.
+                let board = try await client.ready(timeout: timeout, membershipGrace: oneShot ? .zero : .seconds(10))
                 try rememberHost()
                 return try await body(client, board)
             }

@@ -1,0 +1,136 @@
+import BoardTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Two people on one board in two tmux panes, each running the real full-screen `cork` against the real corkd:
+/// one carries a card to DOING (the other sees the ghost while it is carried, then the card land), the other chats.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct TUITmuxTests {
+    /// A private tmux server (its own socket), killed on every path.
+    final class Tmux {
+        let tmux: URL
+        let python: URL
+        /// tmux is started through a one-line exec that unblocks signals (children of `swift test` start with them
+        /// blocked, and a tmux server started so never reaps its panes) and closes inherited descriptors (the tmux
+        /// server daemon would otherwise hold the pipe by which Foundation notices the client's exit).
+        static let unblock = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.closerange(3, 4096); os.execv(sys.argv[1], sys.argv[1:])"
+        let socket = "cork-test-\(UUID().uuidString.prefix(8))"
+        let logDirectory: URL
+
+        init(logDirectory: URL) throws {
+            tmux = try SpawnedProcess.tool("tmux")
+            python = try SpawnedProcess.tool("python3")
+            self.logDirectory = logDirectory
+        }
+
+        @discardableResult
+        func run(_ arguments: [String]) async throws -> String {
+            let result = try await SpawnedProcess.run(
+                python, ["-c", Tmux.unblock, tmux.path, "-L", socket] + arguments, timeout: .seconds(10),
+                logDirectory: logDirectory, name: "tmux")
+            guard result.exit.isSuccess else { throw TestFailure("tmux \(arguments): \(result.standardError)") }
+            return result.standardOutput
+        }
+
+        func capture(_ session: String) async throws -> String { try await run(["capture-pane", "-p", "-t", session]) }
+
+        /// Waits (bounded) until the pane shows `text`; returns the screen.
+        @discardableResult
+        func waitFor(_ text: String, in session: String, timeout: Duration = .seconds(20)) async throws -> String {
+            let deadline = ContinuousClock.now + timeout
+            var screen = ""
+            while ContinuousClock.now < deadline {
+                screen = try await capture(session)
+                if screen.contains(text) { return screen }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            throw TestFailure("pane \(session) never showed \(text); it shows:\n\(screen)")
+        }
+
+        func keys(_ session: String, _ keys: String...) async throws { try await run(["send-keys", "-t", session] + keys) }
+
+        func kill() {
+            let process = Process()
+            process.executableURL = tmux
+            process.arguments = ["-L", socket, "kill-server"]
+            process.standardError = FileHandle.nullDevice
+            try? process.run()
+            process.waitUntilExit()
+            // tmux leaves its socket file behind.
+            let directory = ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp"
+            try? FileManager.default.removeItem(atPath: "\(directory)/tmux-\(getuid())/\(socket)")
+        }
+    }
+
+    @Test func twoPeopleSeeEachOthersDragAndChatLive() async throws {
+        guard (try? SpawnedProcess.tool("tmux")) != nil else {
+            Issue.record("tmux is not installed (.ci/run installs it)")
+            return
+        }
+        try await withCorkd { corkd in
+            let alice = try CorkProcess(corkd, url: nil, configName: "alice")
+            let bob = try CorkProcess(corkd, url: nil, configName: "bob")
+            let bobInvite = try await corkd.invite("bob")
+            _ = try await alice.ok(["join", corkd.ownerURL])
+            _ = try await bob.ok(["join", "\(bobInvite)"])
+            // Membership goes through the admin queue: wait until bob sees the board.
+            var member = false
+            for _ in 0..<50 where !member {
+                member = try await bob.run(["show"]).exit.isSuccess
+                if !member { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            try #require(member, "bob never became a member of main")
+            _ = try await alice.ok(["add", "Fix login"])
+            _ = try await alice.ok(["add", "Write docs"])
+
+            let tmux = try Tmux(logDirectory: corkd.logDirectory)
+            defer { tmux.kill() }
+            for (name, person) in [("A", alice), ("B", bob)] {
+                let command = "env XDG_CONFIG_HOME='\(person.configHome.path)' TERM=xterm-256color '\(CorkProcess.executable.path)' 2>>'\(corkd.logDirectory.path)/tui-\(name).err'"
+                try await tmux.run(["new-session", "-d", "-s", name, "-x", "100", "-y", "30", command])
+            }
+            try await tmux.waitFor("#1 Fix login", in: "A")
+            try await tmux.waitFor("#1 Fix login", in: "B")
+
+            // Alice picks #1 up and carries it over DOING: Bob sees her ghost there.
+            try await tmux.keys("A", "Space")
+            try await tmux.keys("A", "Right")
+            try await tmux.waitFor("owner is dragging", in: "B")
+            // She drops it: one move, and Bob's board shows #1 in DOING.
+            try await tmux.keys("A", "Enter")
+            try await tmux.waitFor(#"owner moved #1 "Fix login" TODO → DOING"#, in: "B")
+            let screen = try await tmux.capture("B")
+            let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let header = try #require(lines.first { $0.contains("DOING") })
+            let doingColumn = try #require(header.range(of: "DOING")).lowerBound
+            let doingOffset = header.distance(from: header.startIndex, to: doingColumn)
+            let cardLine = try #require(lines.first { $0.contains("#1 Fix login") })
+            let cardOffset = cardLine.distance(from: cardLine.startIndex, to: try #require(cardLine.range(of: "#1 Fix login")).lowerBound)
+            #expect(abs(cardOffset - doingOffset) <= 2, "#1 is not under DOING:\n\(screen)")
+            #expect(!screen.contains("owner is dragging"), "the ghost stayed after the drop:\n\(screen)")
+
+            // Bob chats; Alice's feed shows it.
+            try await tmux.keys("B", "Tab")
+            try await tmux.keys("B", "Tab")
+            try await tmux.keys("B", "-l", "hello from bob")
+            try await tmux.keys("B", "Enter")
+            try await tmux.waitFor("<bob> hello from bob", in: "A")
+
+            // q quits and the terminal is restored (the pane's shell command ends, so the session goes away).
+            try await tmux.keys("A", "q")
+            try await tmux.keys("B", "Escape")  // B's focus is still on the input line, where q is text
+            try await Task.sleep(for: .milliseconds(200))
+            try await tmux.keys("B", "q")
+            let deadline = ContinuousClock.now + .seconds(10)
+            var sessions = "A"
+            while ContinuousClock.now < deadline, !sessions.isEmpty {
+                sessions = (try? await tmux.run(["list-sessions", "-F", "#S"])) ?? ""
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(sessions.isEmpty, "cork did not quit: \(sessions)")
+        }
+    }
+}
