@@ -28,6 +28,7 @@ struct Cork: AsyncParsableCommand {
 
     /// Opens the full-screen board (press ? inside for the keys).
     func run() async throws {
+        guard TUIRunner.hasTerminal else { throw CorkFailure(.usage, TUIRunner.noTerminal) }
         var session = try connection.session()
         session.oneShot = false
         try await session.withBoard { client, board in

@@ -73,7 +73,8 @@ import Testing
     }
 
     @Test func theServerPingsAndClosesASilentConnectionAfterTwoIntervals() async throws {
-        try await withTestServer(configure: { $0.limits.heartbeatMs = 200 }) { server in
+        // 500 ms: short enough for a quick test, long enough that TLS and hello finish first on a loaded machine.
+        try await withTestServer(configure: { $0.limits.heartbeatMs = 500 }) { server in
             // Order, not timing (no timing assertions in tests): pinged first, then closed, within the probe's bound.
             let silent = try await server.connect()
             let lines = try await silent.expectClose()

@@ -21,6 +21,12 @@ public struct TUIRunner {
         self.environment = environment
     }
 
+    /// Whether stdin and stdout are a terminal (the full-screen board needs one).
+    public static var hasTerminal: Bool { Terminal().isTerminal }
+
+    /// What to say when there is no terminal.
+    public static let noTerminal = "the full-screen board needs a terminal; in scripts use a subcommand (cork --help)"
+
     /// Why a full-screen stretch ended.
     enum Pause {
         case quit
@@ -30,7 +36,7 @@ public struct TUIRunner {
     /// Runs until the user quits (or a signal ends it); the terminal is restored on every path.
     public func run(board: Board) async throws {
         guard terminal.isTerminal else {
-            throw TUIFailure("the full-screen board needs a terminal; use a subcommand (cork --help) in scripts")
+            throw TUIFailure(TUIRunner.noTerminal)
         }
         let size = terminal.size() ?? TerminalSize(width: 80, height: 24)
         let today = Day(Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)).day.description) ?? Day(year: 2026, month: 1, day: 1)!
