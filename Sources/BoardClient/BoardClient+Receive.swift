@@ -34,9 +34,13 @@ extension BoardClient {
             presence[left.session] = nil
             eventSink.yield(.presence(PresenceEvent(sessions: presence, change: .left(session: left.session, user: left.user))))
         case .ok(let ok):
-            if let req = ok.req, req == fetchRequest {
+            if let req = ok.req, req == fetchRequest, ok.board == boardID {
+                let asked = fetching
                 fetching = nil
-                if let gap = replica?.gap { requestFetch(gap) }
+                if let gap = replica?.gap {
+                    // A fetch that did not move the gap (a delta this client cannot read) would repeat for ever.
+                    if let asked, gap.lowerBound <= asked.lowerBound { resubscribeFresh() } else { requestFetch(gap) }
+                }
             }
             answer(message)
         case .boards, .history, .pong:
@@ -105,8 +109,16 @@ extension BoardClient {
             for op in mine { detached[op.mut] = nil }
             replica = fresh
         }
+        let epochBefore = replica!.epoch
         let done = replica!.load(snapshot.state, seq: snapshot.seq, epoch: snapshot.epoch)
         for op in done { complete(op.mut, .applied(seq: op.ackedSeq ?? snapshot.seq)) }
+        if let epochBefore, epochBefore != snapshot.epoch {
+            // The store was restored: acks from the old epoch may be void. Send every pending op again (the server
+            // answers a mut it applied with its ack, so nothing doubles).
+            let waiting = Set(unsent)
+            unsent = (unsent + replica!.pending.map(\.mut).filter { !waiting.contains($0) }).sorted()
+            flushOps()
+        }
         if fetching != nil, snapshot.req == fetchRequest { fetching = nil }
         try? saveJournal()
         publishBoard(cause: .snapshot)
@@ -128,6 +140,8 @@ extension BoardClient {
     func apply(_ delta: ServerMessage.Delta) {
         guard delta.board == boardID, replica != nil else { return }
         let result = replica!.receive(delta)
+        // Completions first: a later delta in the same batch may fail to apply, and these ops are done either way.
+        for (op, seq) in result.completed { complete(op.mut, .applied(seq: seq)) }
         if let rejection = result.diverged {
             // The replica no longer matches the server's board: start over from a snapshot.
             logger.debug("replica diverged; resubscribing", metadata: ["reason": "\(rejection)"])
@@ -136,7 +150,6 @@ extension BoardClient {
         }
         if let gap = result.gap { requestFetch(gap) }
         guard !result.applied.isEmpty else { return }
-        for op in result.completed { complete(op.mut, .applied(seq: op.ackedSeq ?? replica!.seq)) }
         let confirmed = replica!.confirmed!
         var others = Set<CardID>()
         for applied in result.applied {
@@ -175,7 +188,7 @@ extension BoardClient {
             op = nil
         }
         guard let op else { return }
-        if reject.code.retryable, let left = retries[op.mut], left > 0 {
+        if reject.code.retryable, case let left = retries[op.mut, default: configuration.retryRejected], left > 0 {
             retryLater(op, reject: reject, triesLeft: left - 1)
             return
         }
@@ -227,9 +240,9 @@ extension BoardClient {
             if sessionFailure!.isFatal { stopAll(.server(error)) }
             return
         }
-        if let req = error.req, req == fetchRequest {
+        if let req = error.req, req == fetchRequest, error.board == nil || error.board == boardID {
             fetching = nil
-        } else if let req = error.req, req == .string("sub") {
+        } else if let req = error.req, req == .string("sub"), error.board == nil || error.board == boardID {
             // The subscription failed (no such board, or not a member): nobody will get a board.
             let failure = ClientError.server(error)
             isSubscribing = false

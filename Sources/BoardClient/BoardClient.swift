@@ -15,7 +15,9 @@ import NIOCore
 public actor BoardClient {
     /// The configuration it runs with.
     public nonisolated let configuration: ClientConfiguration
-    /// Everything that happens, in order. One consumer; the stream ends when the client stops.
+    /// Everything that happens, in order. One consumer; the stream ends when the client stops. It buffers without a
+    /// bound so a UI never misses a diff: a long-running client must read it (a one-shot that only sends ops and
+    /// exits need not).
     public nonisolated let events: AsyncStream<ClientEvent>
 
     let eventSink: AsyncStream<ClientEvent>.Continuation
@@ -178,6 +180,7 @@ public actor BoardClient {
         var mut = original
         while let next = resent[mut] { mut = next }
         if let done = finished[mut] { return done }
+        if isStopped { throw stoppedError() }
         guard pendingOps.contains(where: { $0.mut == mut }) else {
             throw ClientError(.invalidArgument, "no unfinished op with mutation id \(mut)")
         }
@@ -199,7 +202,14 @@ public actor BoardClient {
             detached[mut] = op
         }
         retries[mut] = configuration.retryRejected
-        try saveJournal()
+        do {
+            try saveJournal()
+        } catch {
+            // Not on disk, so not sent: take it back, or a later reconnect would send an op the caller saw fail.
+            drop(op)
+            publishBoard(cause: .rollback)
+            throw error
+        }
         unsent.append(mut)
         flushOps()
         publishBoard(cause: .local)
@@ -292,7 +302,10 @@ public actor BoardClient {
     public func switchBoard(to id: BoardID) {
         guard id != boardID else { return }
         if let old = boardID, isSubscribed { send(.unsubscribe(ClientMessage.Unsubscribe(board: old))) }
-        for op in replica?.pending ?? [] { detached[op.mut] = op }
+        for op in replica?.pending ?? [] {
+            // An acked op is durable; its delta just will not reach this replica any more.
+            if let seq = op.ackedSeq { complete(op.mut, .applied(seq: seq)) } else { detached[op.mut] = op }
+        }
         boardID = id
         replica = nil
         isSubscribed = false

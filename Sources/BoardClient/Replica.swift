@@ -54,9 +54,17 @@ public struct Replica: Sendable {
 
     /// Replaces the confirmed board with a snapshot. Pending ops acknowledged at or before its seq are in it and are
     /// dropped; the others are replayed on top. Held deltas up to the snapshot's seq are discarded.
+    ///
+    /// A snapshot of another epoch (the store was restored from a backup) shares no seqs with the old one: held
+    /// deltas are dropped and acks forgotten (an acked op may not have survived the restore; resending it is safe,
+    /// the server answers an applied mut with its ack).
     public mutating func load(_ snapshot: Board, seq: UInt64, epoch: String) -> [PendingOp] {
         var board = snapshot
         board.seq = seq
+        if let old = self.epoch, old != epoch {
+            held = [:]
+            for i in pending.indices { pending[i].ackedSeq = nil }
+        }
         confirmed = board
         self.seq = seq
         self.epoch = epoch
@@ -76,8 +84,8 @@ public struct Replica: Sendable {
     public struct Received: Sendable {
         /// The deltas applied, in seq order (the one received and any held ones it released).
         public var applied: [ServerMessage.Delta] = []
-        /// Own pending ops completed by those deltas.
-        public var completed: [PendingOp] = []
+        /// Own pending ops completed by those deltas, each with the seq of its delta.
+        public var completed: [(op: PendingOp, seq: UInt64)] = []
         /// A gap to fetch (`from` … `to`), when the delta came too early.
         public var gap: ClosedRange<UInt64>?
         /// Set when a delta did not apply to the confirmed board: the replica has diverged and needs a snapshot.
@@ -106,7 +114,7 @@ public struct Replica: Sendable {
             }
             result.applied.append(current)
             if current.clientID != nil, let mut = current.mut, let index = ownPending(mut: mut, delta: current) {
-                result.completed.append(pending.remove(at: index))
+                result.completed.append((pending.remove(at: index), current.seq))
             }
             next = held.removeValue(forKey: seq + 1)
         }

@@ -51,7 +51,8 @@ import Testing
             .editCard(EditCard(card: "c1", title: "Mine")), seq: 3, actor: "bob", client: Self.me, mut: 1,
             on: replica.confirmed!)
         let done = replica.receive(own)
-        #expect(done.completed.map(\.mut) == [1])
+        #expect(done.completed.map(\.op.mut) == [1])
+        #expect(done.completed.map(\.seq) == [3])
         #expect(replica.pending.isEmpty)
         #expect(replica.view == replica.confirmed)
         #expect(replica.view?.cards["c1"]?.title == "Mine")
@@ -126,6 +127,20 @@ import Testing
         #expect(replica.pending.map(\.mut) == [2])
         #expect(replica.view?.cards["c1"]?.title == "T")
         #expect(replica.view?.cards["c1"]?.closed == true)
+    }
+
+    @Test func aSnapshotOfAnotherEpochDropsHeldDeltasAndForgetsAcks() {
+        var replica = Self.loaded()
+        replica.enqueue(PendingOp(board: "main", mut: 1, request: .op(.closeCard(card: "c1"))), now: Self.t0)
+        _ = replica.acknowledge(mut: 1, seq: 5, noop: false, subscribed: true)
+        let early = Self.delta(.reopenCard(card: "c1"), seq: 4, on: replica.confirmed!)
+        #expect(replica.receive(early).gap == 2...3)
+        // The store was restored from a backup: epoch e2 at seq 1. Seq 4 of e1 means nothing in e2.
+        let done = replica.load(Self.board(), seq: 1, epoch: "e2")
+        #expect(done.isEmpty)
+        #expect(replica.heldCount == 0)
+        #expect(replica.pending.map(\.ackedSeq) == [nil])
+        #expect(replica.gap == nil)
     }
 
     @Test func aDeltaThatDoesNotApplyReportsDivergence() {

@@ -72,7 +72,7 @@ public struct TUIRunner {
                     tickSink.finish()
                     return
                 case .edit(let text, let purpose):
-                    let result = runEditor(text)
+                    let result = await runEditor(text)
                     sink.yield(.edited(purpose, result))
                 }
             }
@@ -142,7 +142,7 @@ public struct TUIRunner {
     }
 
     /// Opens `$VISUAL` / `$EDITOR` (else `vi`) on `text` in a temporary file; the new text, or nil if unchanged.
-    func runEditor(_ text: String) -> String? {
+    func runEditor(_ text: String) async -> String? {
         let editor = environment["VISUAL"] ?? environment["EDITOR"] ?? "vi"
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("cork-\(UUID().uuidString).md")
         defer { try? FileManager.default.removeItem(at: file) }
@@ -151,9 +151,15 @@ public struct TUIRunner {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "\(editor) \"$1\"", "cork-editor", file.path]
+            // Wait for the editor without blocking a concurrency thread (the client must keep answering pings).
+            let (exited, exit) = AsyncStream.makeStream(of: Int32.self)
+            process.terminationHandler = { finished in
+                exit.yield(finished.terminationStatus)
+                exit.finish()
+            }
             try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { return nil }
+            var statuses = exited.makeAsyncIterator()
+            guard await statuses.next() == 0 else { return nil }
             let edited = try String(contentsOf: file, encoding: .utf8)
             let trimmed = edited.hasSuffix("\n") && !text.hasSuffix("\n") ? String(edited.dropLast()) : edited
             return trimmed == text ? nil : trimmed
