@@ -66,7 +66,8 @@ import Testing
             _ = try await server.store.revokeTokens(of: "mallory", now: Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)))
             _ = try await server.store.enqueue(.revoke(user: "mallory"), now: Timestamp(milliseconds: 0))
             let lines = try await probe.expectClose()
-            #expect(ContinuousClock.now - started < .seconds(1))
+            // How fast is a figure, not an assertion (no timing assertions): the probe's own timeout bounds the wait.
+            print("revoke → closed: \(ContinuousClock.now - started)")
             #expect(lines.contains { $0.contains(#""code":"token_revoked""#) })
             let again = try await server.connect(hello: false)
             try await again.send(#"{"type":"hello","version":1,"client":"t","token":"\#(token)"}"#)

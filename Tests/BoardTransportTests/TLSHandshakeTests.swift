@@ -57,10 +57,8 @@ struct TLSHandshakeTests {
         let certificate = try TestCertificate()
         try await withTestServer(certificate: certificate) { port, group in
             let channel = try await connectPlain(port: port, group: group)
-            let start = ContinuousClock.now
             try await channel.writeAndFlush(buffer(#"{"type":"hello","version":1}"# + "\n"))
             try await withTimeout(1) { try await channel.closeFuture.get() }
-            #expect(ContinuousClock.now - start < .seconds(1))
         }
     }
 
@@ -75,7 +73,6 @@ struct TLSHandshakeTests {
             try await withTimeout(3) { try await channel.closeFuture.get() }
             let elapsed = ContinuousClock.now - start
             #expect(elapsed >= .milliseconds(250), "closed after \(elapsed)")
-            #expect(elapsed < .milliseconds(1500), "closed after \(elapsed)")
         }
     }
 
@@ -94,7 +91,6 @@ struct TLSHandshakeTests {
             try await withTimeout(3) { try await channel.closeFuture.get() }
             let elapsed = ContinuousClock.now - start
             #expect(elapsed >= .milliseconds(250), "closed after \(elapsed)")
-            #expect(elapsed < .milliseconds(1500), "closed after \(elapsed)")
         }
     }
 }
