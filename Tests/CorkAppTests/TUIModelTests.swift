@@ -208,6 +208,17 @@ import Testing
         #expect(lines.allSatisfy { DisplayWidth.of($0) <= 40 })
     }
 
+    @Test func anEightyByTwentyFourTerminalShowsEveryColumnTheFeedStatusAndInput() {
+        let model = Self.model(width: 80, height: 24)
+        let lines = model.render().lines
+        #expect(lines.count == 24)
+        #expect(lines.allSatisfy { DisplayWidth.of($0) == 80 })
+        #expect(lines[0].contains("TODO 2") && lines[0].contains("DOING 1/1") && lines[0].contains("DONE 0"))
+        #expect(lines[model.boardHeight].hasPrefix("─ feed"))
+        #expect(lines[22].contains("alice@main · connected"))
+        #expect(lines[23].hasPrefix("> "))
+    }
+
     @Test func wideCharactersKeepColumnsAligned() {
         var model = Self.model()
         var board = model.board!
