@@ -126,7 +126,7 @@ extension BoardClient {
 
     func subscriptionLive(_ subscribed: ServerMessage.Subscribed) {
         guard subscribed.board == boardID, var current = replica else { return }
-        current.subscribed(seq: subscribed.seq, epoch: subscribed.epoch)
+        current.subscribed(epoch: subscribed.epoch)
         replica = current
         isSubscribed = true
         isSubscribing = false

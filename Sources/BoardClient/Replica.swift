@@ -76,7 +76,7 @@ public struct Replica: Sendable {
     }
 
     /// Records the epoch `subscribed` named.
-    public mutating func subscribed(seq: UInt64, epoch: String) {
+    public mutating func subscribed(epoch: String) {
         self.epoch = epoch
     }
 

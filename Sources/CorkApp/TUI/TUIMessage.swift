@@ -13,8 +13,6 @@ public enum TUIMessage: Sendable {
     case client(ClientEvent)
     /// The number of ops queued or unanswered changed.
     case pending(Int)
-    /// The signed-in user became known.
-    case signedIn(UserID)
     /// Time passed (highlights fade).
     case tick
     /// `$EDITOR` closed: the new text, or nil when it was left unchanged or failed.

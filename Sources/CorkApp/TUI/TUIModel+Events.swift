@@ -19,9 +19,6 @@ extension TUIModel {
             pendingCount = count
             if count == 0 { confirmingQuit = false }
             return []
-        case .signedIn(let user):
-            self.user = user
-            return []
         case .tick:
             tick += 1
             highlights = highlights.filter { $0.value > tick }

@@ -58,8 +58,6 @@ public struct TUIModel: Sendable {
     public var column = 0
     /// The selected card's position in the column's visible cards.
     public var row = 0
-    /// The first visible column (horizontal scroll on narrow terminals).
-    public var firstColumn = 0
     /// The card being carried, if any.
     public var carry: Carry?
     /// Whether multi-select is on (`v`), and what is marked.

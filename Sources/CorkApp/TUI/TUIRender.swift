@@ -31,9 +31,8 @@ extension TUIModel {
         guard total > 0 else { return (0, 0, width) }
         let fit = max(1, min(total, width / TUIModel.columnMinWidth))
         let focusColumn = carry?.column ?? column
-        var first = min(max(0, firstColumn), total - fit)
-        if focusColumn < first { first = focusColumn }
-        if focusColumn >= first + fit { first = focusColumn - fit + 1 }
+        // Derived from the focused column: the window starts as far left as it can while showing it.
+        let first = max(0, min(focusColumn - fit + 1, total - fit))
         return (first, fit, width / fit)
     }
 
