@@ -120,7 +120,8 @@ let package = Package(
         .executableTarget(
             name: "cork-load",
             dependencies: [
-                "BoardCore", "BoardWire", "BoardTransport",
+                "BoardCore", "BoardWire", "BoardTransport", "BoardStore",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -170,6 +171,12 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
+        .testTarget(
+            name: "CorkLoadTests",
+            dependencies: [
+                "cork-load", "BoardCore", "BoardWire", "BoardTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .testTarget(
             name: "TerminalUITests",

@@ -91,12 +91,12 @@ run() {
 
 LOADAVG_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 # Idle connections first, on a fresh server: later runs grow the heap, and freed memory stays in RSS.
-run idle 240 --clients 0 --idle "$IDLE" --duration 5 --warmup 0
-run moderate 90 --clients 10 --window 1 --rate 150 --duration 10 --warmup 2
-run window8-16 90 --clients 16 --window 8 --duration 10 --warmup 2
-run window8-64 120 --clients 64 --window 8 --duration 10 --warmup 2
-run capacity-chat 240 --clients "$USERS" --subscribers 16 --window 1 --rate "$OFFERED" --cards-per-client 0 --duration 10 --warmup 3
-run capacity 240 --clients "$USERS" --subscribers 16 --window 1 --rate "$OFFERED" --cards-per-client 1 --duration 10 --warmup 3
+run idle 240 --publishers 0 --subscribers-per-board 0 --idle "$IDLE" --duration 5 --warmup 0
+run moderate 90 --publishers 10 --subscribers-per-board 10 --rate 150 --duration 10 --warmup 2
+run window8-16 90 --publishers 16 --subscribers-per-board 16 --window 8 --duration 10 --warmup 2
+run window8-64 120 --publishers 64 --subscribers-per-board 64 --window 8 --duration 10 --warmup 2
+run capacity-chat 240 --publishers "$((USERS - 16))" --subscribers-per-board 16 --rate "$OFFERED" --mix chat=1 --duration 10 --warmup 3
+run capacity 240 --publishers "$((USERS - 16))" --subscribers-per-board 16 --rate "$OFFERED" --duration 10 --warmup 3
 LOADAVG_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 echo "== stopping corkd (SIGTERM)" >&2
@@ -118,7 +118,7 @@ row() {
     local name=$1 what=$2
     local errors
     errors=$(f "$name" '[.errors | to_entries[] | "\(.key)=\(.value)"] | join(" ") | if . == "" then "none" else . end')
-    echo "| $what | $(f "$name" ".ops_per_s | $num") | $(f "$name" ".deliveries_per_s | $num") | $(f "$name" ".ack_ms.p50 | $ms") | $(f "$name" ".ack_ms.p99 | $ms") | $(f "$name" ".ack_ms.max | $ms") | $errors | $(f "$name" '.board_cards_at_start') | $(f "$name" ".cpu.server_s | $num") / $(f "$name" ".cpu.load_s | $num") / $(f "$name" ".cpu.others_s | $num") | $(f "$name" ".cpu.server_us_per_op | round") | $(f "$name" '.seq.contiguous') | $(f "$name" '.ok') |"
+    echo "| $what | $(f "$name" ".ops_per_s | $num") | $(f "$name" ".deliveries_per_s | $num") | $(f "$name" ".ack_ms.p50 | $ms") | $(f "$name" ".ack_ms.p99 | $ms") | $(f "$name" ".ack_ms.max | $ms") | $errors | $(f "$name" '.convergence.converged') | $(f "$name" ".cpu.server_s | $num") / $(f "$name" ".cpu.load_s | $num") / $(f "$name" ".cpu.others_s | $num") | $(f "$name" ".cpu.server_us_per_op | round") | $(f "$name" '.seq.contiguous') | $(f "$name" '.ok') |"
 }
 
 echo
@@ -127,13 +127,13 @@ echo
 echo "$(date -u '+%Y-%m-%d %H:%M UTC') · $(nproc) cores · $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') · $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) · $(uname -sr) · load average before $LOADAVG_BEFORE, after $LOADAVG_AFTER"
 echo "corkd binary sha256 $(sha256sum "$CORKD" | cut -c1-12) (release, TLS 1.3, SQLite WAL synchronous=FULL, group commit); server limits rate_ops_per_s $(f moderate '.server_rate_ops_per_s') per user"
 echo
-echo "| run | ops/s acked | deliveries/s | ack p50 ms | ack p99 ms | ack max ms | rejects/errors | board cards at start | CPU s server / cork-load / other processes (10 s) | server µs CPU per op | seqs contiguous | ok |"
+echo "| run | ops/s acked | deliveries/s | ack p50 ms | ack p99 ms | ack max ms | rejects/errors | converged | CPU s server / cork-load / other processes (10 s) | server µs CPU per op | seqs contiguous | ok |"
 echo "|---|---:|---:|---:|---:|---:|---|---:|---|---:|---|---|"
-row moderate "(b) 10 clients × window 1, paced 150 ops/s"
-row window8-16 "(a) 16 clients × window 8, closed loop"
-row window8-64 "(a) 64 clients × window 8, closed loop"
-row capacity-chat "(a) $USERS clients (16 subscribed) × window 1, offered $OFFERED ops/s, chat only"
-row capacity "(a) $USERS clients (16 subscribed) × window 1, offered $OFFERED ops/s, chat + 1 card each"
+row moderate "(b) 10 publishers, 10 subscribers, paced 150 ops/s"
+row window8-16 "(a) 16 publishers × window 8, 16 subscribers, closed loop"
+row window8-64 "(a) 64 publishers × window 8, 64 subscribers, closed loop"
+row capacity-chat "(a) $((USERS - 16)) publishers, 16 subscribers, offered $OFFERED ops/s, chat only"
+row capacity "(a) $((USERS - 16)) publishers, 16 subscribers, offered $OFFERED ops/s, the standard mix"
 echo
 echo "| (c) idle authenticated TLS connections | opened | held | server RSS before | after | per connection |"
 echo "|---|---:|---:|---:|---:|---:|"

@@ -1,35 +1,63 @@
+import BoardCore
 import Histogram
+
+/// What one subscriber received, for the convergence check: from which seq to which, and the hash of the lines.
+struct StreamRecord: Sendable {
+    var board: Int
+    var subscribedSeq: UInt64
+    var lastSeq: UInt64
+    var hash: StreamHash
+}
+
+/// A board's reference replica, kept by its first subscriber: the snapshot it subscribed with and every delta line
+/// after it, replayed through BoardCore's reducer at the end (`Convergence`).
+struct ReferenceLog: Sendable {
+    var board: Int
+    var snapshot: Board?
+    var subscribedSeq: UInt64
+    /// The delta lines, back to back, and where each ends.
+    var bytes: [UInt8] = []
+    var ends: [Int] = []
+    var seqs: [UInt64] = []
+    /// Set when the log outgrew `LoadPlan.replayBytesMax` and stopped.
+    var truncated = false
+}
 
 /// What one client measured, and the merge of many.
 struct ClientTally: Sendable {
-    /// Ack latency (op sent → ack received) in microseconds, for acks received in the measured window.
+    /// Ack latency (op sent → ack received) in microseconds, for ops sent in the measured window.
     var latency = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
-    /// Ops acknowledged in the measured window.
+    /// Fan-out latency (op sent → its delta received by the last subscriber of its board) in microseconds, for ops
+    /// sent in the measured window.
+    var fanout = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+    /// Deliveries whose fan-out slot had been reused (the subscriber was too far behind to measure).
+    var fanoutOverruns = 0
+    /// Ops acknowledged in the measured window, and over the whole run.
     var acked = 0
-    /// Ops acknowledged over the whole run.
     var ackedTotal = 0
-    /// Deltas received in the measured window.
+    /// Ops sent over the whole run, by kind (`purge` apart from `add`).
+    var sent: [String: Int] = [:]
+    /// Deltas received in the measured window, and over the whole run.
     var deliveries = 0
-    /// Deltas received over the whole run.
     var deliveriesTotal = 0
-    /// Rejects and errors by code, plus the client's own failures (`connect`, `closed`, `timeout`, …).
+    /// Rejects and errors by code, plus the client's own failures (`connect_failed`, `closed`, `drain_timeout`, …).
     var errors: [String: Int] = [:]
     /// Line bytes received and sent.
     var bytes = ByteCounts()
-    /// Clients that reached `subscribed` (or `welcome` for non-subscribers), and that ran to the end.
-    var connected = 0
-    var completed = 0
-    /// Subscribed clients, and those whose deltas had a gap or a repeat.
-    var subscribed = 0
+    /// Publishers and subscribers that reached `welcome`/`subscribed`, and that ran to the end.
+    var publishersConnected = 0
+    var publishersCompleted = 0
+    var subscribersConnected = 0
+    var subscribersCompleted = 0
+    /// Subscribers whose deltas had a gap or a repeat.
     var seqBroken = 0
     var gaps = 0
     var duplicates = 0
     /// The users the server authenticated, and the per-user op rate it advertised.
     var users: Set<String> = []
     var rateOpsPerS: Int?
-    /// The board's seq and card count when the first client subscribed.
-    var boardSeq: UInt64?
-    var boardCards: Int?
+    var streams: [StreamRecord] = []
+    var references: [ReferenceLog] = []
 
     /// Counts an error code.
     mutating func count(_ code: String) { errors[code, default: 0] += 1 }
@@ -37,22 +65,26 @@ struct ClientTally: Sendable {
     /// Adds another client's tally.
     mutating func merge(_ other: ClientTally) {
         latency.add(other.latency)
+        fanout.add(other.fanout)
+        fanoutOverruns += other.fanoutOverruns
         acked += other.acked
         ackedTotal += other.ackedTotal
+        sent.merge(other.sent, uniquingKeysWith: +)
         deliveries += other.deliveries
         deliveriesTotal += other.deliveriesTotal
         errors.merge(other.errors, uniquingKeysWith: +)
         bytes.received += other.bytes.received
         bytes.sent += other.bytes.sent
-        connected += other.connected
-        completed += other.completed
-        subscribed += other.subscribed
+        publishersConnected += other.publishersConnected
+        publishersCompleted += other.publishersCompleted
+        subscribersConnected += other.subscribersConnected
+        subscribersCompleted += other.subscribersCompleted
         seqBroken += other.seqBroken
         gaps += other.gaps
         duplicates += other.duplicates
         users.formUnion(other.users)
         rateOpsPerS = rateOpsPerS ?? other.rateOpsPerS
-        boardSeq = boardSeq ?? other.boardSeq
-        boardCards = boardCards ?? other.boardCards
+        streams += other.streams
+        references += other.references
     }
 }

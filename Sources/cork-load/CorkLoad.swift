@@ -1,32 +1,62 @@
 import ArgumentParser
 import Foundation
 
-/// `cork-load`: simulated Corkboard clients over real TLS, with ack latency, throughput, a seq check and idle RSS.
+/// `cork-load`: simulated Corkboard clients over real TLS: throughput, ack and fan-out latency, CPU, seq checks and
+/// convergence.
 @main
 struct CorkLoad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cork-load",
         abstract: "Load-test a corkd server with simulated TLS clients speaking Protocol.md.",
         discussion: """
-            Each active client is a TLS connection with its own client_id: hello, subscribe, then a closed loop \
-            with --window ops in flight (chat, card.add, card.move; about 200 bytes each). Clients use the invite \
-            URLs round-robin; the server allows connections_per_user (20) sessions and rate_ops_per_s (20) ops/s \
-            per user, so give one URL per client for throughput runs (`corkd invite --user loadN`).
+            Publishers send ops (--mix of card moves, edits, adds and chat, about 200 bytes each) to the boards in \
+            turn, in a closed loop with --window ops in flight or paced to --rate ops/s in total; they do not \
+            subscribe. Each board has --subscribers-per-board subscribers that only read. Every simulated client is \
+            its own TLS connection, user and client_id.
 
-            Exits 1 when a subscriber saw a seq gap or repeat, or a client failed to connect or dropped out.
+            Measured: ack latency (op sent → its ack) and fan-out latency (op sent → its delta received by every \
+            subscriber of its board), ops/s acked, deliveries/s, errors by code, bytes, and the CPU time of corkd and \
+            of cork-load itself when corkd is local (--spawn, or --server-pid).
+
+            At the end every board's state is read from the server; the board's first subscriber replays the deltas \
+            it received through the reducer and must reach the server's seq and content hash, and every other \
+            subscriber must hold the same delta stream. A run that fails to converge, sees a seq gap or repeat, or \
+            loses a client exits 1.
+
+            --spawn starts corkd (the binary beside cork-load, or --corkd) on a temporary data directory with one \
+            user per connection and the per-user rate limit lifted. With --url, give one invite URL per connection \
+            (--urls-file; `corkd invite` makes them) and start corkd with --rate/--burst high enough.
             """)
 
-    @Option(name: .customLong("url"), help: "An invite URL (cork://HOST:PORT/BOARD?token=…&fp=…); repeatable.")
+    @Flag(help: "Start a corkd on a temporary data directory for this run (stopped and removed at the end).")
+    var spawn = false
+
+    @Option(help: "The corkd binary for --spawn (default: the one beside cork-load).")
+    var corkd: String?
+
+    @Flag(name: .customLong("keep-data"), help: "With --spawn, keep the data directory (and corkd.err) afterwards.")
+    var keepData = false
+
+    @Option(name: .customLong("url"), help: "An invite URL (cork://HOST:PORT/BOARD?token=…&fp=sha256:…); repeatable.")
     var urls: [String] = []
 
     @Option(name: .customLong("urls-file"), help: "A file with one invite URL per line (blank lines and # comments skipped).")
     var urlsFile: String?
 
-    @Option(help: "Active clients.")
-    var clients: Int = 10
+    @Option(name: .customLong("board"), help: "With --url: a board to load (repeatable; default the first URL's board).")
+    var boardNames: [String] = []
 
-    @Option(help: "How many of the active clients subscribe to the board (default: all).")
-    var subscribers: Int?
+    @Option(help: "Simulated clients in all: boards × subscribers-per-board + publishers.")
+    var clients: Int?
+
+    @Option(help: "Boards (with --spawn; with --url, the number of --board options).")
+    var boards: Int?
+
+    @Option(name: .customLong("subscribers-per-board"), help: "Subscribers of each board (default: from --clients, else 1).")
+    var subscribersPerBoard: Int?
+
+    @Option(help: "Connections that send ops.")
+    var publishers: Int = 1
 
     @Option(help: "Measured seconds.")
     var duration: Int = 10
@@ -34,61 +64,134 @@ struct CorkLoad: AsyncParsableCommand {
     @Option(help: "Seconds of load before measuring.")
     var warmup: Int = 2
 
-    @Option(help: "Ops in flight per client.")
-    var window: Int = 1
-
-    @Option(name: .customLong("cards-per-client"), help: "Cards each client adds, then moves (0: chat only).")
-    var cardsPerClient: Int = 5
-
-    @Option(help: "Total ops/s to offer, split over the clients (default: an unpaced closed loop).")
+    @Option(help: "Total ops/s to offer, split over the publishers.")
     var rate: Double?
 
-    @Option(help: "The board (default: the invite URL's).")
-    var board: String?
+    @Flag(name: .customLong("closed-loop"), help: "Send as fast as acks come back, --window ops in flight per publisher (the default without --rate).")
+    var closedLoop = false
 
-    @Option(help: "Authenticated, subscribed connections that only answer pings, held for the run.")
+    @Option(help: "Ops in flight per publisher in the closed loop.")
+    var window: Int = 1
+
+    @Option(help: "Relative weights of the ops publishers send: move, edit, add, chat.")
+    var mix: String = OpMix.standard.description
+
+    @Option(name: .customLong("cards-per-board"), help: "Cards each publisher keeps on each board; further adds purge its oldest.")
+    var cardsPerBoard: Int = 100
+
+    @Option(help: "Authenticated connections that only answer pings, held for the run (server RSS per connection).")
     var idle: Int = 0
 
-    @Flag(inversion: .prefixedNo, help: "Whether idle connections subscribe to the board (to tell the cost of a subscription from that of a connection).")
+    @Flag(inversion: .prefixedNo, help: "Whether idle connections subscribe to the first board.")
     var idleSubscribe = true
 
-    @Option(name: .customLong("server-pid"), help: "corkd's process id: report its RSS and CPU time from /proc.")
+    @Option(name: .customLong("server-pid"), help: "corkd's process id: report its RSS and CPU time from /proc (set by --spawn).")
     var serverPID: Int32?
+
+    @Option(name: .customLong("replay-mb"), help: "Most MiB of deltas a board's reference replica keeps for the convergence replay.")
+    var replayMB: Int = 2_048
 
     @Flag(help: "Print one JSON object instead of the table.")
     var json = false
 
     mutating func validate() throws {
-        guard clients >= 0, idle >= 0, clients + idle > 0 else { throw ValidationError("--clients and --idle: at least one connection") }
-        guard cardsPerClient >= 0 else { throw ValidationError("--cards-per-client must be at least 0") }
+        guard publishers >= 0, idle >= 0 else { throw ValidationError("--publishers and --idle must be at least 0") }
         guard window >= 1 else { throw ValidationError("--window must be at least 1") }
         guard duration >= 1, warmup >= 0 else { throw ValidationError("--duration must be at least 1 s, --warmup at least 0") }
+        guard cardsPerBoard >= 1, replayMB >= 1 else { throw ValidationError("--cards-per-board and --replay-mb must be at least 1") }
         if let rate, rate <= 0 { throw ValidationError("--rate must be positive") }
-        if let subscribers, subscribers < 0 || subscribers > clients { throw ValidationError("--subscribers must be 0…--clients") }
-        if urls.isEmpty && urlsFile == nil { throw ValidationError("give --url or --urls-file") }
+        if rate != nil && closedLoop { throw ValidationError("--rate and --closed-loop exclude each other") }
+        if spawn != (urls.isEmpty && urlsFile == nil) { throw ValidationError("give either --spawn or --url/--urls-file") }
+        if let boards, boards < 1 { throw ValidationError("--boards must be at least 1") }
+        if let subscribersPerBoard, subscribersPerBoard < 0 { throw ValidationError("--subscribers-per-board must be at least 0") }
+        do { _ = try OpMix(parsing: mix) } catch { throw ValidationError(error.message) }
+    }
+
+    /// The layout from --clients, --boards, --subscribers-per-board and --publishers.
+    func layout(boards count: Int) throws -> LoadPlan.Layout {
+        let perBoard: Int
+        if let subscribersPerBoard {
+            if let clients, clients != count * subscribersPerBoard + publishers {
+                throw ValidationError("--clients \(clients) ≠ \(count) boards × \(subscribersPerBoard) subscribers + \(publishers) publishers")
+            }
+            perBoard = subscribersPerBoard
+        } else if let clients {
+            guard clients >= publishers, (clients - publishers) % count == 0 else {
+                throw ValidationError("--clients minus --publishers must divide evenly over \(count) board(s)")
+            }
+            perBoard = (clients - publishers) / count
+        } else {
+            perBoard = 1
+        }
+        let layout = LoadPlan.Layout(boards: count, subscribersPerBoard: perBoard, publishers: publishers, idle: idle)
+        guard layout.connections > 0 else { throw ValidationError("nothing to connect: no publishers, subscribers or idle connections") }
+        return layout
     }
 
     func run() async throws {
-        var texts = urls
-        if let urlsFile {
-            let contents = try String(contentsOfFile: urlsFile, encoding: .utf8)
-            texts += contents.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        let progress: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        let mix = try OpMix(parsing: self.mix)
+        let runID = String((0..<6).map { _ in Array("abcdefghijklmnopqrstuvwxyz0123456789").randomElement() ?? "x" })
+        var spawned: SpawnedServer?
+        let plan: LoadPlan
+        if spawn {
+            guard let path = corkd ?? SpawnedServer.siblingCorkd() else {
+                throw ValidationError("--spawn needs corkd beside cork-load (swift build --product corkd) or --corkd PATH")
+            }
+            let layout = try layout(boards: boards ?? 1)
+            let server = try await SpawnedServer.start(corkdPath: path, layout: layout, runID: runID, progress: progress)
+            spawned = server
+            Self.stopOnSignals(server, keep: keepData)
+            plan = makePlan(layout: layout, targets: server.targets, checker: server.owner, boards: server.boards, pid: server.pid, mix: mix, runID: runID)
+        } else {
+            var texts = urls
+            if let urlsFile {
+                let contents = try String(contentsOfFile: urlsFile, encoding: .utf8)
+                texts += contents.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                    .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+            }
+            let targets: [Target]
+            do { targets = try texts.map { text throws(LoadError) in try Target(url: text, board: nil) } } catch {
+                throw ValidationError("\(error)")
+            }
+            guard let first = targets.first else { throw ValidationError("no invite URLs") }
+            let names = boardNames.isEmpty ? [first.board] : boardNames
+            if let boards, boards != names.count { throw ValidationError("with --url, --boards must equal the number of --board options") }
+            let layout = try layout(boards: names.count)
+            plan = makePlan(layout: layout, targets: targets, checker: first, boards: names, pid: serverPID, mix: mix, runID: runID)
         }
-        let targets: [Target]
-        do { targets = try texts.map { text throws(LoadError) in try Target(url: text, board: board) } } catch {
-            throw ValidationError("\(error)")
-        }
-        guard !targets.isEmpty else { throw ValidationError("no invite URLs") }
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-        let plan = LoadPlan(
-            targets: targets, clients: clients, subscribers: subscribers ?? clients, window: window, cardsPerClient: cardsPerClient,
-            duration: duration, warmup: warmup, rate: rate, idle: idle, idleSubscribes: idleSubscribe, serverPID: serverPID,
-            runID: String((0..<6).map { _ in alphabet.randomElement() ?? "x" }))
-        let report = await LoadRun(plan: plan, progress: { line in
-            FileHandle.standardError.write(Data((line + "\n").utf8))
-        }).run()
+        let report = await LoadRun(plan: plan, progress: progress).run()
+        if let spawned { await spawned.stop(keep: keepData) }
         print(json ? report.json() : report.summary.table)
         if !report.succeeded { throw ExitCode(1) }
+    }
+
+    /// Ctrl-C or SIGTERM during a `--spawn` run: stop corkd and remove its data directory before exiting.
+    private static func stopOnSignals(_ server: SpawnedServer, keep: Bool) {
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                FileHandle.standardError.write(Data("cork-load: interrupted; stopping corkd\n".utf8))
+                Task {
+                    await server.stop(keep: keep)
+                    Foundation.exit(130)
+                }
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+    }
+
+    /// Kept alive for the whole run; written once, on the main task, before the run starts.
+    nonisolated(unsafe) private static var signalSources: [any DispatchSourceSignal] = []
+
+    private func makePlan(
+        layout: LoadPlan.Layout, targets: [Target], checker: Target, boards: [String], pid: Int32?, mix: OpMix, runID: String
+    ) -> LoadPlan {
+        LoadPlan(
+            layout: layout, targets: targets, checker: checker, boards: boards, window: window, rate: rate, mix: mix,
+            cardsPerBoard: cardsPerBoard, duration: duration, warmup: warmup, idleSubscribes: idleSubscribe,
+            serverPID: pid, runID: runID, replayBytesMax: replayMB * 1_048_576)
     }
 }

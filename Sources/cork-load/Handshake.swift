@@ -12,21 +12,21 @@ enum Handshake {
         var rateOpsPerS: Int
         /// The seq of `subscribed`, when subscribing.
         var seq: UInt64?
-        /// Cards on the board in the snapshot, when asked to decode it.
-        var cards: Int?
+        /// The board as the snapshot showed it, when asked to keep it.
+        var board: Board?
     }
 
     static let coder = LineCoder()
     static let pong = ByteBuffer(string: #"{"type":"pong"}"# + "\n")
     static let bye = ByteBuffer(bytes: coder.encodeLine(ClientMessage.bye(Bye(reason: "cork-load done"))))
 
-    /// Says hello as `clientID` and, when `subscribe` is set, subscribes to the target's board.
+    /// Says hello as `clientID` and, when `subscribe` names a board, subscribes to it.
     ///
     /// The snapshot and presence lines that come with `subscribed` are skipped unread, except that with
-    /// `measureBoard` the snapshot is decoded to count the board's cards (one client per run does this). An `error` line throws its
-    /// code; so does the end of the stream.
+    /// `keepSnapshot` the snapshot is decoded and returned (each board's reference replica starts from it). An
+    /// `error` line throws its code; so does the end of the stream.
     static func open(
-        _ target: Target, clientID: String, subscribe: Bool, measureBoard: Bool = false,
+        _ target: Target, clientID: String, subscribe board: String?, keepSnapshot: Bool = false,
         lines: inout NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator,
         outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, bytes: inout ByteCounts
     ) async throws -> Opened {
@@ -45,9 +45,9 @@ enum Handshake {
                     throw LoadError("bad_welcome", "the welcome did not decode")
                 }
                 let result = Opened(user: welcome.user.rawValue, rateOpsPerS: welcome.limits.rateOpsPerS)
-                guard subscribe else { return result }
+                guard let board else { return result }
                 opened = result
-                let request = ClientMessage.subscribe(ClientMessage.Subscribe(req: 2, board: BoardID(target.board)))
+                let request = ClientMessage.subscribe(ClientMessage.Subscribe(req: 2, board: BoardID(board)))
                 try await write(coder.encodeLine(request), outbound, &bytes)
             case .subscribed:
                 guard var result = opened, let seq = ServerLine(line).seq else {
@@ -55,9 +55,9 @@ enum Handshake {
                 }
                 result.seq = seq
                 return result
-            case .other where measureBoard && opened != nil:
+            case .other where keepSnapshot && opened != nil:
                 if case .snapshot(let snapshot) = try? coder.decodeServer(line.readableBytesView) {
-                    opened?.cards = snapshot.state.cards.count
+                    opened?.board = snapshot.state
                 }
             case .error:
                 throw error(line)

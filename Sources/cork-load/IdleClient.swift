@@ -39,7 +39,7 @@ struct IdleClient: Sendable {
                 }
                 var lines = inbound.makeAsyncIterator()
                 _ = try await Handshake.open(
-                    target, clientID: "idle-\(plan.runID)-\(index)", subscribe: plan.idleSubscribes, lines: &lines,
+                    target, clientID: "idle-\(plan.runID)-\(index)", subscribe: plan.idleSubscribes ? target.board : nil, lines: &lines,
                     outbound: outbound,
                     bytes: &tally.bytes)
                 handshakeDeadline.cancel()
@@ -49,7 +49,7 @@ struct IdleClient: Sendable {
                 try await withThrowingTaskGroup(of: Void.self) { hold in
                     let gate = self.gate
                     hold.addTask {
-                        let timeline = await gate.awaitStart()
+                        let timeline = await gate.awaitStart().timeline
                         let now = NIODeadline.now().uptimeNanoseconds
                         if timeline.sendEnd > now { try await Task.sleep(nanoseconds: timeline.sendEnd - now) }
                         try? await outbound.write(Handshake.bye)

@@ -1,7 +1,8 @@
 import Foundation
+import Histogram
 
-/// Everything a run measured, and the verdict: the seqs every subscriber saw were contiguous, and every client
-/// connected and ran to the end.
+/// Everything a run measured, and the verdict: every client connected and ran to the end, the seqs every subscriber
+/// saw were contiguous, and every replica converged on the server's board.
 struct LoadReport: Sendable {
     /// Both processes' CPU time at one instant, in seconds (nil when /proc could not be read).
     struct CPUSample: Sendable {
@@ -19,24 +20,47 @@ struct LoadReport: Sendable {
     }
 
     let plan: LoadPlan
-    var active = ClientTally()
+    var publishers = ClientTally()
+    var subscribers = ClientTally()
     var idle = Idle()
     var cpuStart: CPUSample?
     var cpuEnd: CPUSample?
+    /// The server's state of each board at the end, and why it could not be read.
+    var serverBoards: [Convergence.ServerBoard]?
+    var checkError: String?
+    /// How long the subscribers took to reach the server's seq after the last publisher finished.
+    var catchUpSeconds: Double?
+    var verdicts: [Convergence.Verdict] = []
 
     init(plan: LoadPlan) { self.plan = plan }
 
-    /// Whether the run is valid: no seq gap or repeat, and no client that failed to connect or dropped out.
+    var subscriberCount: Int { plan.layout.boards * plan.layout.subscribersPerBoard }
+
+    /// Whether every replica converged (true when there is nothing to check).
+    var converged: Bool {
+        guard subscriberCount > 0 || plan.layout.publishers > 0 else { return true }
+        return checkError == nil && verdicts.count == plan.boards.count && verdicts.allSatisfy(\.converged)
+    }
+
+    /// Whether the run is valid.
     var succeeded: Bool {
-        active.seqBroken == 0 && active.connected == plan.clients && active.completed == plan.clients
-            && idle.tally.connected == plan.idle && idle.connectedAtEnd == plan.idle
+        let layout = plan.layout
+        return publishers.publishersConnected == layout.publishers && publishers.publishersCompleted == layout.publishers
+            && subscribers.subscribersConnected == subscriberCount && subscribers.subscribersCompleted == subscriberCount
+            && subscribers.seqBroken == 0 && converged
+            && idle.tally.connected == layout.idle && idle.connectedAtEnd == layout.idle
     }
 
     /// The figures, as one JSON-encodable value (`--json`).
     var summary: Summary {
         let seconds = Double(plan.duration)
-        let latency = active.acked > 0 ? active.latency : nil
-        func ms(_ percentile: Double) -> Double { Double(latency?.valueAtPercentile(percentile) ?? 0) / 1000 }
+        func latency(_ histogram: Histogram<UInt64>?) -> Summary.Latency? {
+            guard let histogram, histogram.totalCount > 0 else { return nil }
+            func ms(_ percentile: Double) -> Double { Double(histogram.valueAtPercentile(percentile)) / 1000 }
+            return Summary.Latency(p50: ms(50), p90: ms(90), p99: ms(99), p99_9: ms(99.9), max: Double(histogram.max) / 1000)
+        }
+        let acked = publishers.acked
+        let deliveries = subscribers.deliveries
         var cpu = Summary.CPU()
         if let start = cpuStart, let end = cpuEnd {
             if let a = start.server, let b = end.server { cpu.serverS = b - a }
@@ -45,14 +69,14 @@ struct LoadReport: Sendable {
                 cpu.machineS = b - a
                 cpu.othersS = max(0, (b - a) - (cpu.serverS ?? 0) - (cpu.loadS ?? 0))
             }
-            cpu.serverUsPerOp = cpu.serverS.flatMap { active.acked > 0 ? $0 * 1e6 / Double(active.acked) : nil }
-            cpu.serverUsPerDelivery = cpu.serverS.flatMap { active.deliveries > 0 ? $0 * 1e6 / Double(active.deliveries) : nil }
-            cpu.loadUsPerDelivery = cpu.loadS.flatMap { active.deliveries > 0 ? $0 * 1e6 / Double(active.deliveries) : nil }
+            cpu.serverUsPerOp = cpu.serverS.flatMap { acked > 0 ? $0 * 1e6 / Double(acked) : nil }
+            cpu.serverUsPerDelivery = cpu.serverS.flatMap { deliveries > 0 ? $0 * 1e6 / Double(deliveries) : nil }
+            cpu.loadUsPerDelivery = cpu.loadS.flatMap { deliveries > 0 ? $0 * 1e6 / Double(deliveries) : nil }
         }
         var idleSummary: Summary.IdleFigures?
-        if plan.idle > 0 {
+        if plan.layout.idle > 0 {
             var figures = Summary.IdleFigures(
-                requested: plan.idle, connected: idle.tally.connected, heldToEnd: idle.connectedAtEnd,
+                requested: plan.layout.idle, connected: idle.tally.connected, heldToEnd: idle.connectedAtEnd,
                 rssBeforeKib: idle.rssBeforeKib, rssAfterKib: idle.rssAfterKib)
             if let before = idle.rssBeforeKib, let after = idle.rssAfterKib, idle.tally.connected > 0 {
                 figures.kibPerConnection = Double(after - before) / Double(idle.tally.connected)
@@ -60,21 +84,27 @@ struct LoadReport: Sendable {
             idleSummary = figures
         }
         let first = plan.targets.first
+        var errors = publishers.errors.merging(subscribers.errors, uniquingKeysWith: +)
+        errors.merge(idle.tally.errors, uniquingKeysWith: +)
+        let layout = plan.layout
         return Summary(
-            server: first.map { "\($0.host):\($0.port)" } ?? "", board: first?.board ?? "", clients: plan.clients,
-            subscribers: plan.subscribers, window: plan.window, warmupS: plan.warmup, durationS: plan.duration,
-            rate: plan.rate, cardsPerClient: plan.cardsPerClient, users: active.users.count,
-            serverRateOpsPerS: active.rateOpsPerS, boardSeqAtStart: active.boardSeq, boardCardsAtStart: active.boardCards,
-            opsAcked: active.acked, opsPerS: Double(active.acked) / seconds, deliveries: active.deliveries,
-            deliveriesPerS: Double(active.deliveries) / seconds,
-            ackMs: latency.map { _ in
-                Summary.Latency(p50: ms(50), p90: ms(90), p99: ms(99), p99_9: ms(99.9), max: ms(100))
-            },
-            errors: active.errors.merging(idle.tally.errors, uniquingKeysWith: +), bytesIn: active.bytes.received,
-            bytesOut: active.bytes.sent, clientsConnected: active.connected, clientsCompleted: active.completed,
+            server: first.map { "\($0.host):\($0.port)" } ?? "", boards: layout.boards,
+            subscribersPerBoard: layout.subscribersPerBoard, publishers: layout.publishers, idleConnections: layout.idle,
+            window: plan.rate == nil ? plan.window : nil, rate: plan.rate, mix: plan.mix.description,
+            warmupS: plan.warmup, durationS: plan.duration, cardsPerBoard: plan.cardsPerBoard,
+            users: publishers.users.union(subscribers.users).count, serverRateOpsPerS: publishers.rateOpsPerS,
+            opsAcked: acked, opsPerS: Double(acked) / seconds, sent: publishers.sent, deliveries: deliveries,
+            deliveriesPerS: Double(deliveries) / seconds, ackMs: latency(publishers.latency),
+            fanoutMs: latency(subscribers.fanout), fanoutOverruns: subscribers.fanoutOverruns,
+            errors: errors, bytesIn: publishers.bytes.received + subscribers.bytes.received,
+            bytesOut: publishers.bytes.sent + subscribers.bytes.sent,
+            publishersConnected: publishers.publishersConnected, publishersCompleted: publishers.publishersCompleted,
+            subscribersConnected: subscribers.subscribersConnected, subscribersCompleted: subscribers.subscribersCompleted,
             seq: Summary.SeqFigures(
-                subscribers: active.subscribed, contiguous: active.seqBroken == 0, clientsBroken: active.seqBroken,
-                gaps: active.gaps, duplicates: active.duplicates),
+                subscribers: subscribers.subscribersConnected, contiguous: subscribers.seqBroken == 0,
+                clientsBroken: subscribers.seqBroken, gaps: subscribers.gaps, duplicates: subscribers.duplicates),
+            convergence: Summary.ConvergenceFigures(
+                converged: converged, catchUpS: catchUpSeconds, error: checkError, boards: verdicts),
             cpu: cpu, idle: idleSummary, ok: succeeded)
     }
 

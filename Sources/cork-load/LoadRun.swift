@@ -2,15 +2,17 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-/// One run: opens the idle connections (measuring the server's RSS around them), connects the active clients,
-/// starts them together, prints a progress line a second, and gathers what every client measured.
+/// One run: opens the idle connections (measuring the server's RSS around them), connects the subscribers and the
+/// publishers, starts them together, prints a progress line a second, then checks convergence and gathers what
+/// every client measured.
 struct LoadRun {
     let plan: LoadPlan
     /// Where progress lines go (standard error, so that `--json` leaves standard output to the report).
     let progress: @Sendable (String) -> Void
 
     private enum Outcome: Sendable {
-        case active(ClientTally)
+        case publisher(ClientTally)
+        case subscriber(ClientTally)
         case idle(IdleClient.Tally)
     }
 
@@ -20,63 +22,128 @@ struct LoadRun {
         let live = LiveCounters()
         let gate = StartGate()
         let plan = self.plan
+        let layout = plan.layout
+        let fanout = FanoutTable(publishers: layout.publishers)
         var report = LoadReport(plan: plan)
+        let subscribers = (0..<layout.boards * layout.subscribersPerBoard).map {
+            SubscriberProgress(board: $0 / max(1, layout.subscribersPerBoard))
+        }
         return await withTaskGroup(of: Outcome.self, returning: LoadReport.self) { tasks in
             let (signals, signal) = AsyncStream.makeStream(of: Void.self)
             var ready = signals.makeAsyncIterator()
             var opening = 0
-
-            if plan.idle > 0 {
-                report.idle.rssBeforeKib = plan.serverPID.flatMap(ProcStats.rssKiB)
-                for i in 0..<plan.idle {
-                    if opening >= LoadPlan.connectConcurrency {
-                        _ = await ready.next()
-                        opening -= 1
-                    }
-                    let client = IdleClient(index: i, target: plan.targets[i % plan.targets.count], plan: plan, gate: gate)
-                    tasks.addTask { .idle(await client.run(group: group, connected: signal)) }
-                    opening += 1
-                }
-                while opening > 0 {
-                    _ = await ready.next()
-                    opening -= 1
-                }
-                // Every join is announced to every subscriber (O(n²) presence lines): let the server finish that
-                // fan-out, so that its RSS holds connections and not queued writes.
-                let settled = await settle()
-                report.idle.rssAfterKib = plan.serverPID.flatMap(ProcStats.rssKiB)
-                progress("idle: \(plan.idle) connections opened; server CPU settled after \(settled) s")
-            }
-
-            for i in 0..<plan.clients {
+            func admit() async {
                 if opening >= LoadPlan.connectConcurrency {
                     _ = await ready.next()
                     opening -= 1
                 }
-                let client = LoadClient(
-                    index: i, target: plan.targets[(plan.idle + i) % plan.targets.count], plan: plan,
-                    subscribes: i < plan.subscribers, live: live, gate: gate)
-                tasks.addTask { .active(await client.run(group: group, connected: signal)) }
                 opening += 1
             }
-            while opening > 0 {
-                _ = await ready.next()
-                opening -= 1
+            func settleOpening() async {
+                while opening > 0 {
+                    _ = await ready.next()
+                    opening -= 1
+                }
             }
+
+            if layout.idle > 0 {
+                report.idle.rssBeforeKib = plan.serverPID.flatMap(ProcStats.rssKiB)
+                let first = layout.publishers + layout.boards * layout.subscribersPerBoard
+                for i in 0..<layout.idle {
+                    await admit()
+                    let client = IdleClient(index: i, target: plan.target(first + i), plan: plan, gate: gate)
+                    tasks.addTask { .idle(await client.run(group: group, connected: signal)) }
+                }
+                await settleOpening()
+                // Every join is announced to every subscriber (O(n²) presence lines): let the server finish that
+                // fan-out, so that its RSS holds connections and not queued writes.
+                let settled = await settle()
+                report.idle.rssAfterKib = plan.serverPID.flatMap(ProcStats.rssKiB)
+                progress("idle: \(layout.idle) connections opened; server CPU settled after \(settled) s")
+            }
+
+            for (i, subscriberProgress) in subscribers.enumerated() {
+                await admit()
+                let client = Subscriber(
+                    board: i / layout.subscribersPerBoard, index: i % layout.subscribersPerBoard,
+                    connection: layout.publishers + i, plan: plan, live: live, gate: gate, fanout: fanout,
+                    progress: subscriberProgress)
+                tasks.addTask { .subscriber(await client.run(group: group, connected: signal)) }
+            }
+            for p in 0..<layout.publishers {
+                await admit()
+                let client = Publisher(number: p, connection: p, plan: plan, live: live, gate: gate, fanout: fanout)
+                tasks.addTask { .publisher(await client.run(group: group, connected: signal)) }
+            }
+            await settleOpening()
             signal.finish()
+            var counts = [Int](repeating: 0, count: layout.boards)
+            for subscriber in subscribers where subscriber.subscribed.load(ordering: .acquiring) { counts[subscriber.board] += 1 }
+            progress("connected: \(counts.reduce(0, +))/\(subscribers.count) subscribers on \(layout.boards) board(s); starting \(layout.publishers) publisher(s)")
 
             let timeline = Timeline(now: NIODeadline.now().uptimeNanoseconds, warmup: plan.warmup, duration: plan.duration)
-            await gate.open(timeline)
+            await gate.open(RunStart(timeline: timeline, subscribers: counts))
             await watch(timeline, live: live, report: &report)
 
+            var publishersDone = 0
+            var ended = false
+            if layout.publishers == 0 {
+                await end(subscribers, group: group, report: &report)
+                ended = true
+            }
             for await outcome in tasks {
                 switch outcome {
-                case .active(let tally): report.active.merge(tally)
+                case .publisher(let tally):
+                    report.publishers.merge(tally)
+                    publishersDone += 1
+                    if publishersDone == layout.publishers, !ended {
+                        await end(subscribers, group: group, report: &report)
+                        ended = true
+                    }
+                case .subscriber(let tally): report.subscribers.merge(tally)
                 case .idle(let tally): report.idle.tally.merge(tally)
                 }
             }
             report.idle.connectedAtEnd = report.idle.tally.completed
+            report.verdicts = judge(report)
             return report
+        }
+    }
+
+    /// The end, once every publisher has finished: takes the server's state of every board, lets each subscriber
+    /// catch up to the server's seq (or gives up after the drain timeout), then closes them.
+    private func end(_ subscribers: [SubscriberProgress], group: any EventLoopGroup, report: inout LoadReport) async {
+        do {
+            report.serverBoards = try await Convergence.serverState(
+                plan.checker, boards: plan.boards, clientID: "check-\(plan.runID)", group: group)
+        } catch {
+            report.checkError = "\(error)"
+            progress("check: could not read the server's boards: \(error)")
+        }
+        let started = NIODeadline.now()
+        if let boards = report.serverBoards {
+            while NIODeadline.now() < started + .seconds(LoadPlan.drainTimeoutSeconds) {
+                let behind = subscribers.filter {
+                    $0.subscribed.load(ordering: .acquiring) && $0.lastSeq.load(ordering: .relaxed) < boards[$0.board].seq
+                }
+                if behind.isEmpty { break }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        let waited = Double((NIODeadline.now() - started).nanoseconds) / 1e9
+        report.catchUpSeconds = waited
+        progress(String(format: "end: subscribers caught up with the server %.3f s after the last publisher finished", waited))
+        for subscriber in subscribers { subscriber.close() }
+    }
+
+    /// Each board's convergence verdict.
+    private func judge(_ report: LoadReport) -> [Convergence.Verdict] {
+        guard let boards = report.serverBoards else { return [] }
+        return plan.boards.enumerated().map { index, name in
+            Convergence.judge(
+                board: name, server: boards[index],
+                reference: report.subscribers.references.first { $0.board == index },
+                streams: report.subscribers.streams.filter { $0.board == index })
         }
     }
 

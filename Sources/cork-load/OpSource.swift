@@ -1,67 +1,101 @@
 import NIOCore
 
-/// The ops one simulated client sends: a steady mix of `chat`, `card.add` and `card.move`, about 200 bytes a line.
+/// The ops one publisher sends: the `OpMix` of moves, edits, adds and chat lines, about 200 bytes a line, spread
+/// round-robin over the run's boards.
 ///
-/// A third of the ops are chat lines; the others add cards with fresh ids (`L<run>-<client>-<n>`) until the client
-/// holds `cards` of them, then move those cards round the board's first three columns (with no cards, every op is a
-/// chat line). Every op changes the board, so every ack has a delta. The board's card count stays bounded
-/// (`cards_max` is 10,000, and placing a card costs more as its column grows), at the price of few `card.add` ops
-/// once the pool is full.
+/// Each publisher keeps a pool of the cards it added on each board. `move` sends one of them to the next of the
+/// board's first three columns, `edit` retitles one; with an empty pool both add a card instead. `add` adds a card
+/// with a fresh id (`L<run>-<publisher>-<n>`) until the pool holds `cardsPerBoard` cards; from then on it purges the
+/// oldest card of the pool instead (one add or purge each time), so the board stays bounded (`cards_max` is 10,000)
+/// while cards keep coming and going. Purging takes the owner role: `--spawn` makes publishers owners of the load
+/// boards.
 struct OpSource {
-    /// A card this client owns and where it was last sent.
-    struct PooledCard {
-        var id: String
-        var column: Int
-    }
-
     /// The columns a new board has (Protocol.md, `board.create`).
     static let columns = ["todo", "doing", "done"]
     /// Filler that brings a line to about 200 bytes.
     static let filler = String(repeating: "lorem ipsum dolor sit amet ", count: 6)
 
-    let board: String
-    let cardPrefix: String
-    /// Most cards this client adds.
-    let cards: Int
-    private(set) var pool: [PooledCard] = []
-    private var nextCard = 0
-    private var moveCursor = 0
-    private var count = 0
-
-    /// A source for client `client` of run `run` on `board` that adds at most `cards` cards.
-    init(board: String, run: String, client: Int, cards: Int) {
-        self.board = board
-        self.cardPrefix = "L\(run)-\(client)-"
-        self.cards = cards
+    /// What `next` produced.
+    struct Op {
+        var line: ByteBuffer
+        /// Index into the source's boards.
+        var board: Int
+        var kind: OpMix.Kind
+        /// Set when the op is a purge (counted apart from adds).
+        var purges = false
     }
 
-    /// The next op line (with its `\n`), and the id of the card it adds, if it adds one.
-    mutating func next(mut: UInt64) -> (line: ByteBuffer, adds: String?) {
-        count += 1
-        let slot = count % 3
-        if slot == 1, nextCard < cards {
+    private struct PooledCard {
+        var id: String
+        var column: Int
+    }
+
+    let boards: [String]
+    let mix: OpMix
+    let cardPrefix: String
+    /// Most cards this publisher holds on each board.
+    let cardsPerBoard: Int
+    /// Ops picked so far, by kind (`OpMix.Kind.allCases` order).
+    private(set) var sent: [Int]
+    private var pools: [[PooledCard]]
+    private var oldest: [Int]
+    private var cursors: [Int]
+    private var nextCard = 0
+    private var nextBoard = 0
+
+    init(boards: [String], mix: OpMix, run: String, publisher: Int, cardsPerBoard: Int) {
+        self.boards = boards
+        self.mix = mix
+        self.cardPrefix = "L\(run)-\(publisher)-"
+        self.cardsPerBoard = max(1, cardsPerBoard)
+        sent = [Int](repeating: 0, count: OpMix.Kind.allCases.count)
+        pools = Array(repeating: [], count: boards.count)
+        oldest = Array(repeating: 0, count: boards.count)
+        cursors = Array(repeating: 0, count: boards.count)
+    }
+
+    /// The next op line (with its `\n`), under `mut`.
+    mutating func next(mut: UInt64) -> Op {
+        let kind = mix.next(after: sent)
+        sent[OpMix.Kind.allCases.firstIndex(of: kind) ?? 0] += 1
+        let board = nextBoard
+        nextBoard = (nextBoard + 1) % boards.count
+        var pool = pools[board]
+        defer { pools[board] = pool }
+        let live = pool.count - oldest[board]
+        switch kind {
+        case .chat:
+            let text = "op \(mut) from \(cardPrefix) " + Self.filler.prefix(120)
+            return Op(line: line(board, mut, #"{"kind":"chat","text":"\#(text)"}"#), board: board, kind: kind)
+        case .move where live > 0:
+            let i = oldest[board] + cursors[board] % live
+            cursors[board] += 1
+            pool[i].column = (pool[i].column + 1) % Self.columns.count
+            let op = #"{"kind":"card.move","card":"\#(pool[i].id)","to_column":"\#(Self.columns[pool[i].column])"}"#
+            return Op(line: line(board, mut, op), board: board, kind: kind)
+        case .edit where live > 0:
+            let i = oldest[board] + cursors[board] % live
+            cursors[board] += 1
+            let title = "edit \(mut) of \(pool[i].id) " + Self.filler.prefix(100)
+            return Op(line: line(board, mut, #"{"kind":"card.edit","card":"\#(pool[i].id)","title":"\#(title)"}"#), board: board, kind: kind)
+        case .add where live >= cardsPerBoard:
+            let card = pool[oldest[board]].id
+            oldest[board] += 1
+            if oldest[board] > 4_096 {
+                pool.removeFirst(oldest[board])
+                oldest[board] = 0
+            }
+            return Op(line: line(board, mut, #"{"kind":"card.purge","card":"\#(card)"}"#), board: board, kind: kind, purges: true)
+        case .add, .move, .edit:
             nextCard += 1
             let card = cardPrefix + String(nextCard)
+            pool.append(PooledCard(id: card, column: 0))
             let title = "load card \(card) " + Self.filler.prefix(110)
-            return (line(mut, #"{"kind":"card.add","card":"\#(card)","column":"todo","title":"\#(title)"}"#), card)
+            return Op(line: line(board, mut, #"{"kind":"card.add","card":"\#(card)","column":"todo","title":"\#(title)"}"#), board: board, kind: .add)
         }
-        if slot != 0, !pool.isEmpty {
-            moveCursor = (moveCursor + 1) % pool.count
-            let column = (pool[moveCursor].column + 1) % Self.columns.count
-            pool[moveCursor].column = column
-            let op = #"{"kind":"card.move","card":"\#(pool[moveCursor].id)","to_column":"\#(Self.columns[column])"}"#
-            return (line(mut, op), nil)
-        }
-        let text = "op \(mut) from \(cardPrefix) " + Self.filler.prefix(120)
-        return (line(mut, #"{"kind":"chat","text":"\#(text)"}"#), nil)
     }
 
-    /// A `card.add` was acknowledged: the card can be moved from now on.
-    mutating func added(_ card: String) {
-        pool.append(PooledCard(id: card, column: 0))
-    }
-
-    private func line(_ mut: UInt64, _ op: String) -> ByteBuffer {
-        ByteBuffer(string: #"{"type":"op","board":"\#(board)","mut":\#(mut),"op":\#(op)}"# + "\n")
+    private func line(_ board: Int, _ mut: UInt64, _ op: String) -> ByteBuffer {
+        ByteBuffer(string: #"{"type":"op","board":"\#(boards[board])","mut":\#(mut),"op":\#(op)}"# + "\n")
     }
 }

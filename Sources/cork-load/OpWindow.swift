@@ -12,7 +12,12 @@ struct OpWindow {
     struct InFlight {
         var mut: UInt64
         var sentNs: UInt64
-        var adds: String?
+    }
+
+    /// An op to send now.
+    struct Due {
+        var mut: UInt64
+        var op: OpSource.Op
     }
 
     let window: Int
@@ -29,15 +34,15 @@ struct OpWindow {
         self.source = source
     }
 
-    /// The op lines to send now, to fill the window; none at or after `sendEnd`.
-    mutating func due(now: UInt64, sendEnd: UInt64) -> [ByteBuffer] {
-        var lines: [ByteBuffer] = []
+    /// The ops to send now, to fill the window; none at or after `sendEnd`.
+    mutating func due(now: UInt64, sendEnd: UInt64) -> [Due] {
+        var lines: [Due] = []
         while inflight.count < window, now < sendEnd, now >= notBefore {
             let mut = nextMut
             nextMut += 1
             let op = source.next(mut: mut)
-            inflight.append(InFlight(mut: mut, sentNs: now, adds: op.adds))
-            lines.append(op.line)
+            inflight.append(InFlight(mut: mut, sentNs: now))
+            lines.append(Due(mut: mut, op: op))
             if intervalNs > 0 { notBefore = max(notBefore, now) + intervalNs }
         }
         return lines
@@ -53,9 +58,7 @@ struct OpWindow {
     /// The op `mut` was acknowledged; returns when it was sent (nil for an unknown `mut`).
     mutating func acked(_ mut: UInt64) -> UInt64? {
         guard let i = inflight.firstIndex(where: { $0.mut == mut }) else { return nil }
-        let op = inflight.remove(at: i)
-        if let card = op.adds { source.added(card) }
-        return op.sentNs
+        return inflight.remove(at: i).sentNs
     }
 
     /// The op `mut` was refused; `retryAfterMs` holds the next send back. False for an unknown `mut`.

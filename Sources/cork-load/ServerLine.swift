@@ -19,6 +19,8 @@ struct ServerLine: Sendable, Equatable {
     var seq: UInt64?
     /// The top-level `mut`, when present and an integer.
     var mut: UInt64?
+    /// The publisher number in a top-level `client_id` of the form `…-p<N>` (cork-load's publishers).
+    var publisher: Int?
 
     /// Scans a line as the transport delivers it (no terminator).
     init(_ buffer: ByteBuffer) {
@@ -44,6 +46,9 @@ struct ServerLine: Sendable, Equatable {
                 seq = value
             } else if cursor.matches(key, "mut"), let value = cursor.integer() {
                 mut = value
+            } else if cursor.matches(key, "client_id") {
+                guard let value = cursor.string() else { return }
+                publisher = Self.publisher(in: value, of: cursor)
             } else {
                 guard cursor.skipValue() else { return }
             }
@@ -51,6 +56,23 @@ struct ServerLine: Sendable, Equatable {
             if cursor.take(UInt8(ascii: ",")) { continue }
             return
         }
+    }
+
+    /// `N` when the string ends in `-p` and digits.
+    private static func publisher(in value: Range<Int>, of cursor: JSONCursor) -> Int? {
+        var index = value.upperBound
+        var number = 0
+        var scale = 1
+        while index > value.lowerBound, cursor.bytes[index - 1] >= 0x30, cursor.bytes[index - 1] <= 0x39 {
+            index -= 1
+            number += Int(cursor.bytes[index] - 0x30) * scale
+            scale *= 10
+            if scale > 1_000_000_000 { return nil }
+        }
+        guard index < value.upperBound, index - value.lowerBound >= 2, cursor.bytes[index - 1] == UInt8(ascii: "p"),
+            cursor.bytes[index - 2] == UInt8(ascii: "-")
+        else { return nil }
+        return number
     }
 
     private static func kind(of value: Range<Int>, in cursor: JSONCursor) -> Kind {

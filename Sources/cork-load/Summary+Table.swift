@@ -4,34 +4,39 @@ extension Summary {
     /// The figures as a small text table.
     var table: String {
         var rows: [(String, String)] = []
-        let paced = rate.map { "paced at \(number($0)) ops/s in total" } ?? "closed loop"
-        rows.append(("run", "\(clients) clients (\(subscribers) subscribed), window \(window), \(paced), \(durationS) s after \(warmupS) s warm-up"))
-        rows.append(("server", "\(server), \(users) user(s)"))
-        if clients > 0 {
-            let size = boardCardsAtStart.map { "\($0) cards" } ?? "? cards"
-            let seqText = boardSeqAtStart.map { "seq \($0)" } ?? "seq ?"
-            rows.append(("board", "\(board) at the start: \(size), \(seqText); each client adds \(cardsPerClient) card(s), then moves them"))
-        }
-        if let limit = serverRateOpsPerS, clients > 0 {
-            rows.append(("rate limit", "server allows \(limit) ops/s per user: ceiling \(limit * users) ops/s for \(users) user(s)"))
-        }
-        if clients > 0 {
+        let paced = rate.map { "paced at \(number($0)) ops/s in total" } ?? "closed loop, window \(window ?? 1)"
+        rows.append((
+            "run",
+            "\(boards) board(s) × \(subscribersPerBoard) subscriber(s), \(publishers) publisher(s), \(paced); \(durationS) s after \(warmupS) s warm-up"
+        ))
+        rows.append(("ops", "mix \(mix); each publisher keeps ≤ \(cardsPerBoard) cards per board (adds then purges)"))
+        rows.append(("server", "\(server), \(users) user(s)" + (serverRateOpsPerS.map { ", rate limit \($0) ops/s per user" } ?? "")))
+        if publishers > 0 {
             rows.append(("ops acked", "\(opsAcked)  (\(number(opsPerS)) ops/s)"))
-            rows.append(("deliveries", "\(deliveries)  (\(number(deliveriesPerS)) /s)"))
-            if let ack = ackMs {
-                rows.append(("ack latency ms", "p50 \(ms(ack.p50))  p90 \(ms(ack.p90))  p99 \(ms(ack.p99))  p99.9 \(ms(ack.p99_9))  max \(ms(ack.max))"))
-            }
-            rows.append(("bytes", "in \(bytesIn)  out \(bytesOut) (lines, before TLS)"))
+            let kinds = sent.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            rows.append(("ops sent", kinds.isEmpty ? "none" : kinds))
         }
+        if subscribersPerBoard > 0 {
+            rows.append(("deliveries", "\(deliveries)  (\(number(deliveriesPerS)) /s)"))
+        }
+        if let ack = ackMs { rows.append(("ack ms", latency(ack))) }
+        if let fanout = fanoutMs {
+            rows.append(("fan-out ms", latency(fanout) + (fanoutOverruns > 0 ? "  (\(fanoutOverruns) deliveries too far behind to time)" : "")))
+        }
+        rows.append(("bytes", "in \(bytesIn)  out \(bytesOut) (lines, before TLS)"))
         let codes = errors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         rows.append(("errors", codes.isEmpty ? "none" : codes.joined(separator: "  ")))
-        if clients > 0 {
-            rows.append(("clients", "\(clientsConnected)/\(clients) connected, \(clientsCompleted)/\(clients) ran to the end"))
+        rows.append((
+            "clients",
+            "publishers \(publishersConnected)/\(publishers) connected, \(publishersCompleted) ran to the end; subscribers \(subscribersConnected)/\(boards * subscribersPerBoard) connected, \(subscribersCompleted) to the end"
+        ))
+        if subscribersPerBoard > 0 {
             rows.append((
                 "seq check",
                 "\(seq.subscribers) subscriber(s): \(seq.contiguous ? "contiguous" : "BROKEN on \(seq.clientsBroken)") (\(seq.gaps) gaps, \(seq.duplicates) duplicates)"
             ))
         }
+        rows.append(("convergence", convergenceText))
         if cpu.serverS != nil || cpu.loadS != nil {
             var text = "server \(seconds(cpu.serverS)), cork-load \(seconds(cpu.loadS)) over \(durationS) s"
             if let perOp = cpu.serverUsPerOp { text += "; server \(number(perOp)) µs/op" }
@@ -52,6 +57,24 @@ extension Summary {
         rows.append(("verdict", ok ? "ok" : "FAILED"))
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+    }
+
+    private var convergenceText: String {
+        if let error = convergence.error { return "NOT CHECKED: \(error)" }
+        let boardsOK = convergence.boards.filter(\.converged).count
+        let replicas = convergence.boards.reduce(0) { $0 + $1.subscribersMatching }
+        let total = convergence.boards.reduce(0) { $0 + $1.subscribers }
+        var text = convergence.converged ? "converged" : "DIVERGED"
+        text += ": \(boardsOK)/\(convergence.boards.count) board(s) replayed to the server's seq and hash, \(replicas)/\(total) replicas match"
+        if let catchUp = convergence.catchUpS { text += String(format: "; caught up %.3f s after the last ack", catchUp) }
+        if let problem = convergence.boards.first(where: { !$0.converged }) {
+            text += "; \(problem.board): " + problem.problems.joined(separator: "; ")
+        }
+        return text
+    }
+
+    private func latency(_ value: Latency) -> String {
+        "p50 \(ms(value.p50))  p90 \(ms(value.p90))  p99 \(ms(value.p99))  p99.9 \(ms(value.p99_9))  max \(ms(value.max))"
     }
 
     private func number(_ value: Double) -> String {

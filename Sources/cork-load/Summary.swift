@@ -12,6 +12,13 @@ struct Summary: Encodable, Sendable {
         var duplicates: Int
     }
 
+    struct ConvergenceFigures: Encodable, Sendable {
+        var converged: Bool
+        var catchUpS: Double?
+        var error: String?
+        var boards: [Convergence.Verdict]
+    }
+
     struct CPU: Encodable, Sendable {
         var serverS: Double?
         var loadS: Double?
@@ -33,29 +40,37 @@ struct Summary: Encodable, Sendable {
     }
 
     var server: String
-    var board: String
-    var clients: Int
-    var subscribers: Int
-    var window: Int
+    var boards: Int
+    var subscribersPerBoard: Int
+    var publishers: Int
+    var idleConnections: Int
+    /// Ops in flight per publisher (closed loop), or nil when paced.
+    var window: Int?
+    var rate: Double?
+    var mix: String
     var warmupS: Int
     var durationS: Int
-    var rate: Double?
-    var cardsPerClient: Int
+    var cardsPerBoard: Int
     var users: Int
     var serverRateOpsPerS: Int?
-    var boardSeqAtStart: UInt64?
-    var boardCardsAtStart: Int?
     var opsAcked: Int
     var opsPerS: Double
+    /// Ops sent over the whole run, by kind.
+    var sent: [String: Int]
     var deliveries: Int
     var deliveriesPerS: Double
     var ackMs: Latency?
+    var fanoutMs: Latency?
+    var fanoutOverruns: Int
     var errors: [String: Int]
     var bytesIn: Int
     var bytesOut: Int
-    var clientsConnected: Int
-    var clientsCompleted: Int
+    var publishersConnected: Int
+    var publishersCompleted: Int
+    var subscribersConnected: Int
+    var subscribersCompleted: Int
     var seq: SeqFigures
+    var convergence: ConvergenceFigures
     var cpu: CPU
     var idle: IdleFigures?
     var ok: Bool

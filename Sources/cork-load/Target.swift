@@ -30,3 +30,14 @@ struct Target: Sendable {
         token = url.token
     }
 }
+
+extension Target {
+    /// An account on a server cork-load prepared itself (`--spawn`).
+    init(host: String, port: Int, board: String, token: String, tls: ClientTLS) {
+        self.host = host
+        self.port = port
+        self.board = board
+        self.token = token
+        self.tls = tls
+    }
+}

@@ -61,6 +61,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("connections-per-user"), help: "Connections one user may hold (connections_per_user).")
     var connectionsPerUser: Int = 20
 
+    @Flag(name: .customLong("exit-with-parent"), help: .hidden)
+    var exitWithParent = false
+
     func run() async throws {
         LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
         let logger = data.logger("corkd")
@@ -106,6 +109,7 @@ struct Serve: AsyncParsableCommand {
                 // Written and flushed at once: scripts and supervisors read it from a pipe.
                 FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             })
+        if exitWithParent { Self.watchParent() }
         let group = ServiceGroup(
             configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
@@ -114,6 +118,18 @@ struct Serve: AsyncParsableCommand {
             try await setup.store.close()
         } catch {
             logger.warning("the store did not close cleanly", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+extension Serve {
+    /// `--exit-with-parent` (used by `cork-load --spawn`): shuts down as on SIGTERM once the parent process is
+    /// gone, so that a load generator killed with SIGKILL does not leave its server behind.
+    static func watchParent() {
+        let parent = getppid()
+        Thread.detachNewThread {
+            while getppid() == parent { Thread.sleep(forTimeInterval: 0.5) }
+            kill(getpid(), SIGTERM)
         }
     }
 }

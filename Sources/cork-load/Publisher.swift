@@ -2,23 +2,25 @@ import BoardTransport
 import BoardWire
 import NIOCore
 
-/// One simulated client: a real TLS connection that says hello (with its own `client_id`), subscribes when asked,
-/// waits at the start gate, then keeps `window` ops in flight until the end of the run.
-struct LoadClient: Sendable {
-    let index: Int
-    let target: Target
+/// One simulated publisher: a real TLS connection that says hello with its own `client_id` (ending in `-p<N>`),
+/// waits at the start gate, then keeps `window` ops in flight (or sends at its share of `--rate`) until the end of
+/// sending, spreading them over the boards. It does not subscribe; it reads acks, rejects and pings.
+struct Publisher: Sendable {
+    let number: Int
+    let connection: Int
     let plan: LoadPlan
-    let subscribes: Bool
     let live: LiveCounters
     let gate: StartGate
+    let fanout: FanoutTable
 
     typealias Lines = NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
     typealias Writer = NIOAsyncChannelOutboundWriter<ByteBuffer>
 
-    /// Runs the client; `connected` is told once it is ready (or has failed). Never throws: failures are counted.
+    /// Runs the publisher; `connected` is told once it is ready (or has failed). Never throws: failures are counted.
     func run(group: any EventLoopGroup, connected: AsyncStream<Void>.Continuation) async -> ClientTally {
         var tally = ClientTally()
         var signalled = false
+        let target = plan.target(connection)
         do {
             let channel = try await Transport.connect(
                 host: target.host, port: target.port, group: group, tls: target.tls, limits: .client)
@@ -29,35 +31,24 @@ struct LoadClient: Sendable {
                 }
                 var lines = inbound.makeAsyncIterator()
                 let opened = try await Handshake.open(
-                    target, clientID: "load-\(plan.runID)-\(index)", subscribe: subscribes, measureBoard: index == 0, lines: &lines,
-                    outbound: outbound, bytes: &tally.bytes)
+                    target, clientID: plan.clientID(connection), subscribe: nil, lines: &lines, outbound: outbound,
+                    bytes: &tally.bytes)
                 handshakeDeadline.cancel()
-                tally.connected = 1
+                tally.publishersConnected = 1
                 tally.users.insert(opened.user)
                 tally.rateOpsPerS = opened.rateOpsPerS
-                tally.boardSeq = opened.seq
-                tally.boardCards = opened.cards
                 connected.yield()
                 signalled = true
 
-                let timeline = await gate.awaitStart()
+                let start = await gate.awaitStart()
                 let drainDeadline = raw.eventLoop.scheduleTask(
-                    deadline: .uptimeNanoseconds(timeline.sendEnd) + .seconds(LoadPlan.drainTimeoutSeconds)
+                    deadline: .uptimeNanoseconds(start.timeline.sendEnd) + .seconds(LoadPlan.drainTimeoutSeconds)
                 ) { raw.close(promise: nil) }
                 defer { drainDeadline.cancel() }
-                var seqCheck = opened.seq.map { SeqCheck(subscribedAt: $0) }
-                defer {
-                    if let seqCheck {
-                        tally.subscribed = 1
-                        tally.gaps = seqCheck.gaps
-                        tally.duplicates = seqCheck.duplicates
-                        tally.seqBroken = seqCheck.isContiguous ? 0 : 1
-                    }
-                }
-                try await drive(&lines, outbound, timeline: timeline, seqCheck: &seqCheck, tally: &tally)
+                try await drive(&lines, outbound, start: start, tally: &tally)
                 tally.bytes.sent += Handshake.bye.readableBytes
                 try await outbound.write(Handshake.bye)
-                tally.completed = 1
+                tally.publishersCompleted = 1
             }
         } catch let error as LoadError {
             tally.count(error.code)
@@ -71,26 +62,35 @@ struct LoadClient: Sendable {
         return tally
     }
 
-    /// The closed loop: send what the window allows, read one line, account for it, repeat; ends when sending is
-    /// over and every op has been answered.
-    private func drive(
-        _ lines: inout Lines, _ outbound: Writer, timeline: Timeline, seqCheck: inout SeqCheck?,
-        tally: inout ClientTally
-    ) async throws {
-        let interval = plan.rate.map { UInt64(Double(plan.clients) / $0 * 1e9) } ?? 0
+    /// The loop: send what the window (and pacing) allows, read one line, account for it, repeat; ends when sending
+    /// is over and every op has been answered.
+    private func drive(_ lines: inout Lines, _ outbound: Writer, start: RunStart, tally: inout ClientTally) async throws {
+        let timeline = start.timeline
+        let publishers = max(1, plan.layout.publishers)
+        let interval = plan.rate.map { UInt64(Double(publishers) / $0 * 1e9) } ?? 0
         var window = OpWindow(
-            window: plan.window, intervalNs: interval,
-            source: OpSource(board: target.board, run: plan.runID, client: index, cards: plan.cardsPerClient))
-        var unflushedDeliveries = 0
-        defer { live.deliveries.add(unflushedDeliveries, ordering: .relaxed) }
-        try await send(window.due(now: NIODeadline.now().uptimeNanoseconds, sendEnd: timeline.sendEnd), outbound, &tally)
+            window: plan.rate == nil ? plan.window : max(plan.window, 64), intervalNs: interval,
+            source: OpSource(boards: plan.boards, mix: plan.mix, run: plan.runID, publisher: number, cardsPerBoard: plan.cardsPerBoard))
+        func send(_ now: UInt64) async throws {
+            let due = window.due(now: now, sendEnd: timeline.sendEnd)
+            guard !due.isEmpty else { return }
+            var buffers: [ByteBuffer] = []
+            buffers.reserveCapacity(due.count)
+            for item in due {
+                fanout.sending(publisher: number, mut: item.mut, at: now, subscribers: start.subscribers[item.op.board])
+                tally.sent[item.op.purges ? "purge" : item.op.kind.rawValue, default: 0] += 1
+                tally.bytes.sent += item.op.line.readableBytes
+                buffers.append(item.op.line)
+            }
+            try await outbound.write(contentsOf: buffers)
+        }
+        try await send(NIODeadline.now().uptimeNanoseconds)
         while true {
             var now = NIODeadline.now().uptimeNanoseconds
             if window.isIdle, now >= timeline.sendEnd { return }
             if let wake = window.wakeUp(now: now, sendEnd: timeline.sendEnd) {
                 try await Task.sleep(nanoseconds: wake - now)
-                now = NIODeadline.now().uptimeNanoseconds
-                try await send(window.due(now: now, sendEnd: timeline.sendEnd), outbound, &tally)
+                try await send(NIODeadline.now().uptimeNanoseconds)
                 continue
             }
             guard let line = try await lines.next() else {
@@ -101,28 +101,17 @@ struct LoadClient: Sendable {
             tally.bytes.received += line.readableBytes + 1
             let scanned = ServerLine(line)
             switch scanned.kind {
-            case .delta:
-                tally.deliveriesTotal += 1
-                if timeline.measures(now) { tally.deliveries += 1 }
-                if let seq = scanned.seq { seqCheck?.saw(seq) }
-                unflushedDeliveries += 1
-                if unflushedDeliveries == 256 {
-                    live.deliveries.add(unflushedDeliveries, ordering: .relaxed)
-                    unflushedDeliveries = 0
-                }
             case .ack:
                 guard let mut = scanned.mut, let sent = window.acked(mut) else {
                     tally.count("unexpected_ack")
                     break
                 }
                 tally.ackedTotal += 1
-                if timeline.measures(now) {
+                if timeline.measures(sent) {
                     tally.acked += 1
                     tally.latency.record((now - sent) / 1_000)
                 }
                 live.acked.add(1, ordering: .relaxed)
-                live.deliveries.add(unflushedDeliveries, ordering: .relaxed)
-                unflushedDeliveries = 0
             case .reject:
                 guard case .reject(let reject) = try? Handshake.coder.decodeServer(line.readableBytesView) else {
                     tally.count("bad_reject")
@@ -143,19 +132,14 @@ struct LoadClient: Sendable {
                 live.errors.add(1, ordering: .relaxed)
                 if let mut = error.mut { _ = window.rejected(mut, retryAfterMs: nil, now: now) }
             case .ping:
-                try await send([Handshake.pong], outbound, &tally)
+                tally.bytes.sent += Handshake.pong.readableBytes
+                try await outbound.write(Handshake.pong)
             case .bye:
                 throw LoadError("bye", "the server said bye during the run")
-            case .welcome, .subscribed, .other:
+            case .delta, .welcome, .subscribed, .other:
                 break
             }
-            try await send(window.due(now: now, sendEnd: timeline.sendEnd), outbound, &tally)
+            try await send(now)
         }
-    }
-
-    private func send(_ lines: [ByteBuffer], _ outbound: Writer, _ tally: inout ClientTally) async throws {
-        guard !lines.isEmpty else { return }
-        for line in lines { tally.bytes.sent += line.readableBytes }
-        try await outbound.write(contentsOf: lines)
     }
 }

@@ -1,0 +1,100 @@
+import BoardCore
+import BoardWire
+import NIOCore
+import Testing
+
+@testable import cork_load
+
+@Suite struct OpMixTests {
+    @Test func parsesWeightsAndRejectsNonsense() throws {
+        let mix = try OpMix(parsing: "move=2, chat=1")
+        #expect(mix.description == "move=2,chat=1")
+        #expect(throws: LoadError.self) { try OpMix(parsing: "move=x") }
+        #expect(throws: LoadError.self) { try OpMix(parsing: "jump=3") }
+        #expect(throws: LoadError.self) { try OpMix(parsing: "move=0,chat=0") }
+    }
+
+    @Test func spreadsKindsInProportion() throws {
+        let mix = try OpMix(parsing: "move=50,edit=30,add=15,chat=5")
+        var sent = [0, 0, 0, 0]
+        for _ in 0..<1_000 {
+            let kind = mix.next(after: sent)
+            sent[OpMix.Kind.allCases.firstIndex(of: kind)!] += 1
+        }
+        #expect(sent == [500, 300, 150, 50])
+        // Evenly spread too: no kind runs far ahead of its share at any point.
+        var partial = [0, 0, 0, 0]
+        for step in 1...40 {
+            partial[OpMix.Kind.allCases.firstIndex(of: mix.next(after: partial))!] += 1
+            #expect(abs(Double(partial[0]) - Double(step) * 0.5) <= 1)
+        }
+    }
+}
+
+@Suite struct OpSourceTests {
+    let coder = LineCoder()
+
+    func decode(_ op: OpSource.Op) throws -> (board: String, op: Op) {
+        let bytes = Array(op.line.readableBytesView.dropLast())
+        guard case .op(let mutation) = try coder.decodeClient(bytes), case .op(let decoded) = mutation.op else {
+            throw LoadError("test", "not an op line")
+        }
+        return (mutation.board.rawValue, decoded)
+    }
+
+    @Test func everyLineIsAValidOpOfAboutTwoHundredBytesAndBoardsTakeTurns() throws {
+        var source = OpSource(boards: ["a", "b", "c"], mix: .standard, run: "r1", publisher: 3, cardsPerBoard: 10)
+        for mut in UInt64(1)...300 {
+            let op = source.next(mut: mut)
+            #expect(op.line.readableBytes < 300)
+            #expect(op.line.readableBytesView.last == 0x0A)
+            let decoded = try decode(op)
+            #expect(decoded.board == ["a", "b", "c"][Int(mut - 1) % 3])
+            #expect(op.board == Int(mut - 1) % 3)
+        }
+    }
+
+    @Test func theOpsApplyToABoardAndAddsTurnIntoPurgesAtTheCap() throws {
+        var source = OpSource(boards: ["a"], mix: try OpMix(parsing: "move=1,add=1"), run: "r", publisher: 0, cardsPerBoard: 5)
+        var board = Board(id: "a", name: "A", owner: "pub0")
+        var purges = 0
+        for mut in UInt64(1)...200 {
+            let op = source.next(mut: mut)
+            if op.purges { purges += 1 }
+            let context = ApplyContext(actor: "pub0", role: .owner, now: Timestamp(milliseconds: 0), seq: mut)
+            if case .failure(let rejection) = board.apply(try decode(op).op, context: context) {
+                Issue.record("op \(mut) was refused: \(rejection)")
+            }
+            #expect(board.cards.count <= 5)
+        }
+        #expect(purges > 40)
+        #expect(board.cards.count == 5)
+    }
+}
+
+@Suite struct LayoutTests {
+    @Test func publishersThenSubscribersBoardByBoardThenIdle() {
+        let layout = LoadPlan.Layout(boards: 2, subscribersPerBoard: 3, publishers: 2, idle: 1)
+        #expect(layout.connections == 9)
+        #expect(layout.role(of: 0) == .publisher(0))
+        #expect(layout.role(of: 1) == .publisher(1))
+        #expect(layout.role(of: 2) == .subscriber(board: 0, index: 0))
+        #expect(layout.role(of: 5) == .subscriber(board: 1, index: 0))
+        #expect(layout.role(of: 7) == .subscriber(board: 1, index: 2))
+        #expect(layout.role(of: 8) == .idle(0))
+    }
+}
+
+@Suite struct ServerLineTests {
+    @Test func readsTypeSeqMutAndThePublisherNumber() {
+        let line = ByteBuffer(string: #"{"type":"delta","board":"b","seq":42,"actor":"u","client_id":"load-ab12-p17","mut":9,"op":{"kind":"chat","text":"x \"p1\""}}"#)
+        let scanned = ServerLine(line)
+        #expect(scanned.kind == .delta)
+        #expect(scanned.seq == 42)
+        #expect(scanned.mut == 9)
+        #expect(scanned.publisher == 17)
+        #expect(ServerLine(ByteBuffer(string: #"{"type":"delta","client_id":"load-x-s1.2","mut":1}"#)).publisher == nil)
+        #expect(ServerLine(ByteBuffer(string: #"{"type":"delta","client_id":"cork-alice","mut":1}"#)).publisher == nil)
+        #expect(ServerLine(ByteBuffer(string: #"{"type":"delta","client_id":"-p","mut":1}"#)).publisher == nil)
+    }
+}
