@@ -172,23 +172,54 @@ extension BoardActor {
         if let first = batch.first?.event.seq {
             logger.debug("committed", metadata: ["seq": "\(first)...\(end.seq)", "batch": "\(batch.count)", "snapshot": "\(snapshot)"])
         }
-        var outgoing: [Outbox: [ByteBuffer]] = [:]
+        // The batch's delta lines back to back, encoded once; every subscriber gets this same buffer. Each origin
+        // gets its acks, each just before its own delta: as slices of the shared buffer around the acks when it
+        // subscribes, as the acks alone when it does not.
+        var lines: [[UInt8]] = []
+        lines.reserveCapacity(batch.count)
+        var size = 0
         for change in batch {
+            let bytes = Self.deltaBytes(change.event)
+            size += bytes.count
+            lines.append(bytes)
+        }
+        var shared = ByteBufferAllocator().buffer(capacity: size)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(batch.count + 1)
+        for (change, bytes) in zip(batch, lines) {
             let event = change.event
-            let line = Self.deltaLine(event)
+            let start = shared.writerIndex
+            offsets.append(start)
+            shared.writeBytes(bytes)
+            let line = shared.getSlice(at: start, length: bytes.count) ?? ByteBuffer(bytes: bytes)
             log.append(DeltaLog.Entry(seq: event.seq, line: line, activity: event.activity, inverse: event.inverse))
             if let client = event.clientID, let mut = event.mut {
                 let key = ClientKey(user: event.actor, client: ClientID(client))
                 lastMut[key] = max(lastMut[key] ?? 0, mut)
             }
-            if let origin = change.origin, let mut = event.mut {
-                outgoing[origin.outbox, default: []].append(
-                    Lines.line(.ack(ServerMessage.Ack(board: id, mut: mut, seq: event.seq))))
-            }
-            for subscriber in subscribers.values {
-                outgoing[subscriber.outbox, default: []].append(line)
+        }
+        offsets.append(shared.writerIndex)
+        var personal: [SessionID: [ByteBuffer]] = [:]
+        var cut: [SessionID: Int] = [:]
+        var unsubscribed: [SessionID: (outbox: Outbox, acks: ByteBuffer)] = [:]
+        for (index, change) in batch.enumerated() {
+            guard let origin = change.origin, let mut = change.event.mut else { continue }
+            let ack = ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: change.event.seq))
+            if subscribers[origin.id] != nil {
+                let from = cut[origin.id] ?? 0
+                personal[origin.id, default: []].append(contentsOf: [
+                    shared.getSlice(at: from, length: offsets[index] - from) ?? ByteBuffer(), ack,
+                ])
+                cut[origin.id] = offsets[index]
+            } else {
+                var ack = ack
+                unsubscribed[origin.id, default: (origin.outbox, ByteBuffer())].acks.writeBuffer(&ack)
             }
         }
-        for (outbox, lines) in outgoing { outbox.send(lines) }
+        for (session, from) in cut {
+            personal[session, default: []].append(shared.getSlice(at: from, length: shared.writerIndex - from) ?? ByteBuffer())
+        }
+        for (_, origin) in unsubscribed { origin.outbox.send(origin.acks) }
+        fanOut.send(shared, personal: personal)
     }
 }

@@ -38,6 +38,7 @@ extension BoardActor {
         let entry = ServerMessage.PresenceEntry(session: session.id, user: session.user, state: .viewing)
         let joined = subscribers[session.id] == nil
         subscribers[session.id] = session
+        fanOut.insert(session)
         presence[session.id] = presence[session.id] ?? entry
         lines.append(
             Lines.line(.presenceState(ServerMessage.PresenceSnapshot(board: id, sessions: presence.values.sorted { $0.session < $1.session }))))
@@ -55,10 +56,11 @@ extension BoardActor {
     /// Ends a session's subscription (unsubscribe, disconnect, or removal from the board).
     func unsubscribe(_ session: SessionID) {
         guard let ref = subscribers.removeValue(forKey: session) else { return }
+        fanOut.remove(session)
         presence[session] = nil
         presenceUpdated[session] = nil
         let line = Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: session, user: ref.user)))
-        for subscriber in subscribers.values { subscriber.outbox.send(line) }
+        fanOut.send(line)
     }
 
     /// Records what a subscribed session is doing and tells the others. Ephemeral: never stored.
@@ -85,7 +87,7 @@ extension BoardActor {
 
     private func broadcastPresence(_ entry: ServerMessage.PresenceEntry, except: SessionID?) {
         let line = Lines.line(.presence(ServerMessage.Presence(board: id, entry: entry)))
-        for subscriber in subscribers.values where subscriber.id != except { subscriber.outbox.send(line) }
+        fanOut.send(line, except: except)
     }
 
     /// Sends the deltas `from...to` again (after a gap), then `ok`; a snapshot when the log no longer reaches back.

@@ -36,6 +36,22 @@ public enum LineWriter {
         out.append(contentsOf: writer.written)
     }
 
+    /// An `ack` line, `{"type":"ack","board":…,"mut":…,"seq":…}` (with `"noop":true` when set) and its `\n`: the
+    /// same JSON as `LineCoder().encodeLine(.ack(…))`, written by hand because every op gets one.
+    public static func ackLine(board: BoardID, mut: UInt64, seq: UInt64, noop: Bool = false) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + board.rawValue.utf8.count)
+        out.append(contentsOf: #"{"type":"ack","board":"#.utf8)
+        appendString(board.rawValue, to: &out)
+        out.append(contentsOf: #","mut":"#.utf8)
+        out.append(contentsOf: String(mut).utf8)
+        out.append(contentsOf: #","seq":"#.utf8)
+        out.append(contentsOf: String(seq).utf8)
+        if noop { out.append(contentsOf: #","noop":true"#.utf8) }
+        out.append(contentsOf: "}\n".utf8)
+        return out
+    }
+
     /// Any `Encodable` value as compact JSON (no trailing newline); see `CompactJSONEncoder`.
     public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         try CompactJSONEncoder().encode(value)

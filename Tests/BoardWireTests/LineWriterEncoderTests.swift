@@ -286,3 +286,19 @@ private struct StaleSibling: Encodable {
         try second.encode(2, forKey: .c)
     }
 }
+
+/// The hand-written `ack` line against the Codable encoding.
+@Suite struct AckLineTests {
+    @Test(arguments: [
+        (BoardID("main"), UInt64(1), UInt64(10), false), (BoardID("b-2_x"), UInt64.max, UInt64(0), true),
+        (BoardID("q\"uote"), UInt64(7), UInt64(14), false),
+    ])
+    func matchesLineCoder(board: BoardID, mut: UInt64, seq: UInt64, noop: Bool) throws {
+        let mine = LineWriter.ackLine(board: board, mut: mut, seq: seq, noop: noop)
+        let theirs = LineCoder().encodeLine(.ack(ServerMessage.Ack(board: board, mut: mut, seq: seq, noop: noop)))
+        #expect(mine.last == 0x0A)
+        #expect(mine.filter { $0 == 0x0A }.count == 1)
+        #expect(try JSONTree.parse(Array(mine.dropLast())) == JSONTree.parse(Array(theirs.dropLast())))
+        #expect(try LineCoder().decodeServer(Array(mine.dropLast())) == .ack(ServerMessage.Ack(board: board, mut: mut, seq: seq, noop: noop)))
+    }
+}
