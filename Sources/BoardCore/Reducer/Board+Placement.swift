@@ -1,5 +1,5 @@
 /// Where a placement resolved to: the card's new rank, and new ranks for the whole column when it had to be re-keyed.
-struct ResolvedPlacement {
+struct ResolvedPlacement: Equatable {
     var rank: Rank
     var rekeyed: [CardID: Rank]
 }
@@ -22,6 +22,20 @@ extension Board {
     /// fits between the neighbours, the column is re-keyed with evenly spaced ranks (deterministically, so every
     /// replica that replays the op re-keys the same way).
     func resolve(_ placement: Placement, in column: ColumnID, for card: CardID) -> Result<ResolvedPlacement, Rejection> {
+        // The common placements (at the end, after or before a card) need only the two neighbours: one scan, no
+        // sort. Only a re-key needs the whole column in order, and `index`/`rank` placements take the full path.
+        if placement.index == nil, placement.rank == nil {
+            switch neighbours(placement, in: column, for: card) {
+            case .failure(let rejection): return .failure(rejection)
+            case .success(let (lower, upper)):
+                if let settled = settle(card, in: column, between: lower, and: upper) { return .success(settled) }
+            }
+        }
+        return resolveSorted(placement, in: column, for: card)
+    }
+
+    /// `resolve` over the whole column in order: every kind of placement, and the re-key.
+    func resolveSorted(_ placement: Placement, in column: ColumnID, for card: CardID) -> Result<ResolvedPlacement, Rejection> {
         // Small slots, not whole cards: copying and sorting `Card` values (a dozen strings and arrays each) made
         // placement the server's hottest path on big boards.
         var ordered: [Slot] = []
@@ -71,15 +85,7 @@ extension Board {
 
         let lower = slot > 0 ? ordered[slot - 1] : nil
         let upper = slot < ordered.count ? ordered[slot] : nil
-        if let current = cards[card], current.column == column {
-            let me = Slot(id: current.id, rank: current.rank, archived: current.archived)
-            let afterLower = lower.map { Slot.order($0, me) } ?? true
-            let beforeUpper = upper.map { Slot.order(me, $0) } ?? true
-            if afterLower && beforeUpper { return .success(ResolvedPlacement(rank: current.rank, rekeyed: [:])) }
-        }
-        if let rank = Rank.between(lower?.rank, upper?.rank), rank.rawValue.utf8.count <= Rank.rekeyThreshold {
-            return .success(ResolvedPlacement(rank: rank, rekeyed: [:]))
-        }
+        if let settled = settle(card, in: column, between: lower, and: upper) { return .success(settled) }
         // Re-key: the column in its new order, evenly spaced.
         var order = ordered.map(\.id)
         order.insert(card, at: slot)
@@ -87,6 +93,57 @@ extension Board {
         var rekeyed: [CardID: Rank] = [:]
         for (id, rank) in zip(order, ranks) where id != card { rekeyed[id] = rank }
         return .success(ResolvedPlacement(rank: ranks[slot], rekeyed: rekeyed))
+    }
+
+    /// The card's rank between `lower` and `upper` without a re-key: its current one when it already sits there,
+    /// else a short rank between them; nil when only a re-key makes room.
+    private func settle(_ card: CardID, in column: ColumnID, between lower: Slot?, and upper: Slot?) -> ResolvedPlacement? {
+        if let current = cards[card], current.column == column {
+            let me = Slot(id: current.id, rank: current.rank, archived: current.archived)
+            let afterLower = lower.map { Slot.order($0, me) } ?? true
+            let beforeUpper = upper.map { Slot.order(me, $0) } ?? true
+            if afterLower && beforeUpper { return ResolvedPlacement(rank: current.rank, rekeyed: [:]) }
+        }
+        if let rank = Rank.between(lower?.rank, upper?.rank), rank.rawValue.utf8.count <= Rank.rekeyThreshold {
+            return ResolvedPlacement(rank: rank, rekeyed: [:])
+        }
+        return nil
+    }
+
+    /// The neighbours the card goes between for an end, `after` or `before` placement, in one pass over the column
+    /// (the card itself left out), with the same answers and refusals as the sorted path.
+    private func neighbours(
+        _ placement: Placement, in column: ColumnID, for card: CardID
+    ) -> Result<(lower: Slot?, upper: Slot?), Rejection> {
+        if placement.after == card { return .failure(Rejection(.invalid, "a card cannot be placed after itself")) }
+        if placement.after == nil, placement.before == card {
+            return .failure(Rejection(.invalid, "a card cannot be placed before itself"))
+        }
+        let anchorID = placement.after ?? placement.before
+        var anchor: Slot?
+        if let anchorID {
+            guard let found = cards[anchorID], found.column == column, found.id != card else {
+                return .failure(notInColumn(anchorID, column))
+            }
+            anchor = Slot(id: found.id, rank: found.rank, archived: found.archived)
+        }
+        var lower: Slot?
+        var upper: Slot?
+        for other in cards.values where other.column == column && other.id != card {
+            let slot = Slot(id: other.id, rank: other.rank, archived: other.archived)
+            if let anchor, placement.after != nil {
+                // After the anchor: the first card past it.
+                if Slot.order(anchor, slot), upper.map({ Slot.order(slot, $0) }) ?? true { upper = slot }
+            } else if let anchor {
+                // Before the anchor: the last card ahead of it.
+                if Slot.order(slot, anchor), lower.map({ Slot.order($0, slot) }) ?? true { lower = slot }
+            } else if lower.map({ Slot.order($0, slot) }) ?? true {
+                // At the end: after the last card.
+                lower = slot
+            }
+        }
+        if placement.after != nil { lower = anchor } else if placement.before != nil { upper = anchor }
+        return .success((lower, upper))
     }
 
     private func notInColumn(_ id: CardID, _ column: ColumnID) -> Rejection {
