@@ -95,7 +95,60 @@ public enum Transport {
         return connection.lines
     }
 
+    /// Connects like ``connect(host:port:group:tls:serverHostname:limits:)`` but ends the pipeline with the handler
+    /// `makeHandler` creates (on the channel's event loop) instead of an `NIOAsyncChannel`: for clients that handle
+    /// every line on the event loop, such as the load generator's thousands of subscribers. Returns once the TLS
+    /// handshake has completed; the handler may write before that (TLS holds the bytes until it has).
+    public static func connect(
+        host: String, port: Int, group: any EventLoopGroup, tls: ClientTLS, serverHostname: String? = nil,
+        limits: TransportLimits = .client, makeHandler: @escaping @Sendable () -> any ChannelHandler
+    ) async throws -> any Channel {
+        let hostname = serverHostname ?? host
+        let sni = isIPLiteral(hostname) ? nil : hostname
+        let connection = try await ClientBootstrap(group: group)
+            .connectTimeout(limits.handshakeTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handshake = channel.eventLoop.makePromise(of: Void.self)
+                    let (tlsHandler, pinning) = try clientTLSHandler(tls, sni: sni)
+                    try install(
+                        channel, tlsHandler: tlsHandler, pinning: pinning, limits: limits, finalLine: nil,
+                        handshakeCompletion: handshake)
+                    try channel.pipeline.syncOperations.addHandler(makeHandler())
+                    return HandledConnection(channel: channel, handshake: handshake.futureResult)
+                }
+            }
+        do {
+            try await connection.handshake.get()
+        } catch {
+            connection.channel.close(promise: nil)
+            throw error
+        }
+        return connection.channel
+    }
+
+    private struct HandledConnection: Sendable {
+        var channel: any Channel
+        var handshake: EventLoopFuture<Void>
+    }
+
     // MARK: Internals
+
+    private static func clientTLSHandler(_ tls: ClientTLS, sni: String?) throws -> (NIOSSLHandler, PinningHandler?) {
+        switch tls.trust {
+        case .pinned(let pin):
+            let pinning = PinningHandler(pin: pin)
+            let handler = try NIOSSLClientHandler(
+                context: tls.context, serverHostname: sni,
+                customVerificationCallback: { certificates, promise in
+                    pinning.verify(certificates, promise: promise)
+                })
+            return (handler, pinning)
+        case .systemRoots, .roots:
+            return (try NIOSSLClientHandler(context: tls.context, serverHostname: sni), nil)
+        }
+    }
 
     private struct ClientConnection: Sendable {
         var lines: NIOAsyncChannel<ByteBuffer, ByteBuffer>
@@ -107,23 +160,10 @@ public enum Transport {
         handshake: EventLoopPromise<Void>?
     ) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
         let sni = serverHostname.flatMap { isIPLiteral($0) ? nil : $0 }
-        switch tls.trust {
-        case .pinned(let pin):
-            let pinning = PinningHandler(pin: pin)
-            let handler = try NIOSSLClientHandler(
-                context: tls.context, serverHostname: sni,
-                customVerificationCallback: { certificates, promise in
-                    pinning.verify(certificates, promise: promise)
-                })
-            return try configure(
-                channel, tlsHandler: handler, pinning: pinning, limits: limits, finalLine: nil,
-                handshakeCompletion: handshake)
-        case .systemRoots, .roots:
-            let handler = try NIOSSLClientHandler(context: tls.context, serverHostname: sni)
-            return try configure(
-                channel, tlsHandler: handler, pinning: nil, limits: limits, finalLine: nil,
-                handshakeCompletion: handshake)
-        }
+        let (tlsHandler, pinning) = try clientTLSHandler(tls, sni: sni)
+        return try configure(
+            channel, tlsHandler: tlsHandler, pinning: pinning, limits: limits, finalLine: nil,
+            handshakeCompletion: handshake)
     }
 
     /// The single pipeline builder behind both sides.
@@ -131,6 +171,17 @@ public enum Transport {
         _ channel: any Channel, tlsHandler: NIOSSLHandler, pinning: PinningHandler?, limits: TransportLimits,
         finalLine: ByteBuffer?, handshakeCompletion: EventLoopPromise<Void>?
     ) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        try install(
+            channel, tlsHandler: tlsHandler, pinning: pinning, limits: limits, finalLine: finalLine,
+            handshakeCompletion: handshakeCompletion)
+        return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
+    }
+
+    /// TLS, pinning, the handshake timeout, line framing, the outbox and heartbeats, in that order.
+    private static func install(
+        _ channel: any Channel, tlsHandler: NIOSSLHandler, pinning: PinningHandler?, limits: TransportLimits,
+        finalLine: ByteBuffer?, handshakeCompletion: EventLoopPromise<Void>?
+    ) throws {
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(tlsHandler)
         if let pinning { try pipeline.addHandler(pinning) }
@@ -141,7 +192,6 @@ public enum Transport {
         if let heartbeat = limits.heartbeat {
             try pipeline.addHandler(HeartbeatHandler(interval: heartbeat, pingLine: ByteBuffer(string: #"{"type":"ping"}"# + "\n")))
         }
-        return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
     }
 
     private static func isIPLiteral(_ host: String) -> Bool {

@@ -24,6 +24,7 @@ struct LoadRun {
         let plan = self.plan
         let layout = plan.layout
         let fanout = FanoutTable(publishers: layout.publishers)
+        let window = RunWindow()
         var report = LoadReport(plan: plan)
         let subscribers = (0..<layout.boards * layout.subscribersPerBoard).map {
             SubscriberProgress(board: $0 / max(1, layout.subscribersPerBoard))
@@ -66,7 +67,7 @@ struct LoadRun {
                 await admit()
                 let client = Subscriber(
                     board: i / layout.subscribersPerBoard, index: i % layout.subscribersPerBoard,
-                    connection: layout.publishers + i, plan: plan, live: live, gate: gate, fanout: fanout,
+                    connection: layout.publishers + i, plan: plan, live: live, window: window, fanout: fanout,
                     progress: subscriberProgress)
                 tasks.addTask { .subscriber(await client.run(group: group, connected: signal)) }
             }
@@ -82,6 +83,7 @@ struct LoadRun {
             progress("connected: \(counts.reduce(0, +))/\(subscribers.count) subscribers on \(layout.boards) board(s); starting \(layout.publishers) publisher(s)")
 
             let timeline = Timeline(now: NIODeadline.now().uptimeNanoseconds, warmup: plan.warmup, duration: plan.duration)
+            window.open(timeline)
             await gate.open(RunStart(timeline: timeline, subscribers: counts))
             await watch(timeline, live: live, report: &report)
 

@@ -30,6 +30,7 @@ struct ServerLine: Sendable, Equatable {
     /// Scans raw bytes.
     init(bytes: UnsafeRawBufferPointer) {
         var cursor = JSONCursor(bytes: bytes)
+        var sawClientID = false
         cursor.skipSpace()
         guard cursor.take(UInt8(ascii: "{")) else { return }
         while true {
@@ -49,9 +50,13 @@ struct ServerLine: Sendable, Equatable {
             } else if cursor.matches(key, "client_id") {
                 guard let value = cursor.string() else { return }
                 publisher = Self.publisher(in: value, of: cursor)
+                sawClientID = true
             } else {
                 guard cursor.skipValue() else { return }
             }
+            // Everything this scan reports is known: stop before the op and activity objects (corkd writes the
+            // envelope's fields first, so a delta is read up to its `op`; another key order only costs the full scan).
+            if seq != nil, mut != nil, kind == .ack || (kind == .delta && sawClientID) { return }
             cursor.skipSpace()
             if cursor.take(UInt8(ascii: ",")) { continue }
             return

@@ -1,3 +1,4 @@
+import BoardCore
 import BoardTransport
 import BoardWire
 import NIOCore
@@ -33,142 +34,211 @@ final class SubscriberProgress: Sendable {
     var isClosing: Bool { state.withLock { $0.closing } }
 }
 
+/// The measured window as atomics, for code on event loops that cannot wait for the start gate; zero until the run
+/// starts.
+final class RunWindow: Sendable {
+    private let measureStart = Atomic<UInt64>(0)
+    private let sendEnd = Atomic<UInt64>(0)
+
+    func open(_ timeline: Timeline) {
+        measureStart.store(timeline.measureStart, ordering: .relaxed)
+        sendEnd.store(timeline.sendEnd, ordering: .releasing)
+    }
+
+    /// Whether `instant` falls in the measured window (false before the start).
+    func measures(_ instant: UInt64) -> Bool {
+        let end = sendEnd.load(ordering: .acquiring)
+        return end != 0 && instant >= measureStart.load(ordering: .relaxed) && instant < end
+    }
+}
+
 /// One simulated subscriber: a real TLS connection with its own `client_id` that subscribes to one board and reads
-/// every delta until the run closes it. Per delta it checks the seq, adds the line to its `StreamHash`, and counts
-/// itself off the op's fan-out; the board's first subscriber also keeps every line for the reference replay.
+/// every delta until the run closes it.
+///
+/// Its lines are handled by `SubscriberHandler` on the connection's event loop, not through an async sequence: with
+/// a thousand subscribers every delta is handled a thousand times, and a task switch per line would make cork-load,
+/// not corkd, the bottleneck.
 struct Subscriber: Sendable {
     let board: Int
     let index: Int
     let connection: Int
     let plan: LoadPlan
     let live: LiveCounters
-    let gate: StartGate
+    let window: RunWindow
     let fanout: FanoutTable
     let progress: SubscriberProgress
 
-    var isReference: Bool { index == 0 }
-
     /// Runs until `progress.close()`; `connected` is told once subscribed (or failed). Never throws.
     func run(group: any EventLoopGroup, connected: AsyncStream<Void>.Continuation) async -> ClientTally {
-        var tally = ClientTally()
-        var signalled = false
         let target = plan.target(connection)
+        let loop = group.next()
+        let ready = loop.makePromise(of: Void.self)
+        let done = loop.makePromise(of: ClientTally.self)
+        let settings = SubscriberHandler.Settings(
+            board: board, boardName: plan.boards[board], clientID: plan.clientID(connection), token: target.token,
+            isReference: index == 0, replayBytesMax: plan.replayBytesMax)
+        let (live, window, fanout, progress) = (self.live, self.window, self.fanout, self.progress)
+        var failure = ClientTally()
         do {
             let channel = try await Transport.connect(
-                host: target.host, port: target.port, group: group, tls: target.tls, limits: .client)
-            let raw = channel.channel
-            progress.attach(raw)
-            try await channel.executeThenClose { inbound, outbound in
-                let handshakeDeadline = raw.eventLoop.scheduleTask(in: .seconds(LoadPlan.connectTimeoutSeconds)) {
-                    raw.close(promise: nil)
-                }
-                var lines = inbound.makeAsyncIterator()
-                let opened = try await Handshake.open(
-                    target, clientID: plan.clientID(connection), subscribe: plan.boards[board], keepSnapshot: isReference,
-                    lines: &lines, outbound: outbound, bytes: &tally.bytes)
-                handshakeDeadline.cancel()
-                let seq = opened.seq ?? 0
-                progress.lastSeq.store(seq, ordering: .relaxed)
-                progress.subscribed.store(true, ordering: .releasing)
-                tally.subscribersConnected = 1
-                tally.users.insert(opened.user)
-                connected.yield()
-                signalled = true
-                var reference = isReference ? ReferenceLog(board: board, snapshot: opened.board, subscribedSeq: seq) : nil
-                var check = SeqCheck(subscribedAt: seq)
-                var hash = StreamHash()
-                defer {
-                    tally.seqBroken = check.isContiguous ? 0 : 1
-                    tally.gaps = check.gaps
-                    tally.duplicates = check.duplicates
-                    tally.streams = [StreamRecord(board: board, subscribedSeq: seq, lastSeq: check.last, hash: hash)]
-                    if let reference { tally.references = [reference] }
-                }
-                let timeline = await gate.awaitStart().timeline
-                try await read(&lines, outbound, timeline: timeline, check: &check, hash: &hash, reference: &reference, tally: &tally)
-                tally.subscribersCompleted = 1
-            }
+                host: target.host, port: target.port, group: group, tls: target.tls, limits: .client,
+                makeHandler: {
+                    SubscriberHandler(
+                        settings: settings, live: live, window: window, fanout: fanout, progress: progress, ready: ready, done: done)
+                })
+            progress.attach(channel)
+            let deadline = channel.eventLoop.scheduleTask(in: .seconds(LoadPlan.connectTimeoutSeconds)) { channel.close(promise: nil) }
+            defer { deadline.cancel() }
+            try await ready.futureResult.get()
         } catch let error as LoadError {
-            tally.count(error.code)
+            failure.count(error.code)
         } catch let error as TransportError {
-            tally.count(error.wireCode?.rawValue ?? "transport")
+            failure.count(error.wireCode?.rawValue ?? "transport")
         } catch {
-            tally.count(signalled ? "connection_lost" : "connect_failed")
+            failure.count("connect_failed")
         }
-        if !signalled { connected.yield() }
-        return tally
+        connected.yield()
+        // The handler completes `done` when its channel closes; a connection that never got that far completes it
+        // here (a second completion of a promise is ignored).
+        if !failure.errors.isEmpty {
+            ready.fail(LoadError("connect_failed", "not subscribed"))
+            done.succeed(failure)
+            progress.close()
+        }
+        return (try? await done.futureResult.get()) ?? failure
+    }
+}
+
+/// A subscriber's lines, on its event loop: `hello`, `subscribe`, then every delta until the run closes it. Per
+/// delta it checks the seq, adds the line to its `StreamHash`, and counts itself off the op's fan-out; the board's
+/// first subscriber also keeps every line for the reference replay.
+final class SubscriberHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    struct Settings: Sendable {
+        var board: Int
+        var boardName: String
+        var clientID: String
+        var token: String
+        var isReference: Bool
+        var replayBytesMax: Int
     }
 
-    private func read(
-        _ lines: inout NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator, _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
-        timeline: Timeline, check: inout SeqCheck, hash: inout StreamHash, reference: inout ReferenceLog?,
-        tally: inout ClientTally
-    ) async throws {
-        var unflushed = 0
-        defer { live.deliveries.add(unflushed, ordering: .relaxed) }
-        while true {
-            let line: ByteBuffer?
-            do { line = try await lines.next() } catch {
-                if progress.isClosing { return }
-                throw error
+    private enum Phase { case welcoming, subscribing, streaming, finished }
+
+    private let settings: Settings
+    private let live: LiveCounters
+    private let window: RunWindow
+    private let fanout: FanoutTable
+    private let progress: SubscriberProgress
+    private let ready: EventLoopPromise<Void>
+    private let done: EventLoopPromise<ClientTally>
+    private var phase = Phase.welcoming
+    private var tally = ClientTally()
+    private var check = SeqCheck(subscribedAt: 0)
+    private var hash = StreamHash()
+    private var subscribedSeq: UInt64 = 0
+    private var snapshot: Board?
+    private var reference: ReferenceLog?
+    private var unflushed = 0
+
+    init(
+        settings: Settings, live: LiveCounters, window: RunWindow, fanout: FanoutTable, progress: SubscriberProgress,
+        ready: EventLoopPromise<Void>, done: EventLoopPromise<ClientTally>
+    ) {
+        self.settings = settings
+        self.live = live
+        self.window = window
+        self.fanout = fanout
+        self.progress = progress
+        self.ready = ready
+        self.done = done
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let hello = ClientMessage.hello(
+            ClientMessage.Hello(req: 1, client: "cork-load/0.1.0", token: settings.token, clientID: ClientID(settings.clientID)))
+        write(Handshake.coder.encodeLine(hello), context: context)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let line = unwrapInboundIn(data)
+        tally.bytes.received += line.readableBytes + 1
+        let scanned = ServerLine(line)
+        switch (phase, scanned.kind) {
+        case (_, .ping):
+            tally.bytes.sent += Handshake.pong.readableBytes
+            context.writeAndFlush(wrapOutboundOut(Handshake.pong), promise: nil)
+        case (.streaming, .delta):
+            delta(line, scanned)
+        case (.welcoming, .welcome):
+            if case .welcome(let welcome) = try? Handshake.coder.decodeServer(line.readableBytesView) {
+                tally.users.insert(welcome.user.rawValue)
             }
-            guard let line else {
-                if progress.isClosing { return }
-                throw LoadError("closed", "the server closed a subscriber's connection")
+            phase = .subscribing
+            let request = ClientMessage.subscribe(ClientMessage.Subscribe(req: 2, board: BoardID(settings.boardName)))
+            write(Handshake.coder.encodeLine(request), context: context)
+        case (.subscribing, .other) where settings.isReference:
+            if case .snapshot(let message) = try? Handshake.coder.decodeServer(line.readableBytesView) { snapshot = message.state }
+        case (.subscribing, .subscribed):
+            subscribedSeq = scanned.seq ?? 0
+            check = SeqCheck(subscribedAt: subscribedSeq)
+            if settings.isReference { reference = ReferenceLog(board: settings.board, snapshot: snapshot, subscribedSeq: subscribedSeq) }
+            snapshot = nil
+            phase = .streaming
+            tally.subscribersConnected = 1
+            progress.lastSeq.store(subscribedSeq, ordering: .relaxed)
+            progress.subscribed.store(true, ordering: .releasing)
+            ready.succeed()
+        case (_, .error):
+            let error = Handshake.error(line)
+            if case .error(let decoded) = try? Handshake.coder.decodeServer(line.readableBytesView), !decoded.closesConnection {
+                tally.count(decoded.code.rawValue)
+            } else {
+                tally.count(error.code)
+                ready.fail(error)
+                context.close(promise: nil)
             }
-            let now = NIODeadline.now().uptimeNanoseconds
-            tally.bytes.received += line.readableBytes + 1
-            let scanned = ServerLine(line)
-            switch scanned.kind {
-            case .delta:
-                guard let seq = scanned.seq else {
-                    tally.count("bad_delta")
-                    break
-                }
-                check.saw(seq)
-                line.withUnsafeReadableBytes { hash.add($0) }
-                if reference != nil { keep(line, seq: seq, in: &reference) }
-                progress.lastSeq.store(seq, ordering: .relaxed)
-                tally.deliveriesTotal += 1
-                if timeline.measures(now) { tally.deliveries += 1 }
-                unflushed += 1
-                if unflushed == 256 {
-                    live.deliveries.add(unflushed, ordering: .relaxed)
-                    unflushed = 0
-                }
-                if let publisher = scanned.publisher, let mut = scanned.mut {
-                    switch fanout.received(publisher: publisher, mut: mut, at: now) {
-                    case .pending: break
-                    case .complete(let latency, let sent):
-                        if timeline.measures(sent) { tally.fanout.record(latency / 1_000) }
-                    case .overrun: tally.fanoutOverruns += 1
-                    }
-                }
-            case .ping:
-                tally.bytes.sent += Handshake.pong.readableBytes
-                try await outbound.write(Handshake.pong)
-            case .error:
-                let error = Handshake.error(line)
-                if let decoded = try? Handshake.coder.decodeServer(line.readableBytesView), case .error(let e) = decoded,
-                    !e.closesConnection
-                {
-                    tally.count(e.code.rawValue)
-                    break
-                }
-                throw error
-            case .bye:
-                if progress.isClosing { return }
-                throw LoadError("bye", "the server said bye during the run")
-            case .ack, .reject, .welcome, .subscribed, .other:
-                break
+        case (_, .bye):
+            if !progress.isClosing { tally.count("bye") }
+        default:
+            break
+        }
+    }
+
+    private func delta(_ line: ByteBuffer, _ scanned: ServerLine) {
+        guard let seq = scanned.seq else {
+            tally.count("bad_delta")
+            return
+        }
+        let now = NIODeadline.now().uptimeNanoseconds
+        check.saw(seq)
+        line.withUnsafeReadableBytes { hash.add($0) }
+        if reference != nil { keep(line, seq: seq) }
+        progress.lastSeq.store(seq, ordering: .relaxed)
+        tally.deliveriesTotal += 1
+        if window.measures(now) { tally.deliveries += 1 }
+        unflushed += 1
+        if unflushed == 256 {
+            live.deliveries.add(unflushed, ordering: .relaxed)
+            unflushed = 0
+        }
+        if let publisher = scanned.publisher, let mut = scanned.mut {
+            switch fanout.received(publisher: publisher, mut: mut, at: now) {
+            case .pending: break
+            case .complete(let latency, let sent):
+                if window.measures(sent) { tally.fanout.record(latency / 1_000) }
+            case .overrun: tally.fanoutOverruns += 1
             }
         }
     }
 
-    private func keep(_ line: ByteBuffer, seq: UInt64, in reference: inout ReferenceLog?) {
+    private func keep(_ line: ByteBuffer, seq: UInt64) {
         guard var log = reference, !log.truncated else { return }
         reference = nil  // keep the log uniquely referenced while it grows
-        if log.bytes.count + line.readableBytes > plan.replayBytesMax {
+        if log.bytes.count + line.readableBytes > settings.replayBytesMax {
             log.truncated = true
         } else {
             log.bytes.append(contentsOf: line.readableBytesView)
@@ -176,5 +246,44 @@ struct Subscriber: Sendable {
             log.seqs.append(seq)
         }
         reference = log
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if !progress.isClosing {
+            tally.count((error as? TransportError)?.wireCode?.rawValue ?? (phase == .streaming ? "connection_lost" : "connect_failed"))
+        }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) { finish() }
+
+    private func finish() {
+        guard phase != .finished else { return }
+        let streamed = phase == .streaming
+        phase = .finished
+        live.deliveries.add(unflushed, ordering: .relaxed)
+        unflushed = 0
+        if streamed {
+            if progress.isClosing { tally.subscribersCompleted = 1 } else if tally.errors.isEmpty { tally.count("closed") }
+            tally.seqBroken = check.isContiguous ? 0 : 1
+            tally.gaps = check.gaps
+            tally.duplicates = check.duplicates
+            tally.streams = [StreamRecord(board: settings.board, subscribedSeq: subscribedSeq, lastSeq: check.last, hash: hash)]
+            if let reference { tally.references = [reference] }
+        } else if tally.errors.isEmpty {
+            tally.count("connect_failed")
+        }
+        ready.fail(LoadError("closed", "the connection closed before subscribed"))
+        done.succeed(tally)
+    }
+
+    private func write(_ bytes: [UInt8], context: ChannelHandlerContext) {
+        tally.bytes.sent += bytes.count
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: bytes)), promise: nil)
     }
 }

@@ -98,3 +98,16 @@ import Testing
         #expect(ServerLine(ByteBuffer(string: #"{"type":"delta","client_id":"-p","mut":1}"#)).publisher == nil)
     }
 }
+
+@Suite struct ServerLineEarlyStopTests {
+    @Test func aDeltaIsReadUpToItsOpAndAnyKeyOrderStillWorks() {
+        // Fields after `op` are not needed; a broken tail does not matter once the envelope is read.
+        let early = ServerLine(ByteBuffer(string: #"{"type":"delta","seq":5,"client_id":"load-r-p3","mut":8,"op":{"kind":"#))
+        #expect(early.kind == .delta && early.seq == 5 && early.mut == 8 && early.publisher == 3)
+        // Another server's key order: the fields after the op are still found.
+        let late = ServerLine(ByteBuffer(string: #"{"op":{"kind":"chat","text":"}"},"mut":2,"type":"delta","client_id":"a-p1","seq":9}"#))
+        #expect(late.kind == .delta && late.seq == 9 && late.mut == 2 && late.publisher == 1)
+        let ack = ServerLine(ByteBuffer(string: #"{"type":"ack","board":"b","mut":3,"seq":4,"noop":true}"#))
+        #expect(ack.kind == .ack && ack.mut == 3 && ack.seq == 4)
+    }
+}
