@@ -26,7 +26,7 @@ extension SQLiteStore {
         encoded.reserveCapacity(events.count)
         var last: [String: Int64] = [:]
         for event in events {
-            let row = try EncodedEvent(event, encoder)
+            let row = try EncodedEvent(event, encoder, configuration.eventJSON)
             if let previous = last[row.board], row.seq != previous + 1 {
                 throw StoreError(
                     .internal,

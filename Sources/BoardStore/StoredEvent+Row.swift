@@ -20,7 +20,7 @@ struct EncodedEvent: Sendable {
     var rename: String?
 
     /// Encodes `event` with `encoder`.
-    init(_ event: StoredEvent, _ encoder: JSONEncoder) throws(StoreError) {
+    init(_ event: StoredEvent, _ encoder: JSONEncoder, _ fast: (any EventJSON)? = nil) throws(StoreError) {
         board = event.board.rawValue
         seq = try StoreCoding.int64(event.seq, "seq")
         at = event.at.milliseconds
@@ -29,9 +29,15 @@ struct EncodedEvent: Sendable {
         mut = try event.mut.map { (m: UInt64) throws(StoreError) in try StoreCoding.int64(m, "mut") }
         card = event.activity.card?.rawValue
         kind = event.op.kind
-        op = try StoreCoding.json(event.op, encoder, "op")
-        activity = try StoreCoding.json(event.activity, encoder, "activity")
-        inverse = try event.inverse.map { (o: Op) throws(StoreError) in try StoreCoding.json(o, encoder, "inverse") }
+        if let fast {
+            op = fast.op(event.op)
+            activity = fast.activity(event.activity)
+            inverse = event.inverse.map { fast.op($0) }
+        } else {
+            op = try StoreCoding.json(event.op, encoder, "op")
+            activity = try StoreCoding.json(event.activity, encoder, "activity")
+            inverse = try event.inverse.map { (o: Op) throws(StoreError) in try StoreCoding.json(o, encoder, "inverse") }
+        }
         undoOf = try event.undoOf.map { (u: UInt64) throws(StoreError) in try StoreCoding.int64(u, "undo_of") }
         if case .renameBoard(let name) = event.op { rename = name }
     }

@@ -52,6 +52,20 @@ public enum LineWriter {
         return out
     }
 
+    /// An op as compact JSON, the same tree as its `Encodable` conformance (the store keeps ops as JSON text).
+    public static func opJSON(_ op: Op) -> String {
+        let writer = JSONByteWriter(capacity: 256)
+        writer.writeOp(op)
+        return String(decoding: writer.written, as: UTF8.self)
+    }
+
+    /// An activity record as compact JSON, the same tree as its `Encodable` conformance.
+    public static func activityJSON(_ activity: Activity) -> String {
+        let writer = JSONByteWriter(capacity: initialCapacity)
+        writer.writeActivity(activity)
+        return String(decoding: writer.written, as: UTF8.self)
+    }
+
     /// Any `Encodable` value as compact JSON (no trailing newline); see `CompactJSONEncoder`.
     public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         try CompactJSONEncoder().encode(value)

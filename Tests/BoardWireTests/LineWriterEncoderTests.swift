@@ -302,3 +302,22 @@ private struct StaleSibling: Encodable {
         #expect(try LineCoder().decodeServer(Array(mine.dropLast())) == .ack(ServerMessage.Ack(board: board, mut: mut, seq: seq, noop: noop)))
     }
 }
+
+/// The store's event JSON (`LineWriter.opJSON`/`activityJSON`) against `JSONEncoder`, for every delta Protocol.md shows.
+@Suite struct EventJSONTests {
+    @Test func everyDocumentedDeltaOpAndActivityMatchJSONEncoder() throws {
+        var checked = 0
+        for item in ConformanceTests.roundTripAll(try ProtocolDoc.load()) {
+            guard case .delta(let delta) = item.server else { continue }
+            let place = "Protocol.md:\(item.line.number)"
+            let encoder = JSONEncoder()
+            #expect(try JSONTree.parse(Array(LineWriter.opJSON(delta.op).utf8)) == JSONTree.parse(Array(encoder.encode(delta.op))), "\(place)")
+            #expect(
+                try JSONTree.parse(Array(LineWriter.activityJSON(delta.activity).utf8))
+                    == JSONTree.parse(Array(encoder.encode(delta.activity))), "\(place)")
+            #expect(try JSONDecoder().decode(Op.self, from: Data(LineWriter.opJSON(delta.op).utf8)) == delta.op, "\(place)")
+            checked += 1
+        }
+        #expect(checked >= 5)
+    }
+}
