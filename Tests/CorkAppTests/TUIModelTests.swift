@@ -11,7 +11,10 @@ import Testing
 
     /// Board main with TODO: #1 "Fix login" (bug, due 2026-03-01, overdue), #2 "Write docs"; DOING: #3 "Ship it"
     /// (WIP limit 1, hard); DONE empty. Members alice (owner) and bob (editor).
-    static func board() -> Board {
+    static func board() -> Board { testBoard().board }
+
+    /// ``board()`` with the changes that built it (for history), to apply more to.
+    static func testBoard() -> TestBoard {
         var test = TestBoard()
         test.apply(.setMember(user: "bob", role: .editor, name: "Bob"))
         test.apply(.createLabel(label: "bug", name: "bug", color: HexColor("#d73a4a")!))
@@ -19,7 +22,7 @@ import Testing
         test.apply(.addCard(AddCard(card: "k2", column: "todo", title: "Write docs")))
         test.apply(.addCard(AddCard(card: "k3", column: "doing", title: "Ship it")))
         test.apply(.setWIPLimit(column: "doing", limit: WIPLimit(limit: 1, hard: true)))
-        return test.board
+        return test
     }
 
     static func model(width: Int = 100, height: Int = 30) -> TUIModel {
@@ -31,6 +34,25 @@ import Testing
     }
 
     static func key(_ key: Key, _ modifiers: KeyModifiers = []) -> TUIMessage { .key(KeyEvent(key, modifiers)) }
+
+    /// Types `text` into the model, one key per character.
+    static func type(_ text: String, into model: inout TUIModel) {
+        for c in text { _ = model.update(key(.character(c))) }
+    }
+
+    /// `text` typed into the input line, then Enter: the effects of Enter.
+    static func enter(_ text: String, into model: inout TUIModel) -> [TUIEffect] {
+        model.focus = .input
+        type(text, into: &model)
+        return model.update(key(.enter))
+    }
+
+    /// The board update a client reports when `board` is loaded or changed.
+    static func loaded(_ board: Board, changedByOthers: Set<CardID> = []) -> TUIMessage {
+        .client(.board(BoardUpdate(
+            board: board, snapshot: board.snapshot(), diff: SnapshotDiff(from: board.snapshot(), to: board.snapshot()),
+            cause: .snapshot, changedByOthers: changedByOthers)))
+    }
 
     // MARK: - Carrying a card
 
@@ -80,7 +102,7 @@ import Testing
         _ = board.apply(.archiveCard(card: "k1"), context: ApplyContext(actor: "bob", role: .owner, now: Timestamp(milliseconds: 0), seq: 99))
         _ = model.update(.client(.board(BoardUpdate(board: board, snapshot: board.snapshot(), diff: SnapshotDiff(from: model.board!.snapshot(), to: board.snapshot()), cause: .deltas, changedByOthers: ["k1"]))))
         #expect(model.carry == nil)
-        #expect(model.update(Self.key(.enter)) == [.presence(.viewing, card: "k2")])
+        #expect(model.update(Self.key(.enter)) == [.presence(.viewing, card: "k2"), .fetchHistory("k2")])
     }
 
     // MARK: - Other keys

@@ -15,6 +15,10 @@ public enum TUIMessage: Sendable {
     case pending(Int)
     /// Time passed (highlights fade).
     case tick
+    /// A card's history arrived (asked for by ``TUIEffect/fetchHistory(_:)``).
+    case history(CardID, ServerMessage.HistoryPage)
+    /// A card's history could not be read.
+    case historyFailed(CardID, String)
     /// `$EDITOR` closed: the new text, or nil when it was left unchanged or failed.
     case edited(EditorPurpose, String?)
 }
@@ -39,6 +43,8 @@ public enum TUIEffect: Hashable, Sendable {
     case edit(String, EditorPurpose)
     /// Follow another board.
     case switchBoard(BoardID)
+    /// Read a card's history; the answer comes back as ``TUIMessage/history(_:_:)`` (or `historyFailed`).
+    case fetchHistory(CardID)
     /// Leave.
     case quit
 }

@@ -25,6 +25,14 @@ extension TUIModel {
             return []
         case .edited(let purpose, let text):
             return edited(purpose, text)
+        case .history(let card, let page):
+            guard history?.card == card else { return [] }
+            history?.state = .loaded(page.activities.filter { $0.card == card }, more: page.more)
+            return []
+        case .historyFailed(let card, let reason):
+            guard history?.card == card else { return [] }
+            history?.state = .failed(reason)
+            return []
         }
     }
 
@@ -52,6 +60,7 @@ extension TUIModel {
             clampSelection()
             return []
         case .activity(let event):
+            history?.append(event.activity)
             let text = FeedSentence.render(event.activity, after: event.board)
             let isChat = event.activity.kind == "chat"
             let mentions = user.map { text.contains("@\($0.rawValue)") } ?? false

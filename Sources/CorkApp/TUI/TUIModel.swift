@@ -90,6 +90,8 @@ public struct TUIModel: Sendable {
     public var confirmingQuit = false
     /// The UI's clock, in ticks (the runner sends one every few hundred ms only while highlights are shown).
     public var tick = 0
+    /// The open card's history, fetched when the detail opens.
+    public var history: CardHistory?
     /// Today, for due-date colours and `due:` queries.
     public var today: Day
     /// A refused description edit waiting for the user's choice (`/keep`, `/theirs`, `/merge`).

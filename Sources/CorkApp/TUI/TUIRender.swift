@@ -297,15 +297,45 @@ extension TUIModel {
             lines.append(("", Style()))
             for comment in card.comments { lines.append(("\(comment.author): \(comment.text)", Style(foreground: .ansi(.green)))) }
         }
+        let footer = ("c comment · E edit the description · Esc close", Style(attributes: .dim))
+        // The history gets the rows left (at most shownMax), newest last, so the footer stays on screen.
+        let room = min(CardHistory.shownMax, height - 4 - lines.count - 4)
         lines.append(("", Style()))
-        lines.append(("c comment · E edit the description · Esc close", Style(attributes: .dim)))
+        lines += historyLines(of: card, board: board, room: room)
+        lines.append(("", Style()))
+        lines.append(footer)
         let boxWidth = min(width - 2, 72)
         let boxHeight = min(height - 2, lines.count + 2)
         let rect = Rect(x: max(0, (width - boxWidth) / 2), y: 1, width: boxWidth, height: boxHeight)
         screen.fill(rect)
         screen.drawBox(rect, title: " card ")
-        for (n, line) in lines.prefix(boxHeight - 2).enumerated() {
+        for (n, line) in lines.prefix(boxHeight - 3).enumerated() {
             screen.write(line.0, x: rect.x + 2, y: rect.y + 1 + n, style: line.1, maxWidth: boxWidth - 4)
+        }
+        screen.write(footer.0, x: rect.x + 2, y: rect.y + boxHeight - 2, style: footer.1, maxWidth: boxWidth - 4)
+    }
+
+    /// The detail's history section: a heading, then one feed sentence per record (the newest `room`).
+    func historyLines(of card: Card, board: Board, room: Int) -> [(String, Style)] {
+        let heading = Style(attributes: .bold)
+        let dim = Style(attributes: .dim)
+        guard let history, history.card == card.id else { return [("history", heading)] }
+        switch history.state {
+        case .loading:
+            return [("history", heading), ("loading…", dim)]
+        case .failed(let reason):
+            return [("history", heading), ("unavailable: \(reason)", Style(foreground: .ansi(.red)))]
+        case .loaded(let activities, let more):
+            let shown = activities.suffix(max(1, room))
+            let older = activities.count - shown.count
+            var title = "history"
+            if older > 0 || more { title += " (\(older > 0 ? "\(older) " : "")older not shown)" }
+            var lines = [(title, heading)]
+            if activities.isEmpty { lines.append(("no changes recorded", dim)) }
+            for activity in shown {
+                lines.append((FeedSentence.render(activity, after: board), Style(foreground: .ansi(.brightBlack))))
+            }
+            return lines
         }
     }
 }
