@@ -13,7 +13,7 @@ public enum TUIMessage: Sendable {
     case client(ClientEvent)
     /// The number of ops queued or unanswered changed.
     case pending(Int)
-    /// Time passed (highlights fade).
+    /// Time passed: one ``TUIModel/tickMilliseconds`` (highlights fade, the reconnect countdown counts down).
     case tick
     /// A card's history arrived (asked for by ``TUIEffect/fetchHistory(_:)``).
     case history(CardID, ServerMessage.HistoryPage)

@@ -85,11 +85,13 @@ extension TUIModel {
         case .connection(let state):
             let was = connection
             connection = state
+            reconnectAt = nil
             switch state {
             case .connected(let endpoint, let user):
                 self.user = user
                 if case .connected = was {} else { post(FeedEntry("connected to \(endpoint) as \(user)", kind: .info)) }
-            case .reconnecting(_, let error):
+            case .reconnecting(let delay, let error):
+                reconnectAt = tick(after: delay)
                 if case .connected = was { post(FeedEntry("connection lost: \(error)", kind: .error)) }
             case .stopped(let error?):
                 post(FeedEntry("stopped: \(error.message)", kind: .error))

@@ -88,8 +88,10 @@ public struct TUIModel: Sendable {
     public var notice: String?
     /// Set after `q` with ops still queued: a second `q` quits.
     public var confirmingQuit = false
-    /// The UI's clock, in ticks (the runner sends one every few hundred ms only while highlights are shown).
+    /// The UI's clock, in ticks of ``tickMilliseconds`` (the runner sends them only while ``needsTicks``).
     public var tick = 0
+    /// The tick at which the client retries the connection, while it is waiting to (the countdown's end).
+    public var reconnectAt: Int?
     /// The open card's history, fetched when the detail opens.
     public var history: CardHistory?
     /// Today, for due-date colours and `due:` queries.

@@ -197,8 +197,9 @@ extension TUIModel {
         switch connection {
         case .connected: parts.append("connected")
         case .connecting: parts.append("connecting")
-        case .reconnecting(let delay, _):
-            parts.append("reconnecting in \(Int(delay.components.seconds) + 1)s")
+        case .reconnecting:
+            let seconds = reconnectSecondsLeft ?? 0
+            parts.append(seconds > 0 ? "reconnecting in \(seconds)s" : "reconnecting…")
         case .stopped: parts.append("offline")
         }
         if pendingCount > 0 { parts.append("\(pendingCount) queued") }

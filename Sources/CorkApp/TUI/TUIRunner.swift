@@ -8,7 +8,8 @@ import TerminalUI
 /// the client, and each new frame is drawn by writing only the cells that changed.
 ///
 /// The only impure part of the TUI: it owns the terminal, the client and `$EDITOR`. With nothing happening it waits
-/// on its streams and uses no CPU (ticks run only while a highlight is fading).
+/// on its streams and uses no CPU (ticks run only while ``TUIModel/needsTicks``: a highlight is fading or the
+/// reconnect countdown is shown).
 public struct TUIRunner {
     let client: BoardClient
     let terminal: Terminal
@@ -55,7 +56,7 @@ public struct TUIRunner {
             }
             group.addTask {
                 for await _ in ticks {
-                    try await Task.sleep(for: .milliseconds(500))
+                    try await Task.sleep(for: .milliseconds(TUIModel.tickMilliseconds))
                     sink.yield(.tick)
                 }
             }
@@ -128,7 +129,7 @@ public struct TUIRunner {
                     }
                 }
                 model.pendingCount = await client.pendingOps.count
-                if !model.highlights.isEmpty { ticks.yield() }
+                if model.needsTicks { ticks.yield() }
                 try draw(model, previous: &previous, renderer: renderer)
             }
             return .quit
