@@ -68,6 +68,8 @@ public struct TUIModel: Sendable {
     public var input = LineEditor()
     /// What the input line is for.
     public var purpose: InputPurpose = .chat
+    /// Tab completion under way, if the last key was Tab.
+    public var completion: TabCompletion?
     /// The feed, oldest first (at most ``feedMax`` entries).
     public var feed: [FeedEntry] = []
     /// Feed lines scrolled back from the bottom.
