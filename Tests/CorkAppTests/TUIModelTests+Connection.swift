@@ -5,7 +5,7 @@ import CorkApp
 import TerminalUI
 import Testing
 
-/// The status line's connection state.
+/// The status line's connection state, and following another board.
 extension TUIModelTests {
     @Test func theReconnectCountdownCountsDownWithTheModelsClock() {
         var model = Self.model()
@@ -29,5 +29,35 @@ extension TUIModelTests {
         #expect(model.statusText.contains("reconnecting in 8s"))
         _ = model.update(.client(.connection(.connected(endpoint: "127.0.0.1:7420", user: "alice"))))
         #expect(model.statusText.contains("connected") && model.reconnectAt == nil && !model.needsTicks)
+    }
+
+    @Test func slashBoardFollowsTheNewBoardAndForgetsTheOld() {
+        var model = Self.model()
+        _ = Self.enter("/filter label:bug", into: &model)
+        let activity = Activity(seq: 7, at: Timestamp(milliseconds: 0), actor: "alice", kind: "card.close", card: "k1", changes: [:])
+        _ = model.update(.client(.activity(ActivityEvent(activity: activity, op: .closeCard(card: "k1"), isOwn: true, board: model.board!))))
+        #expect(model.ownSeqs == [7])
+
+        #expect(Self.enter("/board ops", into: &model) == [.switchBoard("ops")])
+        #expect(model.boardID == "ops" && model.board == nil && model.filter == nil)
+        #expect(model.render().lines.contains { $0.contains("loading the board…") })
+        #expect(model.statusText.hasPrefix("alice@ops"))
+        // Undo never reaches back into the board left behind.
+        model.focus = .board
+        #expect(model.update(Self.key(.character("u"))).isEmpty)
+        #expect(model.notice == "nothing of yours to undo")
+
+        // The old board's last events, still on their way, are not shown as the new board.
+        _ = model.update(Self.loaded(Self.board()))
+        #expect(model.board == nil)
+        var ops = TestBoard(Board(id: "ops", name: "Ops", owner: "alice"))
+        ops.apply(.addCard(AddCard(card: "o1", column: "todo", title: "Rotate keys")))
+        _ = model.update(Self.loaded(ops.board))
+        #expect(model.board?.id == "ops")
+        #expect(model.render().lines[1].contains("#1 Rotate keys"))
+
+        #expect(Self.enter("/board", into: &model).isEmpty)
+        #expect(model.notice == "/board ID")
+        #expect(model.boardID == "ops")
     }
 }

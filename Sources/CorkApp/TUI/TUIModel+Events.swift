@@ -49,6 +49,8 @@ extension TUIModel {
     mutating func handle(_ event: ClientEvent) -> [TUIEffect] {
         switch event {
         case .board(let update):
+            // After `/board`, the old board's last events may still be on their way.
+            guard update.board.id == boardID else { return [] }
             let carried = carry.flatMap { update.board.cards[$0.card] }
             board = update.board
             for card in update.changedByOthers { highlights[card] = tick + TUIModel.highlightTicks }
@@ -60,6 +62,7 @@ extension TUIModel {
             clampSelection()
             return []
         case .activity(let event):
+            guard event.board.id == boardID else { return [] }
             history?.append(event.activity)
             let text = FeedSentence.render(event.activity, after: event.board)
             let isChat = event.activity.kind == "chat"

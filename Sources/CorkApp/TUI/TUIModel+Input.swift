@@ -153,12 +153,7 @@ extension TUIModel {
                 return [.presence(.viewing, card: selectedCard?.id, away: !rest.isEmpty)]
             case "/board":
                 guard let id = BoardID(validating: rest) else { throw usage("/board ID") }
-                boardID = id
-                self.board = nil
-                presence = [:]
-                filter = nil
-                column = 0
-                row = 0
+                switchBoard(to: id)
                 return [.switchBoard(id)]
             case "/lastlog":
                 let matches = feed.filter { rest.isEmpty || $0.text.localizedCaseInsensitiveContains(rest) }.suffix(20)

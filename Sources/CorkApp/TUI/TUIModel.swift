@@ -145,6 +145,26 @@ public struct TUIModel: Sendable {
         if let carry, !columns.indices.contains(carry.column) { self.carry = nil }
     }
 
+    /// Forgets everything about the board followed until now (`/board`): the new one loads from scratch. The feed
+    /// stays, as a chat client's scrollback does across channels.
+    public mutating func switchBoard(to id: BoardID) {
+        boardID = id
+        board = nil
+        presence = [:]
+        filter = nil
+        column = 0
+        row = 0
+        carry = nil
+        marking = false
+        marked = []
+        highlights = [:]
+        overlay = nil
+        history = nil
+        conflict = nil
+        ownSeqs = []
+        post(FeedEntry("switching to board \(id)", kind: .info))
+    }
+
     /// Adds a feed line.
     public mutating func post(_ entry: FeedEntry) {
         feed.append(entry)
