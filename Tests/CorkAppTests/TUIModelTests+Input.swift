@@ -5,7 +5,7 @@ import CorkApp
 import TerminalUI
 import Testing
 
-/// The input line: tab completion in context.
+/// The input line: tab completion in context, and resolving a description conflict.
 extension TUIModelTests {
     /// The model with the input focused, `text` typed and Tab pressed `tabs` times.
     static func completing(_ text: String, tabs: Int = 1, in model: TUIModel = model()) -> TUIModel {
@@ -72,5 +72,51 @@ extension TUIModelTests {
         // /filter completes query terms.
         #expect(Self.completing("/filter is:open label:bu", in: model).input.text == "/filter is:open label:bug ")
         #expect(Self.completing("/filter assignee:b", in: model).input.text == "/filter assignee:bob ")
+    }
+
+    /// Board main with a description conflict on #1: the server refused "mine" because it holds "theirs" at seq 9.
+    static func conflicted() -> TUIModel {
+        var model = Self.model()
+        let op = PendingOp(board: "main", mut: 4, request: .op(.editCard(EditCard(card: "k1", description: "mine", baseSeq: 3))))
+        let reject = ServerMessage.Reject(
+            board: "main", mut: 4, code: .rejected(.conflict), message: "changed",
+            current: .object(["seq": .int(9), "description": .string("theirs")]))
+        #expect(model.update(.client(.rejected(RejectedOp(op: op, reject: reject)))).isEmpty)
+        let conflict = model.conflict
+        #expect(conflict?.card == "k1" && conflict?.mine == "mine" && conflict?.theirs == "theirs" && conflict?.seq == 9)
+        #expect(model.feed.last?.text.contains("/keep mine, /theirs, or /merge") == true)
+        return model
+    }
+
+    /// Keep mine overwrites the server's text (based on its seq); take theirs sends nothing; merge opens `$EDITOR` on
+    /// both texts and waits for it with the conflict still open.
+    @Test(arguments: [
+        ("/keep", [TUIEffect.submit(.editCard(EditCard(card: "k1", description: "mine", baseSeq: 9)))]),
+        ("/theirs", []),
+        ("/merge", [.edit("<<<<<<< mine\nmine\n=======\ntheirs\n>>>>>>> theirs\n", .mergeDescription("k1", baseSeq: 9))]),
+    ])
+    func aDescriptionConflictIsResolvedByTheUsersChoice(command: String, effects: [TUIEffect]) {
+        var model = Self.conflicted()
+        #expect(Self.enter(command, into: &model) == effects)
+        #expect((model.conflict != nil) == (command == "/merge"))
+        if command == "/theirs" { #expect(model.notice == "kept the server's description") }
+    }
+
+    @Test func mergingInTheEditorSubmitsTheMergedTextOverTheServersVersion() {
+        var model = Self.conflicted()
+        let opened = Self.enter("/merge", into: &model)
+        guard case .edit(_, let purpose)? = opened.first else {
+            Issue.record("no editor: \(opened)")
+            return
+        }
+        // Leaving the editor unchanged keeps the choice open.
+        #expect(model.update(.edited(purpose, nil)).isEmpty)
+        #expect(model.conflict != nil)
+        #expect(model.update(.edited(purpose, "mine and theirs")) == [
+            .submit(.editCard(EditCard(card: "k1", description: "mine and theirs", baseSeq: 9)))
+        ])
+        #expect(model.conflict == nil)
+        #expect(Self.enter("/keep", into: &model).isEmpty)
+        #expect(model.notice == "no description conflict to resolve")
     }
 }
