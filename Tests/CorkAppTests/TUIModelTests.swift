@@ -208,6 +208,26 @@ import Testing
         #expect(mention?.style.attributes.contains(.bold) == true)
     }
 
+    @Test func labelChipsShowTheirColourWithTextByLuminanceAndDowngradeTo256Colours() {
+        var t = Self.testBoard()
+        t.apply(.createLabel(label: "docs", name: "docs", color: HexColor("#fbca04")!))
+        t.apply(.addLabel(card: "k2", label: "docs"))
+        var model = Self.model()
+        model.board = t.board
+        let screen = model.render()
+        // #d73a4a is dark (luminance 0.42): white text; #fbca04 is light (0.78): black text.
+        let bug = screen.spans(2).first { $0.text == "bug" }
+        #expect(bug?.style == Style(foreground: .rgb(red: 255, green: 255, blue: 255), background: .rgb(red: 0xd7, green: 0x3a, blue: 0x4a)))
+        let docs = screen.spans(4).first { $0.text == "docs" }
+        #expect(docs?.style == Style(foreground: .rgb(red: 0, green: 0, blue: 0), background: .rgb(red: 0xfb, green: 0xca, blue: 0x04)))
+        // A truecolor terminal gets the exact colour; a 256-colour one the nearest palette entry (#d73a4a → 167).
+        let truecolor = Renderer(colorMode: .trueColor).render(from: nil, to: screen)
+        #expect(truecolor.contains("38;2;255;255;255;48;2;215;58;74m"))
+        let palette = Renderer(colorMode: .palette256).render(from: nil, to: screen)
+        #expect(palette.contains("38;5;231;48;5;167m"))
+        #expect(!palette.contains("48;2;"))
+    }
+
     @Test func anotherUsersPresenceShowsOnTheCardAndTheirGhostWhereItHovers() {
         var model = Self.model()
         let viewing = ServerMessage.PresenceEntry(session: "s-2", user: "bob", state: .dragging, card: "k2", column: "doing", index: 0)
