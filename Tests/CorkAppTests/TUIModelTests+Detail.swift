@@ -49,11 +49,20 @@ extension TUIModelTests {
         #expect(lines.filter { $0.contains("bob closed #1 \"Fix the login\"") }.count == 2)
     }
 
-    @Test func aHistoryThatCannotBeReadSaysWhy() {
+    @Test func aHistoryThatCannotBeReadSaysWhyAndIsAskedForAgainOnceConnected() {
         var model = Self.model()
         _ = model.update(Self.key(.enter))
         _ = model.update(.historyFailed("k1", "the answer to history timed out"))
         #expect(model.render().lines.contains { $0.contains("unavailable: the answer to history timed out") })
+        // Back online, it is asked for again; once read, a reconnect does not ask again.
+        let connected = TUIMessage.client(.connection(.connected(endpoint: "127.0.0.1:7420", user: "alice")))
+        _ = model.update(.client(.connection(.reconnecting(in: .seconds(1), lastError: "reset"))))
+        #expect(model.update(connected) == [.fetchHistory("k1")])
+        #expect(model.render().lines.contains { $0.contains("loading…") })
+        _ = model.update(.history("k1", ServerMessage.HistoryPage(board: "main", activities: [], more: false)))
+        #expect(model.render().lines.contains { $0.contains("no changes recorded") })
+        _ = model.update(.client(.connection(.reconnecting(in: .seconds(1), lastError: "reset"))))
+        #expect(model.update(connected).isEmpty)
         // Closing the detail and opening another card asks again, for that card.
         _ = model.update(Self.key(.escape))
         _ = model.update(Self.key(.down))

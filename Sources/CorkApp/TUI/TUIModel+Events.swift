@@ -93,6 +93,11 @@ extension TUIModel {
             case .connected(let endpoint, let user):
                 self.user = user
                 if case .connected = was {} else { post(FeedEntry("connected to \(endpoint) as \(user)", kind: .info)) }
+                // A history that could not be read (offline, timed out) is asked for again once connected.
+                if case .detail(let card)? = overlay, history?.card == card, case .failed? = history?.state {
+                    history = CardHistory(card: card)
+                    return [.fetchHistory(card)]
+                }
             case .reconnecting(let delay, let error):
                 reconnectAt = tick(after: delay)
                 if case .connected = was { post(FeedEntry("connection lost: \(error)", kind: .error)) }
