@@ -254,7 +254,7 @@ extension TUIModel {
 
     /// The key help (`?`).
     public static let helpLines = [
-        "h j k l / arrows  move the selection      Enter  open the card (c: comment, E: description)",
+        "h j k l / arrows  move the selection      Enter  card, history; c comment, E description",
         "Space / m         pick the card up; arrows carry it; Enter drops it; Esc puts it back",
         "J / K             reorder in the column    H / L  move to the column left / right",
         "n  new card here   e  edit the title       E  edit the description in $EDITOR",
@@ -263,6 +263,7 @@ extension TUIModel {
         "/  filter (label:bug @me due:overdue is:open \"words\")   Tab  board → feed → input",
         "Input: text is chat; /add /move /edit /desc /due /label /assign /comment /close /reopen",
         "       /archive /restore /undo /filter /who /away /board /lastlog /help /quit",
+        "       Tab completes commands, #cards, columns, labels, users; Tab again: the next one",
         "q  quit (asks again while ops are queued)       Esc or ? closes this help",
     ]
 
