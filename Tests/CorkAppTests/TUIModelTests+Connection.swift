@@ -50,6 +50,13 @@ extension TUIModelTests {
         // The old board's last events, still on their way, are not shown as the new board.
         _ = model.update(Self.loaded(Self.board()))
         #expect(model.board == nil)
+        let late = PendingOp(board: "main", mut: 4, request: .op(.editCard(EditCard(card: "k1", description: "mine", baseSeq: 3))))
+        let reject = ServerMessage.Reject(
+            board: "main", mut: 4, code: .rejected(.conflict), message: "changed",
+            current: .object(["seq": .int(9), "description": .string("theirs")]))
+        _ = model.update(.client(.rejected(RejectedOp(op: late, reject: reject))))
+        #expect(model.conflict == nil)
+        #expect(model.feed.last?.text == "rejected card.edit: conflict: changed")
         var ops = TestBoard(Board(id: "ops", name: "Ops", owner: "alice"))
         ops.apply(.addCard(AddCard(card: "o1", column: "todo", title: "Rotate keys")))
         _ = model.update(Self.loaded(ops.board))

@@ -116,7 +116,9 @@ extension TUIModel {
     mutating func rejectedOp(_ rejected: RejectedOp) -> [TUIEffect] {
         let reject = rejected.reject
         post(FeedEntry("rejected \(rejected.op.request.kind): \(reject.code.rawValue): \(reject.message)", kind: .error))
-        guard reject.code == .rejected(.conflict), case .op(.editCard(let edit)) = rejected.op.request,
+        // A conflict on a board left since (`/board`) is reported but cannot be resolved here.
+        guard reject.code == .rejected(.conflict), rejected.op.board == boardID,
+            case .op(.editCard(let edit)) = rejected.op.request,
             let mine = edit.description, case .object(let current)? = reject.current,
             case .string(let theirs)? = current["description"], case .int(let seq)? = current["seq"]
         else { return [] }
