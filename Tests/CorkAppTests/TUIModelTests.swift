@@ -11,7 +11,10 @@ import Testing
 
     /// Board main with TODO: #1 "Fix login" (bug, due 2026-03-01, overdue), #2 "Write docs"; DOING: #3 "Ship it"
     /// (WIP limit 1, hard); DONE empty. Members alice (owner) and bob (editor).
-    static func board() -> Board {
+    static func board() -> Board { testBoard().board }
+
+    /// ``board()`` with the changes that built it (for history), to apply more to.
+    static func testBoard() -> TestBoard {
         var test = TestBoard()
         test.apply(.setMember(user: "bob", role: .editor, name: "Bob"))
         test.apply(.createLabel(label: "bug", name: "bug", color: HexColor("#d73a4a")!))
@@ -19,7 +22,7 @@ import Testing
         test.apply(.addCard(AddCard(card: "k2", column: "todo", title: "Write docs")))
         test.apply(.addCard(AddCard(card: "k3", column: "doing", title: "Ship it")))
         test.apply(.setWIPLimit(column: "doing", limit: WIPLimit(limit: 1, hard: true)))
-        return test.board
+        return test
     }
 
     static func model(width: Int = 100, height: Int = 30) -> TUIModel {
@@ -31,6 +34,25 @@ import Testing
     }
 
     static func key(_ key: Key, _ modifiers: KeyModifiers = []) -> TUIMessage { .key(KeyEvent(key, modifiers)) }
+
+    /// Types `text` into the model, one key per character.
+    static func type(_ text: String, into model: inout TUIModel) {
+        for c in text { _ = model.update(key(.character(c))) }
+    }
+
+    /// `text` typed into the input line, then Enter: the effects of Enter.
+    static func enter(_ text: String, into model: inout TUIModel) -> [TUIEffect] {
+        model.focus = .input
+        type(text, into: &model)
+        return model.update(key(.enter))
+    }
+
+    /// The board update a client reports when `board` is loaded or changed.
+    static func loaded(_ board: Board, changedByOthers: Set<CardID> = []) -> TUIMessage {
+        .client(.board(BoardUpdate(
+            board: board, snapshot: board.snapshot(), diff: SnapshotDiff(from: board.snapshot(), to: board.snapshot()),
+            cause: .snapshot, changedByOthers: changedByOthers)))
+    }
 
     // MARK: - Carrying a card
 
@@ -80,7 +102,7 @@ import Testing
         _ = board.apply(.archiveCard(card: "k1"), context: ApplyContext(actor: "bob", role: .owner, now: Timestamp(milliseconds: 0), seq: 99))
         _ = model.update(.client(.board(BoardUpdate(board: board, snapshot: board.snapshot(), diff: SnapshotDiff(from: model.board!.snapshot(), to: board.snapshot()), cause: .deltas, changedByOthers: ["k1"]))))
         #expect(model.carry == nil)
-        #expect(model.update(Self.key(.enter)) == [.presence(.viewing, card: "k2")])
+        #expect(model.update(Self.key(.enter)) == [.presence(.viewing, card: "k2"), .fetchHistory("k2")])
     }
 
     // MARK: - Other keys
@@ -184,6 +206,26 @@ import Testing
         #expect(due?.style.foreground == .ansi(.red))
         let mention = (0..<model.height).flatMap { screen.spans($0) }.first { $0.text.contains("morning @alice") }
         #expect(mention?.style.attributes.contains(.bold) == true)
+    }
+
+    @Test func labelChipsShowTheirColourWithTextByLuminanceAndDowngradeTo256Colours() {
+        var t = Self.testBoard()
+        t.apply(.createLabel(label: "docs", name: "docs", color: HexColor("#fbca04")!))
+        t.apply(.addLabel(card: "k2", label: "docs"))
+        var model = Self.model()
+        model.board = t.board
+        let screen = model.render()
+        // #d73a4a is dark (luminance 0.42): white text; #fbca04 is light (0.78): black text.
+        let bug = screen.spans(2).first { $0.text == "bug" }
+        #expect(bug?.style == Style(foreground: .rgb(red: 255, green: 255, blue: 255), background: .rgb(red: 0xd7, green: 0x3a, blue: 0x4a)))
+        let docs = screen.spans(4).first { $0.text == "docs" }
+        #expect(docs?.style == Style(foreground: .rgb(red: 0, green: 0, blue: 0), background: .rgb(red: 0xfb, green: 0xca, blue: 0x04)))
+        // A truecolor terminal gets the exact colour; a 256-colour one the nearest palette entry (#d73a4a → 167).
+        let truecolor = Renderer(colorMode: .trueColor).render(from: nil, to: screen)
+        #expect(truecolor.contains("38;2;255;255;255;48;2;215;58;74m"))
+        let palette = Renderer(colorMode: .palette256).render(from: nil, to: screen)
+        #expect(palette.contains("38;5;231;48;5;167m"))
+        #expect(!palette.contains("48;2;"))
     }
 
     @Test func anotherUsersPresenceShowsOnTheCardAndTheirGhostWhereItHovers() {

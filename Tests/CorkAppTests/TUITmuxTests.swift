@@ -7,7 +7,8 @@ import Glibc
 #endif
 
 /// Two people on one board in two tmux panes, each running the real full-screen `cork` against the real corkd:
-/// one carries a card to DOING (the other sees the ghost while it is carried, then the card land), the other chats.
+/// one carries a card to DOING (the other sees the ghost while it is carried, then the card land), the other chats,
+/// and the first opens the card to read its history.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct TUITmuxTests {
     /// A private tmux server (its own socket), killed on every path.
     final class Tmux {
@@ -118,6 +119,13 @@ import Glibc
             try await tmux.keys("B", "-l", "hello from bob")
             try await tmux.keys("B", "Enter")
             try await tmux.waitFor("<bob> hello from bob", in: "A")
+
+            // Alice opens #1 (still selected where she dropped it): the detail fetches its history from corkd, which
+            // holds the add from before her cork started.
+            try await tmux.keys("A", "Enter")
+            let detail = try await tmux.waitFor(#"owner added #1 "Fix login" to TODO"#, in: "A")
+            #expect(detail.contains("c comment · E edit the description · Esc close"), "no card detail:\n\(detail)")
+            try await tmux.keys("A", "Escape")
 
             // q quits and the terminal is restored (the pane's shell command ends, so the session goes away).
             try await tmux.keys("A", "q")

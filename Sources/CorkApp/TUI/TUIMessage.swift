@@ -13,8 +13,12 @@ public enum TUIMessage: Sendable {
     case client(ClientEvent)
     /// The number of ops queued or unanswered changed.
     case pending(Int)
-    /// Time passed (highlights fade).
+    /// Time passed: one ``TUIModel/tickMilliseconds`` (highlights fade, the reconnect countdown counts down).
     case tick
+    /// A card's history arrived (asked for by ``TUIEffect/fetchHistory(_:)``).
+    case history(CardID, ServerMessage.HistoryPage)
+    /// A card's history could not be read.
+    case historyFailed(CardID, String)
     /// `$EDITOR` closed: the new text, or nil when it was left unchanged or failed.
     case edited(EditorPurpose, String?)
 }
@@ -39,6 +43,8 @@ public enum TUIEffect: Hashable, Sendable {
     case edit(String, EditorPurpose)
     /// Follow another board.
     case switchBoard(BoardID)
+    /// Read a card's history; the answer comes back as ``TUIMessage/history(_:_:)`` (or `historyFailed`).
+    case fetchHistory(CardID)
     /// Leave.
     case quit
 }

@@ -25,6 +25,14 @@ extension TUIModel {
             return []
         case .edited(let purpose, let text):
             return edited(purpose, text)
+        case .history(let card, let page):
+            guard history?.card == card else { return [] }
+            history?.state = .loaded(page.activities.filter { $0.card == card }, more: page.more)
+            return []
+        case .historyFailed(let card, let reason):
+            guard history?.card == card else { return [] }
+            history?.state = .failed(reason)
+            return []
         }
     }
 
@@ -41,6 +49,8 @@ extension TUIModel {
     mutating func handle(_ event: ClientEvent) -> [TUIEffect] {
         switch event {
         case .board(let update):
+            // After `/board`, the old board's last events may still be on their way.
+            guard update.board.id == boardID else { return [] }
             let carried = carry.flatMap { update.board.cards[$0.card] }
             board = update.board
             for card in update.changedByOthers { highlights[card] = tick + TUIModel.highlightTicks }
@@ -52,6 +62,8 @@ extension TUIModel {
             clampSelection()
             return []
         case .activity(let event):
+            guard event.board.id == boardID else { return [] }
+            history?.append(event.activity)
             let text = FeedSentence.render(event.activity, after: event.board)
             let isChat = event.activity.kind == "chat"
             let mentions = user.map { text.contains("@\($0.rawValue)") } ?? false
@@ -76,11 +88,18 @@ extension TUIModel {
         case .connection(let state):
             let was = connection
             connection = state
+            reconnectAt = nil
             switch state {
             case .connected(let endpoint, let user):
                 self.user = user
                 if case .connected = was {} else { post(FeedEntry("connected to \(endpoint) as \(user)", kind: .info)) }
-            case .reconnecting(_, let error):
+                // A history that could not be read (offline, timed out) is asked for again once connected.
+                if case .detail(let card)? = overlay, history?.card == card, case .failed? = history?.state {
+                    history = CardHistory(card: card)
+                    return [.fetchHistory(card)]
+                }
+            case .reconnecting(let delay, let error):
+                reconnectAt = tick(after: delay)
                 if case .connected = was { post(FeedEntry("connection lost: \(error)", kind: .error)) }
             case .stopped(let error?):
                 post(FeedEntry("stopped: \(error.message)", kind: .error))
@@ -97,7 +116,9 @@ extension TUIModel {
     mutating func rejectedOp(_ rejected: RejectedOp) -> [TUIEffect] {
         let reject = rejected.reject
         post(FeedEntry("rejected \(rejected.op.request.kind): \(reject.code.rawValue): \(reject.message)", kind: .error))
-        guard reject.code == .rejected(.conflict), case .op(.editCard(let edit)) = rejected.op.request,
+        // A conflict on a board left since (`/board`) is reported but cannot be resolved here.
+        guard reject.code == .rejected(.conflict), rejected.op.board == boardID,
+            case .op(.editCard(let edit)) = rejected.op.request,
             let mine = edit.description, case .object(let current)? = reject.current,
             case .string(let theirs)? = current["description"], case .int(let seq)? = current["seq"]
         else { return [] }

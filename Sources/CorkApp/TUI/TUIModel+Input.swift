@@ -153,12 +153,7 @@ extension TUIModel {
                 return [.presence(.viewing, card: selectedCard?.id, away: !rest.isEmpty)]
             case "/board":
                 guard let id = BoardID(validating: rest) else { throw usage("/board ID") }
-                boardID = id
-                self.board = nil
-                presence = [:]
-                filter = nil
-                column = 0
-                row = 0
+                switchBoard(to: id)
                 return [.switchBoard(id)]
             case "/lastlog":
                 let matches = feed.filter { rest.isEmpty || $0.text.localizedCaseInsensitiveContains(rest) }.suffix(20)
@@ -237,28 +232,6 @@ extension TUIModel {
     }
 
     func usage(_ message: String) -> TUIUsage { TUIUsage(message: message) }
-
-    /// Tab completion in the input line: commands, card numbers, column and label names, users.
-    mutating func complete() {
-        let text = input.text
-        let words = text.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-        guard let last = words.last else { return }
-        var candidates: [String] = []
-        if words.count == 1, last.hasPrefix("/") {
-            candidates = TUIModel.commands
-        } else if let board {
-            candidates += board.cards.values.filter { !$0.archived }.map { "#\($0.number)" }
-            candidates += board.columns.map { $0.name.lowercased() }
-            candidates += board.labels.map(\.name)
-            candidates += board.members.keys.map(\.rawValue)
-        }
-        let matches = candidates.filter { $0.lowercased().hasPrefix(last.lowercased()) && $0 != last }.sorted()
-        guard let first = matches.first else { return }
-        let common = matches.dropFirst().reduce(first) { prefix, next in String(zip(prefix, next).prefix { $0 == $1 }.map(\.0)) }
-        let completion = matches.count == 1 ? first + " " : (common.count > last.count ? common : first)
-        input.set((words.dropLast() + [completion]).joined(separator: " "))
-        if matches.count > 1 { notice = matches.prefix(8).joined(separator: " ") }
-    }
 }
 
 /// A command typed wrong, with what to type instead.

@@ -86,7 +86,8 @@ extension TUIModel {
         case (.enter, _):
             guard let card = selectedCard else { return [] }
             overlay = .detail(card.id)
-            return [.presence(.viewing, card: card.id)]
+            history = CardHistory(card: card.id)
+            return [.presence(.viewing, card: card.id), .fetchHistory(card.id)]
         case (.character(" "), _), (.character("m"), _):
             if marking, let card = selectedCard {
                 if marked.contains(card.id) { marked.remove(card.id) } else { marked.insert(card.id) }

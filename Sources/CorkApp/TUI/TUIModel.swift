@@ -68,6 +68,8 @@ public struct TUIModel: Sendable {
     public var input = LineEditor()
     /// What the input line is for.
     public var purpose: InputPurpose = .chat
+    /// Tab completion under way, if the last key was Tab.
+    public var completion: TabCompletion?
     /// The feed, oldest first (at most ``feedMax`` entries).
     public var feed: [FeedEntry] = []
     /// Feed lines scrolled back from the bottom.
@@ -88,8 +90,12 @@ public struct TUIModel: Sendable {
     public var notice: String?
     /// Set after `q` with ops still queued: a second `q` quits.
     public var confirmingQuit = false
-    /// The UI's clock, in ticks (the runner sends one every few hundred ms only while highlights are shown).
+    /// The UI's clock, in ticks of ``tickMilliseconds`` (the runner sends them only while ``needsTicks``).
     public var tick = 0
+    /// The tick at which the client retries the connection, while it is waiting to (the countdown's end).
+    public var reconnectAt: Int?
+    /// The open card's history, fetched when the detail opens.
+    public var history: CardHistory?
     /// Today, for due-date colours and `due:` queries.
     public var today: Day
     /// A refused description edit waiting for the user's choice (`/keep`, `/theirs`, `/merge`).
@@ -137,6 +143,26 @@ public struct TUIModel: Sendable {
         column = max(0, min(column, columns.count - 1))
         row = max(0, min(row, visibleCards(column).count - 1))
         if let carry, !columns.indices.contains(carry.column) { self.carry = nil }
+    }
+
+    /// Forgets everything about the board followed until now (`/board`): the new one loads from scratch. The feed
+    /// stays, as a chat client's scrollback does across channels.
+    public mutating func switchBoard(to id: BoardID) {
+        boardID = id
+        board = nil
+        presence = [:]
+        filter = nil
+        column = 0
+        row = 0
+        carry = nil
+        marking = false
+        marked = []
+        highlights = [:]
+        overlay = nil
+        history = nil
+        conflict = nil
+        ownSeqs = []
+        post(FeedEntry("switching to board \(id)", kind: .info))
     }
 
     /// Adds a feed line.

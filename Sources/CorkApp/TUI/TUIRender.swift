@@ -197,8 +197,9 @@ extension TUIModel {
         switch connection {
         case .connected: parts.append("connected")
         case .connecting: parts.append("connecting")
-        case .reconnecting(let delay, _):
-            parts.append("reconnecting in \(Int(delay.components.seconds) + 1)s")
+        case .reconnecting:
+            let seconds = reconnectSecondsLeft ?? 0
+            parts.append(seconds > 0 ? "reconnecting in \(seconds)s" : "reconnecting…")
         case .stopped: parts.append("offline")
         }
         if pendingCount > 0 { parts.append("\(pendingCount) queued") }
@@ -253,7 +254,7 @@ extension TUIModel {
 
     /// The key help (`?`).
     public static let helpLines = [
-        "h j k l / arrows  move the selection      Enter  open the card (c: comment, E: description)",
+        "h j k l / arrows  move the selection      Enter  card, history; c comment, E description",
         "Space / m         pick the card up; arrows carry it; Enter drops it; Esc puts it back",
         "J / K             reorder in the column    H / L  move to the column left / right",
         "n  new card here   e  edit the title       E  edit the description in $EDITOR",
@@ -262,6 +263,7 @@ extension TUIModel {
         "/  filter (label:bug @me due:overdue is:open \"words\")   Tab  board → feed → input",
         "Input: text is chat; /add /move /edit /desc /due /label /assign /comment /close /reopen",
         "       /archive /restore /undo /filter /who /away /board /lastlog /help /quit",
+        "       Tab completes commands, #cards, columns, labels, users; Tab again: the next one",
         "q  quit (asks again while ops are queued)       Esc or ? closes this help",
     ]
 
@@ -297,15 +299,45 @@ extension TUIModel {
             lines.append(("", Style()))
             for comment in card.comments { lines.append(("\(comment.author): \(comment.text)", Style(foreground: .ansi(.green)))) }
         }
+        let footer = ("c comment · E edit the description · Esc close", Style(attributes: .dim))
+        // The history gets the rows left (at most shownMax), newest last, so the footer stays on screen.
+        let room = min(CardHistory.shownMax, height - 4 - lines.count - 4)
         lines.append(("", Style()))
-        lines.append(("c comment · E edit the description · Esc close", Style(attributes: .dim)))
+        lines += historyLines(of: card, board: board, room: room)
+        lines.append(("", Style()))
+        lines.append(footer)
         let boxWidth = min(width - 2, 72)
         let boxHeight = min(height - 2, lines.count + 2)
         let rect = Rect(x: max(0, (width - boxWidth) / 2), y: 1, width: boxWidth, height: boxHeight)
         screen.fill(rect)
         screen.drawBox(rect, title: " card ")
-        for (n, line) in lines.prefix(boxHeight - 2).enumerated() {
+        for (n, line) in lines.prefix(boxHeight - 3).enumerated() {
             screen.write(line.0, x: rect.x + 2, y: rect.y + 1 + n, style: line.1, maxWidth: boxWidth - 4)
+        }
+        screen.write(footer.0, x: rect.x + 2, y: rect.y + boxHeight - 2, style: footer.1, maxWidth: boxWidth - 4)
+    }
+
+    /// The detail's history section: a heading, then one feed sentence per record (the newest `room`).
+    func historyLines(of card: Card, board: Board, room: Int) -> [(String, Style)] {
+        let heading = Style(attributes: .bold)
+        let dim = Style(attributes: .dim)
+        guard let history, history.card == card.id else { return [("history", heading)] }
+        switch history.state {
+        case .loading:
+            return [("history", heading), ("loading…", dim)]
+        case .failed(let reason):
+            return [("history", heading), ("unavailable: \(reason)", Style(foreground: .ansi(.red)))]
+        case .loaded(let activities, let more):
+            let shown = activities.suffix(max(1, room))
+            let older = activities.count - shown.count
+            var title = "history"
+            if older > 0 || more { title += " (\(older > 0 ? "\(older) " : "")older not shown)" }
+            var lines = [(title, heading)]
+            if activities.isEmpty { lines.append(("no changes recorded", dim)) }
+            for activity in shown {
+                lines.append((FeedSentence.render(activity, after: board), Style(foreground: .ansi(.brightBlack))))
+            }
+            return lines
         }
     }
 }

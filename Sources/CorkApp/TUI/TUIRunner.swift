@@ -8,7 +8,8 @@ import TerminalUI
 /// the client, and each new frame is drawn by writing only the cells that changed.
 ///
 /// The only impure part of the TUI: it owns the terminal, the client and `$EDITOR`. With nothing happening it waits
-/// on its streams and uses no CPU (ticks run only while a highlight is fading).
+/// on its streams and uses no CPU (ticks run only while ``TUIModel/needsTicks``: a highlight is fading or the
+/// reconnect countdown is shown).
 public struct TUIRunner {
     let client: BoardClient
     let terminal: Terminal
@@ -47,6 +48,7 @@ public struct TUIRunner {
         let renderer = Renderer(colorMode: ColorMode.detect(environment: environment))
         let (messages, sink) = AsyncStream.makeStream(of: TUIMessage.self)
         let (ticks, tickSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (fetches, fetchSink) = AsyncStream.makeStream(of: CardID.self, bufferingPolicy: .bufferingNewest(1))
         let client = self.client
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -54,8 +56,20 @@ public struct TUIRunner {
             }
             group.addTask {
                 for await _ in ticks {
-                    try await Task.sleep(for: .milliseconds(500))
+                    try await Task.sleep(for: .milliseconds(TUIModel.tickMilliseconds))
                     sink.yield(.tick)
+                }
+            }
+            // Card histories for the detail, one at a time, off the screen's loop (which stays live meanwhile).
+            group.addTask {
+                for await card in fetches {
+                    do throws(ClientError) {
+                        let page = try await client.history(
+                            card: card, limit: CardHistory.fetchLimit, timeout: CardHistory.fetchTimeout)
+                        sink.yield(.history(card, page))
+                    } catch {
+                        sink.yield(.historyFailed(card, error.message))
+                    }
                 }
             }
             var iterator = messages.makeAsyncIterator()
@@ -63,13 +77,16 @@ public struct TUIRunner {
             while true {
                 let pause = try await terminal.withFullScreen {
                     try await terminal.withEvents { events in
-                        try await loop(&model, &iterator, events: events, sink: sink, ticks: tickSink, renderer: renderer)
+                        try await loop(
+                            &model, &iterator, events: events, sink: sink, ticks: tickSink, fetches: fetchSink,
+                            renderer: renderer)
                     }
                 }
                 switch pause {
                 case .quit:
                     sink.finish()
                     tickSink.finish()
+                    fetchSink.finish()
                     return
                 case .edit(let text, let purpose):
                     let result = await runEditor(text)
@@ -83,7 +100,8 @@ public struct TUIRunner {
     /// quit or an editor is wanted.
     func loop(
         _ model: inout TUIModel, _ iterator: inout AsyncStream<TUIMessage>.Iterator, events: AsyncStream<TerminalEvent>,
-        sink: AsyncStream<TUIMessage>.Continuation, ticks: AsyncStream<Void>.Continuation, renderer: Renderer
+        sink: AsyncStream<TUIMessage>.Continuation, ticks: AsyncStream<Void>.Continuation,
+        fetches: AsyncStream<CardID>.Continuation, renderer: Renderer
     ) async throws -> Pause {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -106,11 +124,12 @@ public struct TUIRunner {
                     switch effect {
                     case .quit: return .quit
                     case .edit(let text, let purpose): return .edit(text, purpose)
+                    case .fetchHistory(let card): fetches.yield(card)
                     default: await perform(effect, on: &model)
                     }
                 }
                 model.pendingCount = await client.pendingOps.count
-                if !model.highlights.isEmpty { ticks.yield() }
+                if model.needsTicks { ticks.yield() }
                 try draw(model, previous: &previous, renderer: renderer)
             }
             return .quit
@@ -134,7 +153,7 @@ public struct TUIRunner {
             case .presence(let state, let card, let column, let index, let away):
                 await client.setPresence(state, card: card, column: column, index: index, away: away)
             case .switchBoard(let board): await client.switchBoard(to: board)
-            case .edit, .quit: break
+            case .edit, .quit, .fetchHistory: break
             }
         } catch {
             model.post(FeedEntry("\(error.message)", kind: .error))

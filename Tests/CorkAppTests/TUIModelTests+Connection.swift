@@ -1,0 +1,70 @@
+import BoardClient
+import BoardCore
+import BoardWire
+import CorkApp
+import TerminalUI
+import Testing
+
+/// The status line's connection state, and following another board.
+extension TUIModelTests {
+    @Test func theReconnectCountdownCountsDownWithTheModelsClock() {
+        var model = Self.model()
+        #expect(!model.needsTicks)
+        _ = model.update(.client(.connection(.reconnecting(in: .milliseconds(2_500), lastError: "connection reset"))))
+        #expect(model.feed.last?.text == "connection lost: connection reset")
+        #expect(model.render().lines[model.height - 2].contains("alice@main · reconnecting in 3s"))
+        // Ticks of 500 ms: 2 000 ms left shows 2 s, 1 000 ms 1 s (always rounded up).
+        var shown: [String] = []
+        for _ in 1...5 {
+            #expect(model.needsTicks)
+            _ = model.update(.tick)
+            shown.append(model.statusText.split(separator: " · ")[1].description)
+        }
+        #expect(shown == ["reconnecting in 2s", "reconnecting in 2s", "reconnecting in 1s", "reconnecting in 1s", "reconnecting…"])
+        // Nothing left to count: no more ticks, so an idle client stays idle.
+        #expect(!model.needsTicks)
+        _ = model.update(.client(.connection(.connecting(endpoint: "127.0.0.1:7420"))))
+        #expect(model.statusText.contains("connecting"))
+        _ = model.update(.client(.connection(.reconnecting(in: .seconds(8), lastError: "refused"))))
+        #expect(model.statusText.contains("reconnecting in 8s"))
+        _ = model.update(.client(.connection(.connected(endpoint: "127.0.0.1:7420", user: "alice"))))
+        #expect(model.statusText.contains("connected") && model.reconnectAt == nil && !model.needsTicks)
+    }
+
+    @Test func slashBoardFollowsTheNewBoardAndForgetsTheOld() {
+        var model = Self.model()
+        _ = Self.enter("/filter label:bug", into: &model)
+        let activity = Activity(seq: 7, at: Timestamp(milliseconds: 0), actor: "alice", kind: "card.close", card: "k1", changes: [:])
+        _ = model.update(.client(.activity(ActivityEvent(activity: activity, op: .closeCard(card: "k1"), isOwn: true, board: model.board!))))
+        #expect(model.ownSeqs == [7])
+
+        #expect(Self.enter("/board ops", into: &model) == [.switchBoard("ops")])
+        #expect(model.boardID == "ops" && model.board == nil && model.filter == nil)
+        #expect(model.render().lines.contains { $0.contains("loading the board…") })
+        #expect(model.statusText.hasPrefix("alice@ops"))
+        // Undo never reaches back into the board left behind.
+        model.focus = .board
+        #expect(model.update(Self.key(.character("u"))).isEmpty)
+        #expect(model.notice == "nothing of yours to undo")
+
+        // The old board's last events, still on their way, are not shown as the new board.
+        _ = model.update(Self.loaded(Self.board()))
+        #expect(model.board == nil)
+        let late = PendingOp(board: "main", mut: 4, request: .op(.editCard(EditCard(card: "k1", description: "mine", baseSeq: 3))))
+        let reject = ServerMessage.Reject(
+            board: "main", mut: 4, code: .rejected(.conflict), message: "changed",
+            current: .object(["seq": .int(9), "description": .string("theirs")]))
+        _ = model.update(.client(.rejected(RejectedOp(op: late, reject: reject))))
+        #expect(model.conflict == nil)
+        #expect(model.feed.last?.text == "rejected card.edit: conflict: changed")
+        var ops = TestBoard(Board(id: "ops", name: "Ops", owner: "alice"))
+        ops.apply(.addCard(AddCard(card: "o1", column: "todo", title: "Rotate keys")))
+        _ = model.update(Self.loaded(ops.board))
+        #expect(model.board?.id == "ops")
+        #expect(model.render().lines[1].contains("#1 Rotate keys"))
+
+        #expect(Self.enter("/board", into: &model).isEmpty)
+        #expect(model.notice == "/board ID")
+        #expect(model.boardID == "ops")
+    }
+}

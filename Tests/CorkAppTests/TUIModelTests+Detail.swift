@@ -1,0 +1,86 @@
+import BoardClient
+import BoardCore
+import BoardWire
+import CorkApp
+import TerminalUI
+import Testing
+
+/// The card detail (Enter): the card in full and its history, fetched when it opens and kept current live.
+extension TUIModelTests {
+    @Test func theCardDetailFetchesTheCardsHistoryAndShowsItAsSentences() {
+        var t = Self.testBoard()
+        t.apply(.editCard(EditCard(card: "k1", title: "Fix the login")), as: "bob")
+        t.apply(.addComment(card: "k2", comment: "m1", text: "not this card"), as: "bob")
+        t.apply(.assign(card: "k1", user: "bob"))
+        var model = Self.model()
+        model.board = t.board
+
+        #expect(model.update(Self.key(.enter)) == [.presence(.viewing, card: "k1"), .fetchHistory("k1")])
+        #expect(model.render().lines.contains { $0.contains("loading…") })
+
+        // An answer for a card no longer open (a detail closed before its answer came) changes nothing.
+        let stale = ServerMessage.HistoryPage(board: "main", activities: [], more: false)
+        _ = model.update(.history("k2", stale))
+        #expect(model.history?.state == .loading)
+
+        let records = t.changes.map(\.activity).filter { $0.card == "k1" }
+        #expect(records.count == 3)
+        #expect(model.update(.history("k1", ServerMessage.HistoryPage(board: "main", activities: records, more: false))).isEmpty)
+        var lines = model.render().lines
+        #expect(!lines.contains { $0.contains("loading…") })
+        let sentences = [
+            // Names are today's (the board's now), as in `cork history`; a rename says both titles.
+            "alice added #1 \"Fix the login\" to TODO",
+            "bob renamed #1 \"Fix login\" → \"Fix the login\"",
+            "alice assigned bob to #1 \"Fix the login\"",
+        ]
+        for sentence in sentences { #expect(lines.contains { $0.contains(sentence) }, "\(sentence)") }
+        #expect(!lines.contains { $0.contains("not this card") })
+        // Oldest first, as the feed reads.
+        let rows = sentences.map { sentence in lines.firstIndex { $0.contains(sentence) } ?? -1 }
+        #expect(rows == rows.sorted() && rows.first! >= 0)
+
+        // A change to the open card arriving live joins its history.
+        var after = t
+        let closed = after.apply(.closeCard(card: "k1"), as: "bob")!.change.activity
+        _ = model.update(.client(.activity(ActivityEvent(activity: closed, op: .closeCard(card: "k1"), isOwn: false, board: after.board))))
+        lines = model.render().lines
+        // Once in the feed at the bottom, once in the detail's history.
+        #expect(lines.filter { $0.contains("bob closed #1 \"Fix the login\"") }.count == 2)
+    }
+
+    @Test func aHistoryThatCannotBeReadSaysWhyAndIsAskedForAgainOnceConnected() {
+        var model = Self.model()
+        _ = model.update(Self.key(.enter))
+        _ = model.update(.historyFailed("k1", "the answer to history timed out"))
+        #expect(model.render().lines.contains { $0.contains("unavailable: the answer to history timed out") })
+        // Back online, it is asked for again; once read, a reconnect does not ask again.
+        let connected = TUIMessage.client(.connection(.connected(endpoint: "127.0.0.1:7420", user: "alice")))
+        _ = model.update(.client(.connection(.reconnecting(in: .seconds(1), lastError: "reset"))))
+        #expect(model.update(connected) == [.fetchHistory("k1")])
+        #expect(model.render().lines.contains { $0.contains("loading…") })
+        _ = model.update(.history("k1", ServerMessage.HistoryPage(board: "main", activities: [], more: false)))
+        #expect(model.render().lines.contains { $0.contains("no changes recorded") })
+        _ = model.update(.client(.connection(.reconnecting(in: .seconds(1), lastError: "reset"))))
+        #expect(model.update(connected).isEmpty)
+        // Closing the detail and opening another card asks again, for that card.
+        _ = model.update(Self.key(.escape))
+        _ = model.update(Self.key(.down))
+        #expect(model.update(Self.key(.enter)).contains(.fetchHistory("k2")))
+    }
+
+    @Test func aLongHistoryShowsItsNewestLinesAndTheFooterStaysOnScreen() {
+        var t = Self.testBoard()
+        for n in 1...20 { t.apply(.editCard(EditCard(card: "k1", title: "Title \(n)")), as: "bob") }
+        var model = Self.model(width: 80, height: 24)
+        model.board = t.board
+        _ = model.update(Self.key(.enter))
+        let records = t.changes.map(\.activity).filter { $0.card == "k1" }
+        _ = model.update(.history("k1", ServerMessage.HistoryPage(board: "main", activities: records, more: true)))
+        let lines = model.render().lines
+        #expect(lines.contains { $0.contains("\"Title 19\" → \"Title 20\"") })
+        #expect(!lines.contains { $0.contains("\"Title 1\" → \"Title 2\"") })
+        #expect(lines.contains { $0.contains("older not shown") })
+        #expect(lines.contains { $0.contains("c comment · E edit the description · Esc close") })
+    }
+}

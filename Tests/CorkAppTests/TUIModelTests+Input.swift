@@ -1,0 +1,122 @@
+import BoardClient
+import BoardCore
+import BoardWire
+import CorkApp
+import TerminalUI
+import Testing
+
+/// The input line: tab completion in context, and resolving a description conflict.
+extension TUIModelTests {
+    /// The model with the input focused, `text` typed and Tab pressed `tabs` times.
+    static func completing(_ text: String, tabs: Int = 1, in model: TUIModel = model()) -> TUIModel {
+        var model = model
+        model.focus = .input
+        type(text, into: &model)
+        for _ in 0..<tabs { _ = model.update(key(.tab)) }
+        return model
+    }
+
+    @Test func repeatedTabCyclesThroughTheCommands() {
+        let lines = (1...5).map { Self.completing("/a", tabs: $0).input.text }
+        #expect(lines == ["/add", "/archive", "/assign", "/away", "/add"])
+        #expect(Self.completing("/a", tabs: 2).notice == "/add [/archive] /assign /away")
+        // One candidate completes with a space, ready for the argument.
+        #expect(Self.completing("/lastl").input.text == "/lastlog ")
+        #expect(Self.completing("/nope").input.text == "/nope")
+        #expect(Self.completing("/nope").notice == "no completion")
+    }
+
+    @Test func tabCompletesCardNumbersThenColumnsForMove() {
+        var t = Self.testBoard()
+        t.apply(.addColumn(column: "review", name: "IN REVIEW", index: 2))
+        var model = Self.model()
+        model.board = t.board
+        #expect((1...4).map { Self.completing("/move #", tabs: $0, in: model).input.text }
+            == ["/move #1", "/move #2", "/move #3", "/move #1"])
+        // A bare number is a card number too.
+        #expect(Self.completing("/close 3", in: model).input.text == "/close #3 ")
+        #expect((1...2).map { Self.completing("/move #2 d", tabs: $0, in: model).input.text }
+            == ["/move #2 DOING", "/move #2 DONE"])
+        // A column name with a space completes as the rest of the line, and the command then runs.
+        var review = Self.completing("/move #2 in r", in: model)
+        #expect(review.input.text == "/move #2 IN REVIEW ")
+        #expect(review.update(Self.key(.enter)) == [.submit(.moveCard(card: "k2", column: "review", placement: .bottom))])
+        // Editing after a Tab starts a new completion instead of cycling.
+        var typed = Self.completing("/move #", in: model)
+        #expect(typed.input.text == "/move #1")
+        _ = typed.update(Self.key(.backspace))
+        Self.type("2", into: &typed)
+        _ = typed.update(Self.key(.tab))
+        #expect(typed.input.text == "/move #2 ")
+    }
+
+    @Test func tabCompletesLabelsUsersAndArchivedCardsWhereTheyFit() {
+        var t = Self.testBoard()
+        t.apply(.createLabel(label: "blocked", name: "blocked", color: HexColor("#000000")!))
+        t.apply(.archiveCard(card: "k3"))
+        var model = Self.model()
+        model.board = t.board
+        #expect((1...2).map { Self.completing("/label #1 +b", tabs: $0, in: model).input.text }
+            == ["/label #1 +blocked", "/label #1 +bug"])
+        #expect(Self.completing("/label -bu", in: model).input.text == "/label -bug ")
+        #expect(Self.completing("/assign #1 b", in: model).input.text == "/assign #1 bob ")
+        #expect(Self.completing("/assign al", in: model).input.text == "/assign alice ")
+        // Chat completes mentions and card numbers; other words are left alone.
+        #expect(Self.completing("thanks @b", in: model).input.text == "thanks @bob ")
+        #expect(Self.completing("see #", tabs: 2, in: model).input.text == "see #2")
+        #expect(Self.completing("see b", in: model).input.text == "see b")
+        // Only /restore offers archived cards.
+        #expect(Self.completing("/restore #", in: model).input.text == "/restore #3 ")
+        #expect((1...3).map { Self.completing("/archive #", tabs: $0, in: model).input.text }
+            == ["/archive #1", "/archive #2", "/archive #1"])
+        // /filter completes query terms.
+        #expect(Self.completing("/filter is:open label:bu", in: model).input.text == "/filter is:open label:bug ")
+        #expect(Self.completing("/filter assignee:b", in: model).input.text == "/filter assignee:bob ")
+    }
+
+    /// Board main with a description conflict on #1: the server refused "mine" because it holds "theirs" at seq 9.
+    static func conflicted() -> TUIModel {
+        var model = Self.model()
+        let op = PendingOp(board: "main", mut: 4, request: .op(.editCard(EditCard(card: "k1", description: "mine", baseSeq: 3))))
+        let reject = ServerMessage.Reject(
+            board: "main", mut: 4, code: .rejected(.conflict), message: "changed",
+            current: .object(["seq": .int(9), "description": .string("theirs")]))
+        #expect(model.update(.client(.rejected(RejectedOp(op: op, reject: reject)))).isEmpty)
+        let conflict = model.conflict
+        #expect(conflict?.card == "k1" && conflict?.mine == "mine" && conflict?.theirs == "theirs" && conflict?.seq == 9)
+        #expect(model.feed.last?.text.contains("/keep mine, /theirs, or /merge") == true)
+        return model
+    }
+
+    /// Keep mine overwrites the server's text (based on its seq); take theirs sends nothing; merge opens `$EDITOR` on
+    /// both texts and waits for it with the conflict still open.
+    @Test(arguments: [
+        ("/keep", [TUIEffect.submit(.editCard(EditCard(card: "k1", description: "mine", baseSeq: 9)))]),
+        ("/theirs", []),
+        ("/merge", [.edit("<<<<<<< mine\nmine\n=======\ntheirs\n>>>>>>> theirs\n", .mergeDescription("k1", baseSeq: 9))]),
+    ])
+    func aDescriptionConflictIsResolvedByTheUsersChoice(command: String, effects: [TUIEffect]) {
+        var model = Self.conflicted()
+        #expect(Self.enter(command, into: &model) == effects)
+        #expect((model.conflict != nil) == (command == "/merge"))
+        if command == "/theirs" { #expect(model.notice == "kept the server's description") }
+    }
+
+    @Test func mergingInTheEditorSubmitsTheMergedTextOverTheServersVersion() {
+        var model = Self.conflicted()
+        let opened = Self.enter("/merge", into: &model)
+        guard case .edit(_, let purpose)? = opened.first else {
+            Issue.record("no editor: \(opened)")
+            return
+        }
+        // Leaving the editor unchanged keeps the choice open.
+        #expect(model.update(.edited(purpose, nil)).isEmpty)
+        #expect(model.conflict != nil)
+        #expect(model.update(.edited(purpose, "mine and theirs")) == [
+            .submit(.editCard(EditCard(card: "k1", description: "mine and theirs", baseSeq: 9)))
+        ])
+        #expect(model.conflict == nil)
+        #expect(Self.enter("/keep", into: &model).isEmpty)
+        #expect(model.notice == "no description conflict to resolve")
+    }
+}
