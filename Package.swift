@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Corkboard",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "BoardCore", targets: ["BoardCore"]),
         .library(name: "BoardWire", targets: ["BoardWire"]),

@@ -1,6 +1,7 @@
 import BoardCore
 import Foundation
 import GRDB
+import Synchronization
 
 extension SQLiteStore {
     /// The insert statement for one event; its arguments come from `EncodedEvent.arguments`.
@@ -19,8 +20,48 @@ extension SQLiteStore {
     /// the board's listed name current. Older snapshots beyond `Configuration.snapshotsKept` are deleted.
     ///
     /// Not cancellable: once called it runs to its commit or its rollback.
+    ///
+    /// Group commit across boards: appends that arrive while a transaction is being written wait, and the next
+    /// transaction writes all of them at once (one fsync for many boards, where one per board capped a server with
+    /// many busy boards at a few thousand commits a second). Each caller still gets its own outcome: when a shared
+    /// transaction fails, its appends are retried one by one, so one board's bad batch never fails another's.
     public func append(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
         guard !events.isEmpty || !snapshots.isEmpty else { return }
+        let ticket = AppendQueue.Ticket(events: events, snapshots: snapshots)
+        if appends.enqueue(ticket) {
+            // No transaction was being written: this caller writes until the queue is empty.
+            while let batch = appends.takeAll() {
+                await commit(batch)
+            }
+        }
+        try await ticket.outcome().get()
+    }
+
+    /// Writes `batch` in one transaction and settles every ticket; after a failure, each ticket alone.
+    private func commit(_ batch: [AppendQueue.Ticket]) async {
+        let result: Result<Void, StoreError>
+        do {
+            try await appendNow(batch.flatMap(\.events), snapshots: batch.flatMap(\.snapshots))
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        if case .failure = result, batch.count > 1 {
+            for ticket in batch {
+                do {
+                    try await appendNow(ticket.events, snapshots: ticket.snapshots)
+                    ticket.settle(.success(()))
+                } catch {
+                    ticket.settle(.failure(error))
+                }
+            }
+            return
+        }
+        for ticket in batch { ticket.settle(result) }
+    }
+
+    /// One transaction for `events` and `snapshots` (the checks of `append`).
+    private func appendNow(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
         let encoder = StoreCoding.makeEncoder()
         var encoded: [EncodedEvent] = []
         encoded.reserveCapacity(events.count)
@@ -126,4 +167,73 @@ extension SQLiteStore {
 private struct ClientKey: Hashable {
     var user: String
     var clientID: String
+}
+
+/// The appends waiting for the next transaction, and whether one is being written (by the caller that found the
+/// queue idle: the leader). Followers wait on their ticket.
+final class AppendQueue: Sendable {
+    /// One caller's append and, once written, its outcome.
+    final class Ticket: Sendable {
+        let events: [StoredEvent]
+        let snapshots: [Board]
+        private let state = Mutex<(result: Result<Void, StoreError>?, waiter: CheckedContinuation<Result<Void, StoreError>, Never>?)>(
+            (nil, nil))
+
+        init(events: [StoredEvent], snapshots: [Board]) {
+            self.events = events
+            self.snapshots = snapshots
+        }
+
+        /// Records the outcome and wakes the caller.
+        func settle(_ result: Result<Void, StoreError>) {
+            let waiter = state.withLock { state -> CheckedContinuation<Result<Void, StoreError>, Never>? in
+                guard state.result == nil else { return nil }
+                state.result = result
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: result)
+        }
+
+        /// Waits for the outcome.
+        func outcome() async -> Result<Void, StoreError> {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Result<Void, StoreError>? in
+                    if let result = state.result { return result }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
+    }
+
+    private let state = Mutex<(waiting: [Ticket], writing: Bool)>(([], false))
+    /// Transactions written and the appends they carried (for tests and diagnostics).
+    let transactions = Atomic<Int>(0)
+    let appended = Atomic<Int>(0)
+
+    /// Queues a ticket; true when no transaction is being written, so the caller must write (it is now the leader).
+    func enqueue(_ ticket: Ticket) -> Bool {
+        state.withLock { state in
+            state.waiting.append(ticket)
+            if state.writing { return false }
+            state.writing = true
+            return true
+        }
+    }
+
+    /// Everything waiting, or nil (and the leader's turn ends) when nothing is.
+    func takeAll() -> [Ticket]? {
+        state.withLock { state in
+            guard !state.waiting.isEmpty else {
+                state.writing = false
+                return nil
+            }
+            defer { state.waiting = [] }
+            transactions.add(1, ordering: .relaxed)
+            appended.add(state.waiting.count, ordering: .relaxed)
+            return state.waiting
+        }
+    }
 }
