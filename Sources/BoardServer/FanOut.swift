@@ -1,35 +1,75 @@
 import BoardWire
+import NIOConcurrencyHelpers
 import NIOCore
 
-/// A board's subscribers grouped by the event loop of their connection: one fan-out costs one task per event loop
-/// (not one per subscriber), and each subscriber gets its lines in as few writes as the batch allows, with one flush.
+/// A board's subscribers grouped by the event loop of their connection, with the board's outgoing lines coalesced
+/// per event loop.
 ///
 /// The board actor builds a batch's delta lines into one buffer, once; every subscriber is handed that same buffer
-/// (a reference, not a copy), so TLS encrypts the whole batch as one record per connection and the kernel sees one
-/// write. The few subscribers that also sent ops in the batch get their own sequence of pieces — slices of the shared
-/// buffer with their `ack` lines in between, so each ack still comes just before its delta.
+/// (a reference, not a copy). The few subscribers that also sent ops in the batch get their own pieces instead —
+/// slices of the shared buffer with their `ack` lines in between, so each ack still comes just before its delta.
+///
+/// Writes are coalesced: each event loop has at most one pending task for the board. Batches committed before that
+/// task runs join it, so when the loops fall behind (a thousand subscribers on two cores) a subscriber gets several
+/// batches in one flush (one TLS write and one syscall) instead of one task, one flush and one syscall per batch.
+/// Order is kept: a task writes its batches in commit order. A new subscriber seals the pending tasks, so lines
+/// committed after it joined go out after the snapshot its subscription queued on the same event loop.
 struct FanOut {
     private struct Member {
         var id: SessionID
         var channel: any Channel
     }
 
+    /// One committed batch (or presence line) and who gets it.
+    private struct Segment {
+        var members: [Member]
+        var shared: ByteBuffer
+        var personal: [SessionID: [ByteBuffer]]
+        var except: SessionID?
+    }
+
+    /// The segments one event-loop task will write; closed once the task has taken them.
+    private final class Pending: Sendable {
+        private let state = NIOLockedValueBox<(segments: [Segment], closed: Bool)>(([], false))
+
+        /// Adds a segment unless the task has already taken its work.
+        func add(_ segment: Segment) -> Bool {
+            state.withLockedValue { state in
+                guard !state.closed else { return false }
+                state.segments.append(segment)
+                return true
+            }
+        }
+
+        /// Takes every segment and closes.
+        func take() -> [Segment] {
+            state.withLockedValue { state in
+                state.closed = true
+                defer { state.segments = [] }
+                return state.segments
+            }
+        }
+    }
+
     private struct Loop {
         var loop: any EventLoop
         var members: [Member]
+        var pending: Pending?
     }
 
     private var loops: [Loop] = []
 
-    /// Adds a subscriber (or replaces the one with the same session id).
+    /// Adds a subscriber (or replaces the one with the same session id), and seals the pending writes of every
+    /// loop so that nothing committed from now on overtakes what the subscription already queued.
     mutating func insert(_ session: SessionRef) {
         remove(session.id)
+        for index in loops.indices { loops[index].pending = nil }
         let channel = session.outbox.channel
         let member = Member(id: session.id, channel: channel)
         if let index = loops.firstIndex(where: { $0.loop === channel.eventLoop }) {
             loops[index].members.append(member)
         } else {
-            loops.append(Loop(loop: channel.eventLoop, members: [member]))
+            loops.append(Loop(loop: channel.eventLoop, members: [member], pending: nil))
         }
     }
 
@@ -45,20 +85,42 @@ struct FanOut {
     }
 
     /// Writes `shared` to every subscriber but `except`, or `personal[id]` (its pieces, in order) to those that
-    /// have their own; then flushes each once.
-    func send(_ shared: ByteBuffer, personal: [SessionID: [ByteBuffer]] = [:], except: SessionID? = nil) {
-        for group in loops {
-            let members = group.members
-            group.loop.execute {
-                for member in members where member.id != except {
-                    if let pieces = personal[member.id] {
-                        for piece in pieces where piece.readableBytes > 0 { member.channel.write(piece, promise: nil) }
-                    } else {
-                        member.channel.write(shared, promise: nil)
-                    }
-                    member.channel.flush()
-                }
+    /// have their own; each subscriber is flushed once per event-loop task.
+    mutating func send(_ shared: ByteBuffer, personal: [SessionID: [ByteBuffer]] = [:], except: SessionID? = nil) {
+        for index in loops.indices {
+            let segment = Segment(members: loops[index].members, shared: shared, personal: personal, except: except)
+            if let pending = loops[index].pending, pending.add(segment) { continue }
+            let pending = Pending()
+            _ = pending.add(segment)
+            loops[index].pending = pending
+            loops[index].loop.execute { Self.write(pending.take()) }
+        }
+    }
+
+    /// Writes the segments in order, then flushes every connection written to once.
+    private static func write(_ segments: [Segment]) {
+        if segments.count == 1, let segment = segments.first {
+            for member in segment.members where member.id != segment.except {
+                write(segment, to: member)
+                member.channel.flush()
             }
+            return
+        }
+        var written: [ObjectIdentifier: any Channel] = [:]
+        for segment in segments {
+            for member in segment.members where member.id != segment.except {
+                write(segment, to: member)
+                written[ObjectIdentifier(member.channel)] = member.channel
+            }
+        }
+        for channel in written.values { channel.flush() }
+    }
+
+    private static func write(_ segment: Segment, to member: Member) {
+        if let pieces = segment.personal[member.id] {
+            for piece in pieces where piece.readableBytes > 0 { member.channel.write(piece, promise: nil) }
+        } else {
+            member.channel.write(segment.shared, promise: nil)
         }
     }
 }
