@@ -26,6 +26,14 @@ extension TUIModelTests {
         #expect(Self.completing("/nope").notice == "no completion")
     }
 
+    @Test func tabOnAnEmptyChatLineMovesFocusOnInsteadOfCompleting() {
+        let empty = Self.completing("")
+        #expect(empty.focus == .board)
+        #expect(empty.notice != "no completion")
+        // With text, Tab completes and the focus stays.
+        #expect(Self.completing("/lastl").focus == .input)
+    }
+
     @Test func tabCompletesCardNumbersThenColumnsForMove() {
         var t = Self.testBoard()
         t.apply(.addColumn(column: "review", name: "IN REVIEW", index: 2))

@@ -22,7 +22,10 @@ extension TUIModel {
         case .right: input.move(1)
         case .home: input.home()
         case .end: input.end()
-        case .tab: complete()
+        case .tab:
+            // An empty chat line has nothing to complete: Tab moves on, as the hint line says.
+            if input.text.isEmpty && purpose == .chat { return cycleFocus() }
+            complete()
         case .escape:
             input = LineEditor()
             let wasEditing = purpose != .chat
