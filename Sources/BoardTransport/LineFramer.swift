@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import NIOCore
 
 /// Cuts the inbound byte stream into lines, bounded in size and in time.
@@ -69,7 +76,7 @@ public final class LineFramer: ChannelDuplexHandler, RemovableChannelHandler {
 
         if var line = partial {
             partial = nil
-            guard let newline = bytes.readableBytesView.firstIndex(of: Self.newline) else {
+            guard let newline = Self.newlineIndex(in: bytes) else {
                 guard Self.contentLength(line.readableBytes + bytes.readableBytes, last: bytes.lastByte ?? line.lastByte)
                     <= lineMax
                 else { return fail(context: context, .lineTooLong(limit: lineMax)) }
@@ -90,7 +97,7 @@ public final class LineFramer: ChannelDuplexHandler, RemovableChannelHandler {
             guard !failed else { return }
         }
 
-        while let newline = bytes.readableBytesView.firstIndex(of: Self.newline) {
+        while let newline = Self.newlineIndex(in: bytes) {
             let line = bytes.readSlice(length: newline - bytes.readerIndex)!
             bytes.moveReaderIndex(forwardBy: 1)
             guard Self.contentLength(line.readableBytes, last: line.lastByte) <= lineMax else {
@@ -109,6 +116,18 @@ public final class LineFramer: ChannelDuplexHandler, RemovableChannelHandler {
         copy.writeBuffer(&bytes)
         partial = copy
         startDeadline(context: context)
+    }
+
+    /// The index of the first `\n` in the readable bytes, found with `memchr` (vectorised by libc; the generic
+    /// `firstIndex(of:)` on the byte view went byte by byte and was the top of cork-load's profile).
+    @inline(__always)
+    static func newlineIndex(in buffer: ByteBuffer) -> Int? {
+        buffer.withUnsafeReadableBytes { raw -> Int? in
+            guard let base = raw.baseAddress, raw.count > 0, let hit = memchr(base, Int32(newline), raw.count) else {
+                return nil
+            }
+            return buffer.readerIndex + (UnsafeRawPointer(hit) - base)
+        }
     }
 
     /// Drops an unfinished line when the connection ends, and stops the deadline.

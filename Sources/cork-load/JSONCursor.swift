@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A forward-only reader over the bytes of one JSON line; it skips values without building them.
 struct JSONCursor {
     let bytes: UnsafeRawBufferPointer
@@ -26,15 +34,17 @@ struct JSONCursor {
     mutating func string() -> Range<Int>? {
         guard take(UInt8(ascii: "\"")) else { return nil }
         let start = index
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "\\"): index += 2
-            case UInt8(ascii: "\""):
-                defer { index += 1 }
-                return start..<index
-            default: index += 1
-            }
+        guard let base = bytes.baseAddress else { return nil }
+        // The closing quote is the first `"` not escaped: memchr to each candidate, then count the backslashes
+        // before it (an odd number escapes it).
+        while index < bytes.count, let hit = memchr(base + index, Int32(UInt8(ascii: "\"")), bytes.count - index) {
+            let quote = UnsafeRawPointer(hit) - base
+            var backslashes = 0
+            while quote - backslashes - 1 >= start, bytes[quote - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
+            index = quote + 1
+            if backslashes % 2 == 0 { return start..<quote }
         }
+        index = bytes.count
         return nil
     }
 

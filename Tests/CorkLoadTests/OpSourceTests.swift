@@ -99,6 +99,18 @@ import Testing
     }
 }
 
+@Suite struct ServerLineEscapeTests {
+    @Test func escapedQuotesAndBackslashesDoNotEndAStringEarly() {
+        // "a\\" ends with an escaped backslash, so its quote closes it; "q\"-p2" holds an escaped quote.
+        let line = ByteBuffer(string: #"{"type":"delta","x":"a\\","seq":3,"client_id":"q\"-p2","mut":1,"op":{}}"#)
+        let scanned = ServerLine(line)
+        #expect(scanned.kind == .delta && scanned.seq == 3 && scanned.mut == 1 && scanned.publisher == 2)
+        // An unterminated string is not a line at all.
+        #expect(ServerLine(ByteBuffer(string: #"{"type":"delta","seq":3,"x":"abc\"}"#)).seq == 3)
+        #expect(ServerLine(ByteBuffer(string: #"{"type":"delta","x":"abc\"}"#)).kind == .delta)
+    }
+}
+
 @Suite struct ServerLineEarlyStopTests {
     @Test func aDeltaIsReadUpToItsOpAndAnyKeyOrderStillWorks() {
         // Fields after `op` are not needed; a broken tail does not matter once the envelope is read.
