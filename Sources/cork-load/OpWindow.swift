@@ -12,6 +12,8 @@ struct OpWindow {
     struct InFlight {
         var mut: UInt64
         var sentNs: UInt64
+        /// Index into the source's boards.
+        var board: Int
     }
 
     /// An op to send now.
@@ -41,18 +43,31 @@ struct OpWindow {
             let mut = nextMut
             nextMut += 1
             let op = source.next(mut: mut)
-            inflight.append(InFlight(mut: mut, sentNs: now))
+            inflight.append(InFlight(mut: mut, sentNs: now, board: op.board))
             lines.append(Due(mut: mut, op: op))
             if intervalNs > 0 { notBefore = max(notBefore, now) + intervalNs }
         }
         return lines
     }
 
-    /// When the loop should wake up by itself: nothing is in flight (so no answer will arrive), sending is not
-    /// over, and only the clock holds the next op back. Nil when an answer is awaited or the run is over.
-    func wakeUp(now: UInt64, sendEnd: UInt64) -> UInt64? {
-        guard inflight.isEmpty, now < sendEnd, notBefore > now else { return nil }
-        return min(notBefore, sendEnd)
+    /// What the loop does after sending what `due(now:sendEnd:)` returned for the same `now`.
+    enum Step: Equatable {
+        /// Sending is over and every op has been answered.
+        case done
+        /// Nothing is in flight, so no answer will come: sleep until the clock lets the next op go.
+        case sleep(until: UInt64)
+        /// Wait for the next line (an answer is due).
+        case read
+    }
+
+    /// The next step, to be asked right after `due` with the same `now`: with nothing in flight before the end of
+    /// sending, `due` sent nothing only because the clock held it back, so the loop sleeps instead of waiting for a
+    /// line that cannot come. (Deciding this on a later `now` than `due`'s was a bug: the pacing instant could pass in
+    /// between, and the loop then waited for a line with nothing in flight, until the drain deadline.)
+    func step(now: UInt64, sendEnd: UInt64) -> Step {
+        guard inflight.isEmpty else { return .read }
+        guard now < sendEnd else { return .done }
+        return .sleep(until: min(max(notBefore, now + 1), sendEnd))
     }
 
     /// The op `mut` was acknowledged; returns when it was sent (nil for an unknown `mut`).
@@ -68,7 +83,4 @@ struct OpWindow {
         if let retryAfterMs { notBefore = max(notBefore, now + retryAfterMs * 1_000_000) }
         return true
     }
-
-    /// Whether every op sent has been answered.
-    var isIdle: Bool { inflight.isEmpty }
 }

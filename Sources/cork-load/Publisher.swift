@@ -1,4 +1,5 @@
 import BoardTransport
+import Foundation
 import BoardWire
 import NIOCore
 
@@ -84,17 +85,21 @@ struct Publisher: Sendable {
             }
             try await outbound.write(contentsOf: buffers)
         }
-        try await send(NIODeadline.now().uptimeNanoseconds)
         while true {
             var now = NIODeadline.now().uptimeNanoseconds
-            if window.isIdle, now >= timeline.sendEnd { return }
-            if let wake = window.wakeUp(now: now, sendEnd: timeline.sendEnd) {
-                try await Task.sleep(nanoseconds: wake - now)
-                try await send(NIODeadline.now().uptimeNanoseconds)
+            try await send(now)
+            switch window.step(now: now, sendEnd: timeline.sendEnd) {
+            case .done: return
+            case .sleep(let until):
+                try await Task.sleep(nanoseconds: until - now)
                 continue
+            case .read: break
             }
             guard let line = try await lines.next() else {
                 let late = NIODeadline.now().uptimeNanoseconds >= timeline.sendEnd
+                let unanswered = window.inflight.prefix(8).map { "mut \($0.mut) on \(plan.boards[$0.board])" }
+                FileHandle.standardError.write(Data(
+                    "publisher \(plan.clientID(connection)): the connection ended with \(window.inflight.count) op(s) unanswered: \(unanswered.joined(separator: ", "))\n".utf8))
                 throw LoadError(late ? "drain_timeout" : "closed", "the connection ended with ops in flight")
             }
             now = NIODeadline.now().uptimeNanoseconds
@@ -139,7 +144,6 @@ struct Publisher: Sendable {
             case .delta, .welcome, .subscribed, .other:
                 break
             }
-            try await send(now)
         }
     }
 }
