@@ -235,6 +235,16 @@ final class SubscriberHandler: ChannelInboundHandler {
         }
     }
 
+    /// The end of a read: publish the deliveries counted so far to the progress line (one atomic add per read, not
+    /// per delta; a quiet subscriber would otherwise hold its count until 256).
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if unflushed > 0 {
+            live.deliveries.add(unflushed, ordering: .relaxed)
+            unflushed = 0
+        }
+        context.fireChannelReadComplete()
+    }
+
     private func keep(_ line: ByteBuffer, seq: UInt64) {
         guard var log = reference, !log.truncated else { return }
         reference = nil  // keep the log uniquely referenced while it grows
