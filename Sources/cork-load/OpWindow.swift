@@ -6,11 +6,15 @@ import NIOCore
 /// At most `window` ops are in flight. `mut` starts at 1 and only grows (Protocol.md, `op`), so an op refused with
 /// `rate_limited` is never resent under its old `mut` (that would be `stale_mut` once a later one commits): it is
 /// counted, and the client sends nothing more until `retry_after_ms` has passed. With `intervalNs` > 0, sends are
-/// also paced to one per interval.
+/// paced to a fixed schedule, one slot per interval from the first send: a slot the loop reached late (it was
+/// waiting for a line) is sent as soon as it can be, never skipped, and the op's latency counts from its slot, not
+/// from when it actually went out. Otherwise a slow answer would lower the offered rate and hide its own delay
+/// (coordinated omission).
 struct OpWindow {
     /// An op sent and not yet answered.
     struct InFlight {
         var mut: UInt64
+        /// When it was due: its slot when paced, when it was sent in the closed loop. Latencies count from here.
         var sentNs: UInt64
         /// Index into the source's boards.
         var board: Int
@@ -20,6 +24,8 @@ struct OpWindow {
     struct Due {
         var mut: UInt64
         var op: OpSource.Op
+        /// When it was due (see `InFlight.sentNs`).
+        var dueNs: UInt64
     }
 
     let window: Int
@@ -29,23 +35,36 @@ struct OpWindow {
     private(set) var nextMut: UInt64 = 1
     /// Nothing is sent before this instant (pacing and `retry_after_ms`).
     private(set) var notBefore: UInt64 = 0
+    /// Whether the pacing schedule has started.
+    private var scheduled = false
 
-    init(window: Int, intervalNs: UInt64, source: OpSource) {
+    /// Where in its interval this client's schedule starts: publishers of one run are spread evenly over the
+    /// interval, so that together they offer a steady rate instead of bursts of simultaneous ops.
+    let phaseNs: UInt64
+
+    init(window: Int, intervalNs: UInt64, phaseNs: UInt64 = 0, source: OpSource) {
         self.window = max(1, window)
         self.intervalNs = intervalNs
+        self.phaseNs = intervalNs > 0 ? phaseNs % intervalNs : 0
         self.source = source
     }
 
     /// The ops to send now, to fill the window; none at or after `sendEnd`.
     mutating func due(now: UInt64, sendEnd: UInt64) -> [Due] {
         var lines: [Due] = []
-        while inflight.count < window, now < sendEnd, now >= notBefore {
+        if intervalNs > 0, !scheduled {
+            // The schedule starts at the first send.
+            notBefore = max(notBefore, now + phaseNs)
+            scheduled = true
+        }
+        while inflight.count < window, now < sendEnd, now >= notBefore, notBefore < sendEnd {
             let mut = nextMut
             nextMut += 1
             let op = source.next(mut: mut)
-            inflight.append(InFlight(mut: mut, sentNs: now, board: op.board))
-            lines.append(Due(mut: mut, op: op))
-            if intervalNs > 0 { notBefore = max(notBefore, now) + intervalNs }
+            let dueNs = intervalNs > 0 ? notBefore : now
+            inflight.append(InFlight(mut: mut, sentNs: dueNs, board: op.board))
+            lines.append(Due(mut: mut, op: op, dueNs: dueNs))
+            if intervalNs > 0 { notBefore += intervalNs }
         }
         return lines
     }

@@ -71,6 +71,7 @@ struct Publisher: Sendable {
         let interval = plan.rate.map { UInt64(Double(publishers) / $0 * 1e9) } ?? 0
         var window = OpWindow(
             window: plan.rate == nil ? plan.window : max(plan.window, 64), intervalNs: interval,
+            phaseNs: interval / UInt64(publishers) * UInt64(number),
             source: OpSource(boards: plan.boards, mix: plan.mix, run: plan.runID, publisher: number, cardsPerBoard: plan.cardsPerBoard))
         func send(_ now: UInt64) async throws {
             let due = window.due(now: now, sendEnd: timeline.sendEnd)
@@ -78,7 +79,7 @@ struct Publisher: Sendable {
             var buffers: [ByteBuffer] = []
             buffers.reserveCapacity(due.count)
             for item in due {
-                fanout.sending(publisher: number, mut: item.mut, at: now, subscribers: start.subscribers[item.op.board])
+                fanout.sending(publisher: number, mut: item.mut, at: item.dueNs, subscribers: start.subscribers[item.op.board])
                 tally.sent[item.op.purges ? "purge" : item.op.kind.rawValue, default: 0] += 1
                 tally.bytes.sent += item.op.line.readableBytes
                 buffers.append(item.op.line)

@@ -12,19 +12,40 @@ import Testing
 
     @Test func aPacedLoopSleepsUntilTheNextSlotInsteadOfWaitingForALine() {
         var paced = window(64, intervalNs: 10)
-        #expect(paced.due(now: 0, sendEnd: 100).map(\.mut) == [1])
-        #expect(paced.step(now: 0, sendEnd: 100) == .read)
-        #expect(paced.acked(1) == 0)
-        // Answered before the next slot: nothing may go yet, and no line will come, so the loop sleeps.
-        #expect(paced.due(now: 5, sendEnd: 100).isEmpty)
-        #expect(paced.step(now: 5, sendEnd: 100) == .sleep(until: 10))
-        // The slot passed while the loop was busy: `due` sends at once, and the loop reads.
-        #expect(paced.due(now: 17, sendEnd: 100).map(\.mut) == [2])
+        #expect(paced.due(now: 3, sendEnd: 100).map(\.mut) == [1])
+        #expect(paced.step(now: 3, sendEnd: 100) == .read)
+        #expect(paced.acked(1) == 3)
+        // Answered before the next slot (13): nothing may go yet, and no line will come, so the loop sleeps.
+        #expect(paced.due(now: 8, sendEnd: 100).isEmpty)
+        #expect(paced.step(now: 8, sendEnd: 100) == .sleep(until: 13))
+        // The loop got there late: the op goes at once, and its latency will count from its slot.
+        #expect(paced.due(now: 17, sendEnd: 100).map(\.dueNs) == [13])
         #expect(paced.step(now: 17, sendEnd: 100) == .read)
-        #expect(paced.acked(2) == 17)
+        #expect(paced.acked(2) == 13)
         // Past the end with nothing in flight: done.
         #expect(paced.due(now: 100, sendEnd: 100).isEmpty)
         #expect(paced.step(now: 100, sendEnd: 100) == .done)
+    }
+
+    @Test func slotsMissedWhileWaitingAreSentNotSkipped() {
+        var paced = window(64, intervalNs: 10)
+        #expect(paced.due(now: 0, sendEnd: 100).count == 1)
+        // A slow answer kept the loop waiting past three slots: all three go now, each stamped with its own slot.
+        #expect(paced.due(now: 35, sendEnd: 100).map(\.dueNs) == [10, 20, 30])
+        #expect(paced.acked(3) == 20)
+        // No slot at or after the end of sending.
+        #expect(paced.due(now: 99, sendEnd: 100).map(\.dueNs) == [40, 50, 60, 70, 80, 90])
+        #expect(paced.due(now: 120, sendEnd: 100).isEmpty)
+    }
+
+    @Test func publishersOfARunAreSpreadOverTheInterval() {
+        var second = OpWindow(
+            window: 64, intervalNs: 40, phaseNs: 10,
+            source: OpSource(boards: ["b"], mix: .standard, run: "t", publisher: 1, cardsPerBoard: 10))
+        #expect(second.due(now: 0, sendEnd: 100).isEmpty)
+        #expect(second.step(now: 0, sendEnd: 100) == .sleep(until: 10))
+        #expect(second.due(now: 10, sendEnd: 100).map(\.dueNs) == [10])
+        #expect(second.due(now: 95, sendEnd: 100).map(\.dueNs) == [50, 90])
     }
 
     @Test func aClosedLoopKeepsItsWindowFullAndDrainsAtTheEnd() {
