@@ -64,7 +64,7 @@ struct CorkLoad: AsyncParsableCommand {
     @Option(help: "Seconds of load before measuring.")
     var warmup: Int = 2
 
-    @Option(help: "Total ops/s to offer, split over the publishers.")
+    @Option(help: "Total ops/s to offer, split over the publishers on a fixed schedule (latency counts from each op's slot).")
     var rate: Double?
 
     @Flag(name: .customLong("closed-loop"), help: "Send as fast as acks come back, --window ops in flight per publisher (the default without --rate).")
