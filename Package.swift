@@ -121,7 +121,7 @@ let package = Package(
         .executableTarget(
             name: "cork-load",
             dependencies: [
-                "BoardCore", "BoardWire", "BoardTransport", "BoardStore",
+                "BoardCore", "BoardWire", "BoardTransport", "BoardStore", "BoardServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

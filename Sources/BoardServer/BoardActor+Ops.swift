@@ -76,7 +76,7 @@ extension BoardActor {
         case .failure(let rejection):
             session.outbox.send(Lines.line(.reject(ServerMessage.Reject(board: id, mut: mut, rejection: rejection))))
         case .success(let change) where change.isNoop:
-            session.outbox.send(Lines.line(.ack(ServerMessage.Ack(board: id, mut: mut, seq: head.seq, noop: true))))
+            session.outbox.send(ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: head.seq, noop: true)))
         case .success(let change):
             let event = StoredEvent(
                 board: id, seq: context.seq, at: context.now, actor: session.user,
@@ -112,7 +112,7 @@ extension BoardActor {
             if let event = try await store.committed(user: session.user, clientID: session.clientID.rawValue, mut: mut),
                 event.board == id
             {
-                session.outbox.send(Lines.line(.ack(ServerMessage.Ack(board: id, mut: mut, seq: event.seq))))
+                session.outbox.send(ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: event.seq)))
             } else {
                 reject(session, mut, .staleMut, "mutation \(mut) is not above this client's last applied one and has no stored ack")
             }

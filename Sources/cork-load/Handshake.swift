@@ -12,8 +12,6 @@ enum Handshake {
         var rateOpsPerS: Int
         /// The seq of `subscribed`, when subscribing.
         var seq: UInt64?
-        /// The board as the snapshot showed it, when asked to keep it.
-        var board: Board?
     }
 
     static let coder = LineCoder()
@@ -22,11 +20,10 @@ enum Handshake {
 
     /// Says hello as `clientID` and, when `subscribe` names a board, subscribes to it.
     ///
-    /// The snapshot and presence lines that come with `subscribed` are skipped unread, except that with
-    /// `keepSnapshot` the snapshot is decoded and returned (each board's reference replica starts from it). An
-    /// `error` line throws its code; so does the end of the stream.
+    /// The snapshot and presence lines that come with `subscribed` are skipped unread. An `error` line throws its
+    /// code; so does the end of the stream.
     static func open(
-        _ target: Target, clientID: String, subscribe board: String?, keepSnapshot: Bool = false,
+        _ target: Target, clientID: String, subscribe board: String?,
         lines: inout NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator,
         outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, bytes: inout ByteCounts
     ) async throws -> Opened {
@@ -55,10 +52,6 @@ enum Handshake {
                 }
                 result.seq = seq
                 return result
-            case .other where keepSnapshot && opened != nil:
-                if case .snapshot(let snapshot) = try? coder.decodeServer(line.readableBytesView) {
-                    opened?.board = snapshot.state
-                }
             case .error:
                 throw error(line)
             case .ping:

@@ -11,6 +11,4 @@ final class LiveCounters: Sendable {
     let deliveries = Atomic<Int>(0)
     /// Rejects and errors since the start.
     let errors = Atomic<Int>(0)
-    /// Active clients that have finished.
-    let finished = Atomic<Int>(0)
 }

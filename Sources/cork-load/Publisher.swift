@@ -59,7 +59,6 @@ struct Publisher: Sendable {
             tally.count(signalled ? "connection_lost" : "connect_failed")
         }
         if !signalled { connected.yield() }
-        live.finished.add(1, ordering: .relaxed)
         return tally
     }
 

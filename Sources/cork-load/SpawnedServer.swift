@@ -1,4 +1,5 @@
 import BoardCore
+import BoardServer
 import BoardStore
 import BoardTransport
 import Foundation
@@ -99,10 +100,9 @@ final class SpawnedServer: Sendable {
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
-        let listen = directory.appendingPathComponent("listen.json")
         var port: Int?
         for _ in 0..<300 {
-            if let address = ServerSetupFile.listenPort(listen) { port = address; break }
+            if let address = ServerSetup.readListenAddress(in: directory) { port = address.port; break }
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -136,15 +136,5 @@ final class SpawnedServer: Sendable {
         }
         process.waitUntilExit()
         if !keep { try? FileManager.default.removeItem(at: directory) }
-    }
-}
-
-/// Reads the port corkd records in `listen.json` once it listens.
-enum ServerSetupFile {
-    static func listenPort(_ file: URL) -> Int? {
-        guard let data = try? Data(contentsOf: file),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { return nil }
-        return object["port"] as? Int
     }
 }
