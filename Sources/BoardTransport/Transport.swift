@@ -48,18 +48,33 @@ public enum Transport {
     ///
     /// The listener uses `SO_REUSEADDR` and a backlog of 256; port 0 picks a free port (read it from
     /// `channel.localAddress`). Iterate the returned channel's inbound stream inside `executeThenClose` to accept.
+    ///
+    /// Each accepted connection is set up on its own event loop: `TCP_NODELAY` (at the TCP level), then the pipeline.
+    /// If that fails for one connection, only that connection is closed and `onChildFailure` is told why; the
+    /// listener keeps accepting. (A failing child channel option would instead end the inbound stream: NIO reports
+    /// option errors on the listener, which is why no option is set through `childChannelOption`.) `prepareChild`
+    /// runs first, on the child's event loop; tests use it to make one connection's set-up fail.
     public static func bindServer(
         host: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext, limits: TransportLimits,
-        slowConsumerLine: ByteBuffer
+        slowConsumerLine: ByteBuffer, onChildFailure: @escaping @Sendable (any Error) -> Void = { _ in },
+        prepareChild: @escaping @Sendable (any Channel) throws -> Void = { _ in }
     ) async throws -> NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never> {
         try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try configureServerChannel(
-                        channel, tls: tls, limits: limits, slowConsumerLine: slowConsumerLine)
+                    do {
+                        try prepareChild(channel)
+                        try setNoDelay(channel)
+                        return try configureServerChannel(
+                            channel, tls: tls, limits: limits, slowConsumerLine: slowConsumerLine)
+                    } catch {
+                        // NIO drops a child whose initializer fails without closing it: close it here.
+                        onChildFailure(error)
+                        channel.close(promise: nil)
+                        throw error
+                    }
                 }
             }
     }
@@ -76,9 +91,9 @@ public enum Transport {
         let hostname = serverHostname ?? host
         let connection = try await ClientBootstrap(group: group)
             .connectTimeout(limits.handshakeTimeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    try setNoDelay(channel)
                     let handshake = channel.eventLoop.makePromise(of: Void.self)
                     let lines = try configureClient(
                         channel, tls: tls, serverHostname: hostname, limits: limits, handshake: handshake)
@@ -107,9 +122,9 @@ public enum Transport {
         let sni = isIPLiteral(hostname) ? nil : hostname
         let connection = try await ClientBootstrap(group: group)
             .connectTimeout(limits.handshakeTimeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    try setNoDelay(channel)
                     let handshake = channel.eventLoop.makePromise(of: Void.self)
                     let (tlsHandler, pinning) = try clientTLSHandler(tls, sni: sni)
                     try install(
@@ -192,6 +207,14 @@ public enum Transport {
         if let heartbeat = limits.heartbeat {
             try pipeline.addHandler(HeartbeatHandler(interval: heartbeat, pingLine: ByteBuffer(string: #"{"type":"ping"}"# + "\n")))
         }
+    }
+
+    /// Turns Nagle's algorithm off: every line is written whole, and latency matters more than packet count.
+    ///
+    /// The option lives at `IPPROTO_TCP`; `ChannelOptions.socketOption(.tcp_nodelay)` would set option 1 at
+    /// `SOL_SOCKET`, which is `SO_DEBUG`: refused without `CAP_NET_ADMIN`, and useless for root, whose Nagle stays on.
+    static func setNoDelay(_ channel: any Channel) throws {
+        try channel.syncOptions?.setOption(.tcpOption(.tcp_nodelay), value: 1)
     }
 
     private static func isIPLiteral(_ host: String) -> Bool {
