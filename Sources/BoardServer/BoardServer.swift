@@ -11,6 +11,10 @@ import ServiceLifecycle
 /// The Corkboard server as a `Service`: accepts TLS connections, runs one task per connection and one commit loop
 /// per board, and polls the admin queue. On graceful shutdown it stops accepting, says `bye` to every session,
 /// commits what is pending, then closes the connections (STYLE.md 7).
+///
+/// A connection whose set-up fails is closed, logged at `warning` and counted (``counters``); the others go on. If
+/// the listener itself fails, the server winds down the same way and `run()` throws a `network` ``ServerError``, so
+/// that `corkd` exits non-zero at once and a supervisor restarts it.
 public struct BoardServer: Service {
     let configuration: ServerConfiguration
     let store: any BoardStore
@@ -19,6 +23,18 @@ public struct BoardServer: Service {
     let logger: Logger
     let group: any EventLoopGroup
     let onListening: @Sendable (SocketAddress) async -> Void
+    /// Faults counted while serving (failed connection set-ups).
+    public let counters = ServerCounters()
+    /// Seams for tests: a failing connection set-up, the listener itself.
+    var hooks = Hooks()
+
+    /// What tests can inject (`@testable import BoardServer`).
+    struct Hooks: Sendable {
+        /// Runs on every accepted channel before its pipeline is installed; a throw fails that connection's set-up.
+        var prepareChild: @Sendable (any Channel) throws -> Void = { _ in }
+        /// Told the listening channel once it is bound.
+        var listener: @Sendable (any Channel) -> Void = { _ in }
+    }
 
     /// Makes a server; `onListening` is told the bound address (useful with port 0).
     public init(
@@ -35,7 +51,7 @@ public struct BoardServer: Service {
         self.onListening = onListening
     }
 
-    /// Serves until graceful shutdown or cancellation.
+    /// Serves until graceful shutdown or cancellation; throws when it cannot listen, or when the listener fails.
     public func run() async throws {
         let (started, startedContinuation) = AsyncStream.makeStream(of: BoardActor.self)
         let registry = BoardRegistry(
@@ -50,18 +66,27 @@ public struct BoardServer: Service {
             clock: clock, logger: logger)
         let slowConsumer = Lines.error(
             WireError(.slowConsumer, "the outbox passed \(limits.outboxBytes) bytes or a write stalled; resume from your seq"))
+        let counters = self.counters
         let listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
         do {
             listener = try await Transport.bindServer(
                 host: configuration.host, port: configuration.port, group: group, tls: tls,
-                limits: TransportLimits(wire: limits), slowConsumerLine: slowConsumer)
+                limits: TransportLimits(wire: limits), slowConsumerLine: slowConsumer,
+                onChildFailure: { [logger] error in
+                    let total = counters.connectionSetupFailed()
+                    logger.warning(
+                        "a connection failed its set-up and was closed; still accepting",
+                        metadata: ["error": "\(error)", "failures": "\(total)"])
+                },
+                prepareChild: hooks.prepareChild)
         } catch {
             throw ServerError(.network, "cannot listen on \(configuration.host):\(configuration.port): \(error)")
         }
+        hooks.listener(listener.channel)
         if let address = listener.channel.localAddress { await onListening(address) }
         logger.info("listening", metadata: ["address": "\(listener.channel.localAddress?.description ?? "?")"])
 
-        try await withThrowingDiscardingTaskGroup { tasks in
+        let listenerFailure: ServerError? = try await withThrowingDiscardingTaskGroup { tasks in
             tasks.addTask {
                 await withDiscardingTaskGroup { boards in
                     for await board in started { boards.addTask { await board.run() } }
@@ -69,28 +94,54 @@ public struct BoardServer: Service {
                 // Every board has committed what was pending: now the last acks and deltas are written.
                 for session in await directory.all() { session.outbox.close() }
             }
-            tasks.addTask {
-                await AdminPoller(registry: registry, directory: directory, store: store, interval: configuration.adminPollInterval, logger: logger)
-                    .run()
-            }
-            await withGracefulShutdownHandler {
-                do {
-                    try await listener.executeThenClose { inbound in
-                        for try await connection in inbound {
-                            tasks.addTask { await Session.serve(connection, context: context) }
-                        }
-                    }
-                } catch {
-                    logger.debug("accept loop ended", metadata: ["error": "\(error)"])
+            // The admin poller runs beside the accept loop and stops with it, whatever ended it.
+            let failure = await withTaskGroup(of: Void.self) { admin in
+                admin.addTask {
+                    await AdminPoller(
+                        registry: registry, directory: directory, store: store,
+                        interval: configuration.adminPollInterval, logger: logger
+                    ).run()
                 }
-            } onGracefulShutdown: {
-                listener.channel.close(promise: nil)
+                let failure = await withGracefulShutdownHandler {
+                    await Self.accept(on: listener) { connection in
+                        tasks.addTask { await Session.serve(connection, context: context) }
+                    }
+                } onGracefulShutdown: {
+                    listener.channel.close(promise: nil)
+                }
+                admin.cancelAll()
+                return failure
             }
-            logger.info("shutting down: saying bye, committing what is pending")
+            if let failure {
+                logger.error("the listener failed; closing every session and exiting", metadata: ["error": "\(failure)"])
+            } else {
+                logger.info("shutting down: saying bye, committing what is pending")
+            }
             let bye = Lines.line(.bye(Bye(reason: "shutdown", retryAfterMs: 1_000)))
             for session in await directory.all() { session.outbox.send(bye) }
             await registry.stopAll()
+            return failure
         }
+        // A server that can no longer accept must not linger: the caller (corkd) exits non-zero at once.
+        if let listenerFailure { throw listenerFailure }
         logger.info("stopped")
+    }
+
+    /// Hands every accepted connection to `serve` until the listener closes. Returns nil when it closed for a
+    /// graceful shutdown, otherwise why it stopped: the listener's own error, or a close nobody asked for.
+    private static func accept(
+        on listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>,
+        serve: (NIOAsyncChannel<ByteBuffer, ByteBuffer>) -> Void
+    ) async -> ServerError? {
+        do {
+            try await listener.executeThenClose { inbound in
+                for try await connection in inbound { serve(connection) }
+            }
+        } catch {
+            if Task.isShuttingDownGracefully { return nil }
+            return ServerError(.network, "the listener stopped accepting: \(error)")
+        }
+        if Task.isShuttingDownGracefully { return nil }
+        return ServerError(.network, "the listener closed without a shutdown being asked for")
     }
 }
