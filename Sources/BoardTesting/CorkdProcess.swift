@@ -32,10 +32,11 @@ public final class SpawnedProcess {
     private let input: Pipe?
 
     /// Launches `executable` with `arguments`; stdout and stderr go to `name.out` / `name.err` in `logDirectory`.
-    /// `environment`, when given, is the child's whole environment (default: this process's).
+    /// `environment`, when given, is the child's whole environment (default: this process's). `unprivileged` runs
+    /// it as ``Unprivileged/user`` when the tests run as root (the project's own binaries always are).
     public init(
         executable: URL, arguments: [String], logDirectory: URL, name: String, withInput: Bool = false,
-        environment: [String: String]? = nil
+        environment: [String: String]? = nil, unprivileged: Bool = false
     ) throws {
         SpawnedProcess.ignoreSIGPIPE
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
@@ -54,8 +55,9 @@ public final class SpawnedProcess {
             try? err.close()
         }
         process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        let command = unprivileged ? try Unprivileged.command(executable, arguments) : (executable: executable, arguments: arguments)
+        process.executableURL = command.executable
+        process.arguments = command.arguments
         if let environment { process.environment = environment }
         process.standardOutput = out
         process.standardError = err
@@ -135,14 +137,14 @@ public final class SpawnedProcess {
     }
 
     /// Runs a command to completion, bounded by `timeout` (then it is killed and this throws). `environment`,
-    /// when given, is the child's whole environment.
+    /// when given, is the child's whole environment; `unprivileged` as for `init`.
     public static func run(
         _ executable: URL, _ arguments: [String], input: String? = nil, timeout: Duration = .seconds(20),
-        logDirectory: URL, name: String, environment: [String: String]? = nil
+        logDirectory: URL, name: String, environment: [String: String]? = nil, unprivileged: Bool = false
     ) async throws -> Result {
         let child = try SpawnedProcess(
             executable: executable, arguments: arguments, logDirectory: logDirectory, name: name,
-            withInput: input != nil, environment: environment)
+            withInput: input != nil, environment: environment, unprivileged: unprivileged)
         defer { child.killAndReap() }
         if let input {
             try? child.write(input)
@@ -168,6 +170,8 @@ public final class SpawnedProcess {
 }
 
 /// The real `corkd` binary in a process of its own, on a temporary data directory that it keeps across restarts.
+///
+/// Under root (CI) the server and its admin commands run as ``Unprivileged/user``, who owns the temporary directory.
 ///
 /// Tests where a process boundary matters (kill -9, signals, the admin CLI, interop) use it through `withCorkd`,
 /// which SIGKILLs whatever still runs and removes the directory on every path.
@@ -213,6 +217,7 @@ public final class CorkdProcess {
         dataDirectory = root.appendingPathComponent("data")
         logDirectory = root.appendingPathComponent("logs")
         try FileManager.default.createDirectory(at: logDirectory, withIntermediateDirectories: true)
+        try Unprivileged.handOver(root)
     }
 
     /// The pinned fingerprint (fails if the server never started).
@@ -239,7 +244,7 @@ public final class CorkdProcess {
             arguments: [
                 "serve", "--data-dir", dataDirectory.path, "--port", "0", "--host", "127.0.0.1", "--log-level", "info",
             ],
-            logDirectory: logDirectory, name: "corkd-\(starts)")
+            logDirectory: logDirectory, name: "corkd-\(starts)", unprivileged: true)
         server = child
         let deadline = ContinuousClock.now + timeout
         while true {
@@ -307,7 +312,7 @@ public final class CorkdProcess {
         let child = try SpawnedProcess(
             executable: CorkdProcess.executable,
             arguments: ["serve", "--data-dir", dataDirectory.path, "--port", "0", "--host", "127.0.0.1"],
-            logDirectory: logDirectory, name: "corkd-\(starts)")
+            logDirectory: logDirectory, name: "corkd-\(starts)", unprivileged: true)
         server = child
         guard let exit = await child.waitForExit(timeout: timeout) else {
             throw TestFailure("corkd still runs \(timeout) after starting on this store; it should have refused to serve")
@@ -320,7 +325,7 @@ public final class CorkdProcess {
         commands += 1
         return try await SpawnedProcess.run(
             CorkdProcess.executable, arguments + ["--data-dir", dataDirectory.path], timeout: timeout,
-            logDirectory: logDirectory, name: "admin-\(commands)-\(arguments.first ?? "")")
+            logDirectory: logDirectory, name: "admin-\(commands)-\(arguments.first ?? "")", unprivileged: true)
     }
 
     /// Launches a `corkd` admin subcommand without waiting for it; the caller reaps it (`killAndReap`).
@@ -328,7 +333,7 @@ public final class CorkdProcess {
         commands += 1
         return try SpawnedProcess(
             executable: CorkdProcess.executable, arguments: arguments + ["--data-dir", dataDirectory.path],
-            logDirectory: logDirectory, name: "admin-\(commands)-\(arguments.first ?? "")")
+            logDirectory: logDirectory, name: "admin-\(commands)-\(arguments.first ?? "")", unprivileged: true)
     }
 
     /// `corkd invite --user U --role R`: the printed invite URL, parsed.

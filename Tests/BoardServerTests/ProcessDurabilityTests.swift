@@ -55,7 +55,7 @@ import Darwin
                         let result = try await SpawnedProcess.run(
                             CorkdProcess.executable,
                             ["invite", "--data-dir", data, "--user", "writer\(writer)", "--role", "editor"],
-                            timeout: .seconds(20), logDirectory: logs, name: "invite-\(writer)")
+                            timeout: .seconds(20), logDirectory: logs, name: "invite-\(writer)", unprivileged: true)
                         let text = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
                         guard result.exit.isSuccess, let url = InviteURL(text) else {
                             throw TestFailure("corkd invite writer\(writer): \(result.exit); \(text); \(result.standardError)")

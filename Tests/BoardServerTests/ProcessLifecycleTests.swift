@@ -30,6 +30,29 @@ import Darwin
         }
     }
 
+    /// The blocker an ordinary machine found: a socket option only root may set ended the accept loop on the first
+    /// connection. Under root (CI) corkd runs as nobody here, so this fails if anything on the connection path needs
+    /// a privilege again.
+    @Test func asAnOrdinaryUserCorkdServesConnectionAfterConnection() async throws {
+        try await withCorkd { corkd in
+            if Unprivileged.isActive {
+                let status = try String(contentsOfFile: "/proc/\(corkd.pid)/status", encoding: .utf8)
+                let uid = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }
+                #expect(uid?.split(whereSeparator: \.isWhitespace).dropFirst().allSatisfy { $0 == "65534" } == true,
+                    "corkd should run as nobody under a root test run: \(uid ?? "no Uid line")")
+            }
+            for round in 1...3 {
+                let probe = try await ProcessLifecycleTests.hello(corkd, token: corkd.ownerToken, clientID: "round-\(round)")
+                try await probe.send(#"{"type":"ping","req":\#(round)}"#)
+                let pong = try await probe.expect(type: "pong")
+                #expect(pong["req"] as? Int == round)
+                await probe.close()
+            }
+            #expect(corkd.server?.isRunning == true, "corkd exited: \(corkd.standardError.suffix(2000))")
+            #expect(!corkd.standardError.contains("accept loop ended"), "\(corkd.standardError.suffix(2000))")
+        }
+    }
+
     @Test func sigtermSaysByeToASubscriberClosesAndExitsZeroWithinFiveSeconds() async throws {
         try await withCorkd { corkd in
             let probe = try await ProcessLifecycleTests.hello(corkd, token: corkd.ownerToken, clientID: "term-1")

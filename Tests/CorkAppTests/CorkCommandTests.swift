@@ -255,7 +255,10 @@ import Darwin
 
     @Test func ciBotCommentsAndMovesTheCardOnPassAndFail() async throws {
         let bash = try SpawnedProcess.tool("bash")
-        let script = CorkdProcess.packageRoot.appendingPathComponent("Examples/ci-bot.sh")
+        // The bot runs as nobody under a root test run, like the cork it starts (a cork run as root would leave files
+        // in the shared config directory that nobody cannot read).
+        let script = try Unprivileged.reachable(CorkdProcess.packageRoot.appendingPathComponent("Examples/ci-bot.sh"))
+        let corkPath = try Unprivileged.reachable(CorkProcess.executable).path
         try await withCorkd { corkd in
             let bot = try await corkd.invite("ci-bot", role: "bot")
             try await withOwner(corkd) { client in
@@ -266,7 +269,7 @@ import Darwin
                 try await SpawnedProcess.run(
                     bash, [script.path, "ci:build-1207", result, message, "Build 1207"], timeout: .seconds(60),
                     logDirectory: corkd.logDirectory, name: "ci-bot-\(result)",
-                    environment: cork.environment(url: bot.description, extra: ["CORK": CorkProcess.executable.path]))
+                    environment: cork.environment(url: bot.description, extra: ["CORK": corkPath]), unprivileged: true)
             }
             let failed = try await report("fail", "3 tests failed")
             #expect(failed.exit.isSuccess, "\(failed.exit): \(failed.standardError)")
@@ -287,7 +290,7 @@ import Darwin
 
             let usage = try await SpawnedProcess.run(
                 bash, [script.path, "ci:x", "maybe", "?"], logDirectory: corkd.logDirectory, name: "ci-bot-usage",
-                environment: cork.environment(url: bot.description, extra: ["CORK": CorkProcess.executable.path]))
+                environment: cork.environment(url: bot.description, extra: ["CORK": corkPath]), unprivileged: true)
             #expect(usage.exit.status == 2 && usage.standardError.contains("usage: ci-bot.sh"))
         }
     }

@@ -8,7 +8,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Runs the real `cork` binary against a real corkd, with its own `XDG_CONFIG_HOME` and, optionally, `CORK_URL`.
+/// Runs the real `cork` binary against a real corkd, with its own `XDG_CONFIG_HOME` and, optionally, `CORK_URL`;
+/// under root (CI) as ``Unprivileged/user``, with `HOME` in the test's directory, which that user owns.
 final class CorkProcess {
     /// `.build/debug/cork`, built by `swift build --build-tests`.
     static let executable = CorkdProcess.packageRoot.appendingPathComponent(".build/debug/cork")
@@ -34,6 +35,7 @@ final class CorkProcess {
         var environment = ProcessInfo.processInfo.environment
         environment["CORK_URL"] = nil
         environment["XDG_CONFIG_HOME"] = configHome.path
+        environment["HOME"] = corkd.root.path
         if let url { environment["CORK_URL"] = url }
         return environment.merging(extra) { $1 }
     }
@@ -44,7 +46,7 @@ final class CorkProcess {
         runs += 1
         return try await SpawnedProcess.run(
             Self.executable, arguments, timeout: timeout, logDirectory: corkd.logDirectory,
-            name: "cork-\(runs)-\(arguments.first ?? "")", environment: environment(url: url ?? self.url))
+            name: "cork-\(runs)-\(arguments.first ?? "")", environment: environment(url: url ?? self.url), unprivileged: true)
     }
 
     /// Runs a command that must exit 0 and returns its stdout.
@@ -81,7 +83,7 @@ final class CorkProcess {
     func launch(_ arguments: [String], name: String) throws -> SpawnedProcess {
         try SpawnedProcess(
             executable: Self.executable, arguments: arguments, logDirectory: corkd.logDirectory, name: name,
-            environment: environment(url: url))
+            environment: environment(url: url), unprivileged: true)
     }
 
     /// A JSON object from one line of text.

@@ -90,7 +90,11 @@ import Glibc
             let tmux = try Tmux(logDirectory: corkd.logDirectory)
             defer { tmux.kill() }
             for (name, person) in [("A", alice), ("B", bob)] {
-                let command = "env XDG_CONFIG_HOME='\(person.configHome.path)' TERM=xterm-256color '\(CorkProcess.executable.path)' 2>>'\(corkd.logDirectory.path)/tui-\(name).err'"
+                // As nobody when the tests run as root, like every end-to-end run of the binaries.
+                let cork = try Unprivileged.shellCommand(
+                    CorkProcess.executable, [],
+                    environment: ["XDG_CONFIG_HOME": person.configHome.path, "HOME": corkd.root.path, "TERM": "xterm-256color"])
+                let command = "\(cork) 2>>'\(corkd.logDirectory.path)/tui-\(name).err'"
                 try await tmux.run(["new-session", "-d", "-s", name, "-x", "100", "-y", "30", command])
             }
             try await tmux.waitFor("#1 Fix login", in: "A")

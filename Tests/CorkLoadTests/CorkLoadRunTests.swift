@@ -13,8 +13,9 @@ import Testing
         let logs = FileManager.default.temporaryDirectory.appendingPathComponent("cork-load-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: logs) }
+        // cork-load, and the corkd it spawns, run as nobody when the tests run as root.
         let result = try await SpawnedProcess.run(
-            Self.executable, arguments, timeout: .seconds(120), logDirectory: logs, name: "cork-load")
+            Self.executable, arguments, timeout: .seconds(120), logDirectory: logs, name: "cork-load", unprivileged: true)
         let object = (try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))) as? [String: Any]
         return (result.exit, object ?? [:], result.standardError)
     }

@@ -28,7 +28,8 @@ import Testing
             let journal = corkd.root.appendingPathComponent("donebot.json")
             let arguments = ["--url", "\(invite)", "--journal", journal.path]
             var bot = try SpawnedProcess(
-                executable: Self.executable, arguments: arguments, logDirectory: corkd.logDirectory, name: "swift-bot-1")
+                executable: Self.executable, arguments: arguments, logDirectory: corkd.logDirectory, name: "swift-bot-1",
+                unprivileged: true)
             defer { bot.killAndReap() }
             let following = await bot.waitForOutput(containing: "following", timeout: .seconds(20))
             try #require(following, "the bot did not start: \(bot.standardOutput) \(bot.standardError)")
@@ -42,7 +43,8 @@ import Testing
             bot.send(signal: SIGKILL)
             _ = await bot.waitForExit(timeout: .seconds(10))
             bot = try SpawnedProcess(
-                executable: Self.executable, arguments: arguments, logDirectory: corkd.logDirectory, name: "swift-bot-2")
+                executable: Self.executable, arguments: arguments, logDirectory: corkd.logDirectory, name: "swift-bot-2",
+                unprivileged: true)
             let again = await bot.waitForOutput(containing: "following", timeout: .seconds(20))
             try #require(again, "the bot did not restart: \(bot.standardOutput) \(bot.standardError)")
             try await owner.apply(#"{"kind":"card.move","card":"k1","to_column":"doing"}"#)
