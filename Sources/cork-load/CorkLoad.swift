@@ -129,7 +129,7 @@ struct CorkLoad: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let progress: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        let progress: @Sendable (String) -> Void = { line in try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8)) }
         let mix = try OpMix(parsing: self.mix)
         let runID = String((0..<6).map { _ in Array("abcdefghijklmnopqrstuvwxyz0123456789").randomElement() ?? "x" })
         var spawned: SpawnedServer?
@@ -172,7 +172,7 @@ struct CorkLoad: AsyncParsableCommand {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                FileHandle.standardError.write(Data("cork-load: interrupted; stopping corkd\n".utf8))
+                try? FileHandle.standardError.write(contentsOf: Data("cork-load: interrupted; stopping corkd\n".utf8))
                 Task {
                     await server.stop(keep: keep)
                     Foundation.exit(130)

@@ -98,7 +98,7 @@ struct Publisher: Sendable {
             guard let line = try await lines.next() else {
                 let late = NIODeadline.now().uptimeNanoseconds >= timeline.sendEnd
                 let unanswered = window.inflight.prefix(8).map { "mut \($0.mut) on \(plan.boards[$0.board])" }
-                FileHandle.standardError.write(Data(
+                try? FileHandle.standardError.write(contentsOf: Data(
                     "publisher \(plan.clientID(connection)): the connection ended with \(window.inflight.count) op(s) unanswered: \(unanswered.joined(separator: ", "))\n".utf8))
                 throw LoadError(late ? "drain_timeout" : "closed", "the connection ended with ops in flight")
             }

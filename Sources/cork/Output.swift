@@ -1,19 +1,30 @@
 import Foundation
 
 /// Writes to stdout and stderr without buffering, so `cork watch` lines reach a pipe at once.
+///
+/// Output that cannot be written never crashes cork: a failed stdout (a full disk, a closed descriptor) ends it with
+/// exit 1 and a line on stderr; a failed stderr is ignored. (A reader that goes away ends cork with SIGPIPE, quietly,
+/// like any Unix tool.)
 enum Output {
     /// Writes `text` and a newline to stdout.
     static func line(_ text: String) { write(text + "\n") }
 
     /// Writes `text` to stdout as is.
-    static func write(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+    static func write(_ text: String) { write(Data(text.utf8)) }
 
     /// Writes raw bytes to stdout.
-    static func write(_ data: Data) { FileHandle.standardOutput.write(data) }
+    static func write(_ data: Data) {
+        do {
+            try FileHandle.standardOutput.write(contentsOf: data)
+        } catch {
+            standardError("cork: cannot write to stdout: \(error.localizedDescription)\n")
+            exit(1)
+        }
+    }
 
     /// Writes `cork: message` to stderr.
     static func error(_ message: String) { standardError("cork: \(message)\n") }
 
     /// Writes `text` to stderr as is.
-    static func standardError(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+    static func standardError(_ text: String) { try? FileHandle.standardError.write(contentsOf: Data(text.utf8)) }
 }
