@@ -50,7 +50,7 @@ public struct WireLimits: Hashable, Sendable {
     public var preauthPerIP = 100
 
     // Time
-    /// Interval of the server's `ping`; a peer silent for two intervals is closed.
+    /// Interval of the server's `ping`; a connection from which no line has arrived for two intervals is closed.
     public var heartbeatMs = 30_000
     /// Time allowed for the TLS handshake (the connection is closed; no line can be sent).
     public var handshakeTimeoutMs = 5_000
