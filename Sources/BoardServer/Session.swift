@@ -134,8 +134,9 @@ struct Session {
             if case .success(let ref) = outcome {
                 guard await context.directory.register(ref) else {
                     machine.closed()
+                    let limit = context.configuration.limits.connectionsPerUser
                     outbox.sendAndClose(
-                        Lines.error(WireError(.serverFull, "\(ref.user) has \(context.configuration.limits.connectionsPerUser) sessions already")))
+                        Lines.error(WireError(.serverFull, "\(ref.user) has \(limit) sessions already", req: hello.req)))
                     return
                 }
                 self.ref = ref
