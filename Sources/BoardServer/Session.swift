@@ -101,7 +101,10 @@ struct Session {
         do {
             message = try Lines.coder.decodeClient(line.readableBytesView)
         } catch {
-            await perform(machine.badLine(error, now: context.clock.now().milliseconds), authTimeout: authTimeout)
+            // Before welcome the line's type decides between an answer and unauthenticated (SessionMachine.badLine).
+            var type: String?
+            if case .open = machine.state {} else { type = LineCoder.messageType(of: line.readableBytesView) }
+            await perform(machine.badLine(error, type: type, now: context.clock.now().milliseconds), authTimeout: authTimeout)
             return
         }
         await perform(machine.received(message), authTimeout: authTimeout)

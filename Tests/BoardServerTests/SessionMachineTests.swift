@@ -86,14 +86,37 @@ import Testing
         #expect(m.state == .closed)
     }
 
-    @Test func aBadLineBeforeAuthenticationCloses() {
-        var m = machine()
-        guard case .close(let error) = m.badLine(WireError(.badJSON, "x"), now: 0) else {
-            Issue.record("expected close")
+    @Test func aBadLineOfAnotherTypeBeforeAuthenticationIsUnauthenticatedAndCloses() {
+        for type in [nil, "subscribe", "teleport"] as [String?] {
+            var m = machine()
+            guard case .close(let error) = m.badLine(WireError(.badJSON, "x", req: 4), type: type, now: 0) else {
+                Issue.record("expected close for \(String(describing: type))")
+                continue
+            }
+            #expect(error.code == .unauthenticated)
+            #expect(error.req == 4)
+            #expect(error.closesConnection)
+            #expect(m.state == .closed)
+        }
+    }
+
+    @Test func aMalformedHelloIsAnsweredAndTheConnectionWaitsForAnother() {
+        var m = machine(budget: 2)
+        let bad = WireError(.badRequest, "missing field `token`", req: 1)
+        #expect(m.badLine(bad, type: "hello", now: 0) == .reply(.error(bad)))
+        #expect(m.state == .awaitingHello)
+        #expect(m.received(.hello(hello)) == .authenticate(hello))
+    }
+
+    @Test func malformedHellosCountAgainstTheErrorBudget() {
+        var m = machine(budget: 2)
+        let bad = WireError(.badRequest, "missing field `token`")
+        for t in [0, 1] as [Int64] { #expect(m.badLine(bad, type: "hello", now: t) == .reply(.error(bad))) }
+        guard case .close(let error) = m.badLine(bad, type: "hello", now: 2) else {
+            Issue.record("the third bad hello should close")
             return
         }
-        #expect(error.code == .badJSON)
-        #expect(error.closesConnection)
+        #expect(error.code == .tooManyErrors)
     }
 
     @Test func theErrorBudgetClosesAfterTooManyBadLinesInTheWindow() {
@@ -102,9 +125,9 @@ import Testing
         _ = m.authenticated(.success("alice"))
         let bad = WireError(.badJSON, "not json")
         for t in [0, 1, 2] as [Int64] {
-            #expect(m.badLine(bad, now: t) == .reply(.error(bad)))
+            #expect(m.badLine(bad, type: nil, now: t) == .reply(.error(bad)))
         }
-        guard case .close(let error) = m.badLine(bad, now: 3) else {
+        guard case .close(let error) = m.badLine(bad, type: nil, now: 3) else {
             Issue.record("the fourth bad line within the window should close")
             return
         }
@@ -118,7 +141,7 @@ import Testing
         _ = m.authenticated(.success("alice"))
         let bad = WireError(.badJSON, "not json")
         for t in stride(from: 0 as Int64, to: 10_000, by: 600) {
-            #expect(m.badLine(bad, now: t) == .reply(.error(bad)), "at \(t)")
+            #expect(m.badLine(bad, type: nil, now: t) == .reply(.error(bad)), "at \(t)")
         }
         #expect(m.state == .open(user: "alice"))
     }
