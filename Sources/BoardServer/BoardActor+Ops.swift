@@ -12,7 +12,8 @@ extension BoardActor {
     /// when the user is over the rate, so a client that re-sends a rate-limited op under a new mut never doubles it.
     func submit(_ request: OpRequest, mut: UInt64, from session: SessionRef, rateLimited: UInt64? = nil) async {
         guard let member = head.members[session.user] else {
-            session.outbox.send(Lines.error(WireError(.notFound, "no board \(id)", board: id, mut: mut)))
+            // Removed since the session checked (or not a member at all): the same answer as for a missing board.
+            reject(session, mut, .rejected(.notFound), "no board \(id)")
             return
         }
         let key = ClientKey(user: session.user, client: session.clientID)

@@ -45,7 +45,13 @@ extension Session {
             } else {
                 limitedSince = nil
             }
-            guard let board = await member(request.board, ref, mut: request.mut) else { return }
+            // A decodable op is answered by exactly one ack or reject: a missing or hidden board is a reject too.
+            guard let board = await context.registry.board(request.board), await board.isMember(ref.user) else {
+                let reject = ServerMessage.Reject(
+                    board: request.board, mut: request.mut, code: .rejected(.notFound), message: "no board \(request.board)")
+                outbox.send(Lines.line(.reject(reject)))
+                return
+            }
             touched.insert(request.board)
             // The board checks exactly-once first, then the rate verdict (see BoardActor.submit).
             await board.submit(request.op, mut: request.mut, from: ref, rateLimited: wait)
@@ -75,9 +81,9 @@ extension Session {
     }
 
     /// The board's actor when it exists and the user is a member; otherwise answers `not_found` (the same for both).
-    private func member(_ id: BoardID, _ ref: SessionRef, req: RequestID? = nil, mut: UInt64? = nil) async -> BoardActor? {
+    private func member(_ id: BoardID, _ ref: SessionRef, req: RequestID? = nil) async -> BoardActor? {
         if let board = await context.registry.board(id), await board.isMember(ref.user) { return board }
-        outbox.send(Lines.error(WireError(.notFound, "no board \(id)", req: req, board: id, mut: mut)))
+        outbox.send(Lines.error(WireError(.notFound, "no board \(id)", req: req, board: id)))
         return nil
     }
 }

@@ -148,7 +148,7 @@ import Testing
             #expect((hidden["message"] as? String)?.replacingOccurrences(of: "main", with: "X")
                 == (missing["message"] as? String)?.replacingOccurrences(of: "nope", with: "X"))
             try await eve.send(#"{"type":"op","board":"main","mut":1,"op":{"kind":"card.add","card":"x","title":"smuggled"}}"#)
-            #expect(try await eve.expect(type: "error")["code"] as? String == "not_found")
+            #expect(try await eve.expect(type: "reject")["code"] as? String == "not_found")
             try await eve.send(#"{"type":"boards","req":3}"#)
             #expect((try await eve.expect(type: "boards")["boards"] as? [Any])?.count == 0)
             await eve.close()
