@@ -170,6 +170,8 @@ extension BoardActor {
         let batch = inFlight
         if snapshot { sinceSnapshot = 0 }
         committed = end
+        // A member removed by this batch stops receiving the board now: none of the batch's deltas reach them.
+        let removed = batch.contains(where: \.removesMember) ? endSubscriptionsOfNonMembers() : []
         if let first = batch.first?.event.seq {
             logger.debug("committed", metadata: ["seq": "\(first)...\(end.seq)", "batch": "\(batch.count)", "snapshot": "\(snapshot)"])
         }
@@ -222,5 +224,22 @@ extension BoardActor {
         }
         for (_, origin) in unsubscribed { origin.outbox.send(origin.acks) }
         fanOut.send(shared, personal: personal)
+        for left in removed {
+            fanOut.send(Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: left.id, user: left.user))))
+        }
+    }
+
+    /// Ends the subscription of every session whose user is no longer a member of `committed`: each gets `error`
+    /// `not_found` for the board (Protocol.md, "Security"). Returns those that were present, for `presence.left`.
+    private func endSubscriptionsOfNonMembers() -> [SessionRef] {
+        var present: [SessionRef] = []
+        for (session, ref) in subscribers where committed.members[ref.user] == nil {
+            subscribers[session] = nil
+            fanOut.remove(session)
+            presenceUpdated[session] = nil
+            if presence.removeValue(forKey: session) != nil { present.append(ref) }
+            ref.outbox.send(Lines.error(WireError(.notFound, "you are no longer a member of board \(id)", board: id)))
+        }
+        return present
     }
 }

@@ -59,6 +59,12 @@ actor BoardActor {
     struct Pending {
         var event: StoredEvent
         var origin: SessionRef?
+
+        /// Whether the change takes a member off the board (their subscriptions end when it commits).
+        var removesMember: Bool {
+            if case .removeMember = event.op { return true }
+            return false
+        }
     }
 
     /// Loads a board: the stored snapshot plus the replayed tail, and the recent log for resumes.
