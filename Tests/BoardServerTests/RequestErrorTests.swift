@@ -15,6 +15,27 @@ import Testing
         #expect(try await probe.expect(type: "pong", skipping: catchUp)["req"] as? String == "open")
     }
 
+    @Test func boardCreateChecksTheNameLikeTheReducerDoes() async throws {
+        try await withTestServer { server in
+            let probe = try await server.connect()
+            let long = String(repeating: "n", count: 81)
+            for (req, name) in [(1, long), (2, ""), (3, "   "), (4, #"two\nlines"#), (5, #"bell\u0007"#)] {
+                try await probe.send(#"{"type":"board.create","req":\#(req),"board":"b\#(req)","name":"\#(name)"}"#)
+                let error = try await probe.expect(type: "error")
+                #expect(error["code"] as? String == "bad_request", "name \(name)")
+                #expect(error["req"] as? Int == req)
+                #expect((error["message"] as? String)?.contains("`name`") == true, "\(error)")
+                #expect(error["close"] == nil)
+            }
+            try await probe.send(#"{"type":"board.create","req":6,"board":"b6","name":"\#(String(repeating: "é", count: 80))"}"#)
+            #expect(try await probe.expect(type: "ok")["board"] as? String == "b6")
+            try await probe.send(#"{"type":"boards","req":7}"#)
+            let boards = try await probe.expect(type: "boards")["boards"] as? [[String: Any]]
+            #expect(boards?.compactMap { $0["board"] as? String } == ["b6", "main"])
+            await probe.close()
+        }
+    }
+
     @Test func anOpOnAMissingOrHiddenBoardIsRejectedNotFound() async throws {
         try await withTestServer { server in
             let token = try await server.invite("eve", board: "other")
