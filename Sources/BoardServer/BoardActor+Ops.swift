@@ -57,6 +57,10 @@ extension BoardActor {
         switch request {
         case .op(let op):
             resolved = (op, nil)
+        case .invalid(let kind, let problem, _):
+            // It decoded (known kind, right JSON types) but a value is out of range: the reducer's verdict.
+            reject(session, mut, .rejected(.invalid), "\(kind): \(problem)")
+            return
         case .undo(let seq):
             guard let found = await undoTarget(seq) else {
                 reject(session, mut, .rejected(.notFound), "no change \(seq) on board \(id)")

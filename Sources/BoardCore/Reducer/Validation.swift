@@ -22,7 +22,12 @@ enum Validate {
 
     /// An identifier chosen by a client.
     static func id<T>(_ id: Identifier<T>, _ field: String) -> Rejection? {
-        id.isValid ? nil : Rejection(.invalid, "\(field) must be 1–\(Limits.idMaxLength) characters of A–Z a–z 0–9 _ . -")
+        id.isValid ? nil : malformedID(field)
+    }
+
+    /// The rejection for a malformed identifier in `field`.
+    static func malformedID(_ field: String) -> Rejection {
+        Rejection(.invalid, "\(field) must be 1–\(Limits.idMaxLength) characters of A–Z a–z 0–9 _ . -")
     }
 
     /// A board's display name (`board.rename`, and `board.create` on the wire).
