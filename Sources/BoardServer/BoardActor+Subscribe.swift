@@ -63,12 +63,16 @@ extension BoardActor {
         fanOut.send(line)
     }
 
-    /// Records what a subscribed session is doing and tells the others. Ephemeral: never stored.
-    func updatePresence(_ session: SessionRef, _ entry: ServerMessage.PresenceEntry) {
-        guard subscribers[session.id] != nil else { return }
+    /// Records what a subscribed session is doing and tells the others (ephemeral: never stored), unless `drop`
+    /// says this update may be dropped (an intermediate drag position over the presence rate). False when the
+    /// session is not subscribed.
+    func updatePresence(_ session: SessionRef, _ entry: ServerMessage.PresenceEntry, drop: Bool = false) -> Bool {
+        guard subscribers[session.id] != nil else { return false }
+        if drop { return true }
         presence[session.id] = entry
         presenceUpdated[session.id] = clock.now().milliseconds
         broadcastPresence(entry, except: session.id)
+        return true
     }
 
     /// Resets editing and dragging that were not refreshed within `presence_timeout_ms` to viewing, so a client that

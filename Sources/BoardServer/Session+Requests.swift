@@ -28,7 +28,8 @@ extension Session {
             await board.subscribe(ref, since: request.since, epoch: request.epoch, req: request.req)
             subscriptions.insert(request.board)
         case .unsubscribe(let request):
-            await context.registry.board(request.board)?.unsubscribe(ref.id)
+            guard let board = await member(request.board, ref, req: request.req) else { return }
+            await board.unsubscribe(ref.id)
             subscriptions.remove(request.board)
             outbox.send(Lines.line(.ok(ServerMessage.Ok(req: request.req, board: request.board))))
         case .op(let request):
@@ -59,6 +60,7 @@ extension Session {
             guard let board = await member(request.board, ref, req: request.req) else { return }
             await board.fetch(ref, from: request.from, to: request.to, req: request.req)
         case .presence(let request):
+            guard let board = await member(request.board, ref) else { return }
             // Presence is ephemeral: past `presence_rate_per_s`, intermediate drag positions are dropped (the next
             // one supersedes them). A change of state (start or end of a drag, editing, viewing) always goes out.
             let now = context.clock.now().milliseconds
@@ -66,12 +68,19 @@ extension Session {
             var bucket = presenceBucket ?? TokenBucket(rate: rate, burst: rate, nowMs: now)
             let allowed = bucket.take(nowMs: now) == nil
             presenceBucket = bucket
-            if !allowed && request.state == .dragging && lastPresence == .dragging { return }
-            lastPresence = request.state
             let entry = ServerMessage.PresenceEntry(
                 session: ref.id, user: ref.user, state: request.state, card: request.card, column: request.column,
                 index: request.index, away: request.away)
-            await context.registry.board(request.board)?.updatePresence(ref, entry)
+            let droppable = !allowed && request.state == .dragging && lastPresence == .dragging
+            guard await board.updatePresence(ref, entry, drop: droppable) else {
+                outbox.send(
+                    Lines.error(
+                        WireError(
+                            .badRequest, "presence on board \(request.board) needs a subscription with presence",
+                            board: request.board)))
+                return
+            }
+            lastPresence = request.state
         case .history(let request):
             guard let board = await member(request.board, ref, req: request.req) else { return }
             await board.history(ref, card: request.card, before: request.before, limit: request.limit ?? 50, req: request.req)

@@ -51,4 +51,52 @@ import Testing
             await eve.close()
         }
     }
+
+    @Test func presenceOnABoardNotSubscribedHiddenOrMissingIsAnError() async throws {
+        try await withTestServer { server in
+            let probe = try await server.connect()
+            try await probe.send(#"{"type":"board.create","req":1,"board":"mine","name":"Mine"}"#)
+            _ = try await probe.expect(type: "ok")
+            try await probe.send(#"{"type":"subscribe","board":"mine"}"#)
+            _ = try await probe.expect(type: "subscribed", skipping: Self.catchUp)
+            let token = try await server.invite("eve", board: "mine")
+            _ = try await probe.expect(type: "delta")  // the invite applied
+            let eve = try await server.connect(token: token)
+            // A member, not subscribed: bad_request.
+            try await eve.send(#"{"type":"presence","board":"mine","state":"viewing"}"#)
+            let unsubscribed = try await eve.expect(type: "error")
+            #expect(unsubscribed["code"] as? String == "bad_request")
+            #expect(unsubscribed["board"] as? String == "mine")
+            // Not a member, or no such board: not_found, the same for both.
+            for board in ["main", "nope"] {
+                try await eve.send(#"{"type":"presence","board":"\#(board)","state":"viewing"}"#)
+                let error = try await eve.expect(type: "error")
+                #expect(error["code"] as? String == "not_found", "\(board)")
+                #expect(error["board"] as? String == board)
+            }
+            try await Self.expectOpen(eve)
+            // Subscribed: no answer at all.
+            try await eve.send(#"{"type":"subscribe","board":"mine"}"#)
+            _ = try await eve.expect(type: "subscribed", skipping: Self.catchUp)
+            try await eve.send(#"{"type":"presence","board":"mine","state":"viewing","card":"c1"}"#)
+            try await Self.expectOpen(eve)
+            await eve.close()
+            await probe.close()
+        }
+    }
+
+    @Test func unsubscribeOfAMissingOrHiddenBoardIsNotFound() async throws {
+        try await withTestServer { server in
+            let token = try await server.invite("eve", board: "other")
+            let eve = try await server.connect(token: token)
+            for (req, board) in [(1, "nope"), (2, "main")] {
+                try await eve.send(#"{"type":"unsubscribe","req":\#(req),"board":"\#(board)"}"#)
+                let error = try await eve.expect(type: "error")
+                #expect(error["code"] as? String == "not_found", "\(board)")
+                #expect(error["req"] as? Int == req)
+            }
+            try await Self.expectOpen(eve)
+            await eve.close()
+        }
+    }
 }
