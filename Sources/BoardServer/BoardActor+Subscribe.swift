@@ -4,10 +4,11 @@ import BoardWire
 import NIOCore
 
 extension BoardActor {
-    /// Subscribes a session: the missed deltas (or a snapshot), `subscribed`, then everyone's presence.
+    /// Subscribes a session: the missed deltas (or a snapshot), `subscribed`, then everyone's presence. With
+    /// `present` false the session follows the board without being present (Protocol.md, "subscribe").
     ///
     /// It runs without a suspension point, so no committed change can fall between the catch-up and the live stream.
-    func subscribe(_ session: SessionRef, since: UInt64?, epoch clientEpoch: String?, req: RequestID?) {
+    func subscribe(_ session: SessionRef, since: UInt64?, epoch clientEpoch: String?, present: Bool = true, req: RequestID?) {
         guard committed.members[session.user] != nil else {
             session.outbox.send(Lines.error(WireError(.notFound, "no board \(id)", req: req, board: id)))
             return
@@ -35,15 +36,25 @@ extension BoardActor {
                 Lines.line(.snapshot(ServerMessage.Snapshot(req: req, board: id, seq: seq, epoch: epoch, reason: reason, state: committed))))
         }
         lines.append(Lines.line(.subscribed(ServerMessage.Subscribed(req: req, board: id, seq: seq, epoch: epoch))))
-        let entry = ServerMessage.PresenceEntry(session: session.id, user: session.user, state: .viewing)
-        let joined = subscribers[session.id] == nil
         subscribers[session.id] = session
         fanOut.insert(session)
-        presence[session.id] = presence[session.id] ?? entry
+        let wasPresent = presence[session.id] != nil
+        if present {
+            presence[session.id] = presence[session.id]
+                ?? ServerMessage.PresenceEntry(session: session.id, user: session.user, state: .viewing)
+        } else if wasPresent {
+            presence[session.id] = nil
+            presenceUpdated[session.id] = nil
+        }
         lines.append(
             Lines.line(.presenceState(ServerMessage.PresenceSnapshot(board: id, sessions: presence.values.sorted { $0.session < $1.session }))))
         session.outbox.sendBulk(lines)
-        if joined { broadcastPresence(presence[session.id] ?? entry, except: session.id) }
+        if let entry = presence[session.id], !wasPresent {
+            broadcastPresence(entry, except: session.id)
+        } else if wasPresent && !present {
+            let left = ServerMessage.PresenceLeft(board: id, session: session.id, user: session.user)
+            fanOut.send(Lines.line(.presenceLeft(left)), except: session.id)
+        }
     }
 
     /// Whether the change at `seq` is within `history_age_ms`: a resume from further back gets a snapshot, however
@@ -53,21 +64,21 @@ extension BoardActor {
         return clock.now().milliseconds - entry.activity.at.milliseconds <= Int64(configuration.limits.historyAgeMs)
     }
 
-    /// Ends a session's subscription (unsubscribe, disconnect, or removal from the board).
+    /// Ends a session's subscription (unsubscribe or disconnect); the others see `presence.left` if it was present.
+    /// Unsubscribing a session that is not subscribed does nothing.
     func unsubscribe(_ session: SessionID) {
         guard let ref = subscribers.removeValue(forKey: session) else { return }
         fanOut.remove(session)
-        presence[session] = nil
         presenceUpdated[session] = nil
-        let line = Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: session, user: ref.user)))
-        fanOut.send(line)
+        guard presence.removeValue(forKey: session) != nil else { return }
+        fanOut.send(Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: session, user: ref.user))))
     }
 
-    /// Records what a subscribed session is doing and tells the others (ephemeral: never stored), unless `drop`
-    /// says this update may be dropped (an intermediate drag position over the presence rate). False when the
-    /// session is not subscribed.
+    /// Records what a session present on the board is doing and tells the others (ephemeral: never stored), unless
+    /// `drop` says this update may be dropped (an intermediate drag position over the presence rate). False when the
+    /// session is not present: not subscribed, or subscribed with `presence` false.
     func updatePresence(_ session: SessionRef, _ entry: ServerMessage.PresenceEntry, drop: Bool = false) -> Bool {
-        guard subscribers[session.id] != nil else { return false }
+        guard presence[session.id] != nil else { return false }
         if drop { return true }
         presence[session.id] = entry
         presenceUpdated[session.id] = clock.now().milliseconds

@@ -25,7 +25,8 @@ extension Session {
             }
         case .subscribe(let request):
             guard let board = await member(request.board, ref, req: request.req) else { return }
-            await board.subscribe(ref, since: request.since, epoch: request.epoch, req: request.req)
+            await board.subscribe(
+                ref, since: request.since, epoch: request.epoch, present: request.presence ?? true, req: request.req)
             subscriptions.insert(request.board)
         case .unsubscribe(let request):
             guard let board = await member(request.board, ref, req: request.req) else { return }
