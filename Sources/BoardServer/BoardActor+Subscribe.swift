@@ -87,7 +87,7 @@ extension BoardActor {
     }
 
     /// Resets editing and dragging that were not refreshed within `presence_timeout_ms` to viewing, so a client that
-    /// vanished mid-drag does not leave a ghost card on everyone's screen.
+    /// vanished mid-drag does not leave a ghost card on everyone's screen. Presence itself never times out.
     func expirePresence() {
         let now = clock.now().milliseconds
         let timeout = Int64(configuration.limits.presenceTimeoutMs)

@@ -66,7 +66,8 @@ public struct WireLimits: Hashable, Sendable {
     public var historyPageMax = 500
     /// Most deltas one `fetch` may ask for (`bad_request`).
     public var fetchMax = 1_000
-    /// A session's presence expires after this long without a `presence` line (`presence.left`).
+    /// An `editing` or `dragging` presence not refreshed for this long falls back to `viewing` (presence itself lasts
+    /// as long as the subscription).
     public var presenceTimeoutMs = 60_000
     /// Most `presence` broadcasts per session per second; faster updates are coalesced (latest wins).
     public var presenceRatePerS = 10

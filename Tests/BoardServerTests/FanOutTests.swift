@@ -116,6 +116,17 @@ import Testing
             }
             #expect(states.contains("dragging"))
             #expect(states.last == "viewing")
+            // Only the state timed out, not the presence (Protocol.md, "presence"): no presence.left, and a newcomer
+            // still sees the dragger, viewing.
+            let newcomer = try await server.connect(clientID: "newcomer")
+            try await newcomer.send(#"{"type":"subscribe","board":"main"}"#)
+            let present = try await newcomer.expect(type: "presence.state", skipping: ["snapshot", "subscribed", "ping"])
+            let sessions = present["sessions"] as? [[String: Any]] ?? []
+            #expect(sessions.count == 3 && sessions.allSatisfy { $0["state"] as? String == "viewing" }, "\(sessions)")
+            try await watcher.send(#"{"type":"ping","req":"end"}"#)
+            let rest = try await watcher.expect(type: "pong", skipping: ["presence", "ping"])
+            #expect(rest["req"] as? String == "end", "no presence.left came before the pong")
+            await newcomer.close()
             await watcher.close()
             await dragger.close()
         }
