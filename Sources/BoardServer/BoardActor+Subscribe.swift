@@ -35,7 +35,8 @@ extension BoardActor {
             lines.append(
                 Lines.line(.snapshot(ServerMessage.Snapshot(req: req, board: id, seq: seq, epoch: epoch, reason: reason, state: committed))))
         }
-        lines.append(Lines.line(.subscribed(ServerMessage.Subscribed(req: req, board: id, seq: seq, epoch: epoch))))
+        lines.append(
+            Lines.line(.subscribed(ServerMessage.Subscribed(req: req, board: id, seq: seq, epoch: epoch, hash: committedHash()))))
         subscribers[session.id] = session
         fanOut.insert(session)
         let wasPresent = presence[session.id] != nil
@@ -55,6 +56,14 @@ extension BoardActor {
             let left = ServerMessage.PresenceLeft(board: id, session: session.id, user: session.user)
             fanOut.send(Lines.line(.presenceLeft(left)), except: session.id)
         }
+    }
+
+    /// The hash of `committed` for `subscribed`, computed once per seq.
+    func committedHash() -> String {
+        if let cached = hashCache, cached.seq == committed.seq { return cached.hash }
+        let hash = committed.protocolHash
+        hashCache = (committed.seq, hash)
+        return hash
     }
 
     /// Whether the change at `seq` is within `history_age_ms`: a resume from further back gets a snapshot, however

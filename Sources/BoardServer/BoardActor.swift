@@ -45,6 +45,8 @@ actor BoardActor {
     var committing = false
     /// Callers of `drained()` waiting for every pending change to be durable and answered.
     var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The board hash of `committed` at a seq, for `subscribed` (computed at most once per seq).
+    var hashCache: (seq: UInt64, hash: String)?
 
     private let kicks: AsyncStream<Void>.Continuation
     private let kickStream: AsyncStream<Void>
