@@ -24,7 +24,7 @@ extension BoardActor {
                     Lines.error(
                         WireError(.badRequest, "since \(since) is ahead of board \(id), which is at seq \(seq)", req: req, board: id)))
                 return
-            } else if let missed = log.lines(from: since + 1, to: seq), isRecent(since + 1) {
+            } else if let missed = retained(from: since + 1, to: seq) {
                 lines = missed
                 reason = nil
             } else {
@@ -64,6 +64,14 @@ extension BoardActor {
         let hash = committed.protocolHash
         hashCache = (committed.seq, hash)
         return hash
+    }
+
+    /// The retained deltas `from...to`, or nil when the log no longer holds every one of them: `from` is not among
+    /// the last `history_max` or is older than `history_age_ms`. `subscribe` (from `since + 1`) and `fetch` decide
+    /// with this one test, so they always agree (Protocol.md, "subscribe").
+    func retained(from: UInt64, to: UInt64) -> [ByteBuffer]? {
+        guard let lines = log.lines(from: from, to: to), isRecent(from) else { return nil }
+        return lines
     }
 
     /// Whether the change at `seq` is within `history_age_ms`: a resume from further back gets a snapshot, however
@@ -114,10 +122,16 @@ extension BoardActor {
         fanOut.send(line, except: except)
     }
 
-    /// Sends the deltas `from...to` again (after a gap), then `ok`; a snapshot when the log no longer reaches back.
-    func fetch(_ session: SessionRef, from: UInt64, to: UInt64, req: RequestID?) async {
+    /// Sends the deltas `from...to` again (after a gap), then `ok`; a snapshot when the retained log no longer holds
+    /// them, decided exactly as `subscribe` decides. The session must be subscribed.
+    func fetch(_ session: SessionRef, from: UInt64, to: UInt64, req: RequestID?) {
         guard committed.members[session.user] != nil else {
             session.outbox.send(Lines.error(WireError(.notFound, "no board \(id)", req: req, board: id)))
+            return
+        }
+        guard subscribers[session.id] != nil else {
+            session.outbox.send(
+                Lines.error(WireError(.badRequest, "fetch needs a subscription to board \(id); subscribe first", req: req, board: id)))
             return
         }
         let seq = committed.seq
@@ -130,23 +144,14 @@ extension BoardActor {
             session.outbox.send(Lines.error(WireError(.badRequest, "fetch at most \(maximum) deltas at once", req: req, board: id)))
             return
         }
-        if let lines = log.lines(from: from, to: to) {
-            session.outbox.sendBulk(lines + [Lines.line(.ok(ServerMessage.Ok(req: req, board: id)))])
-            return
-        }
-        do {
-            let events = try await store.events(id, from: from, to: to, limit: Int(to - from + 1))
-            if events.count == Int(to - from + 1) {
-                session.outbox.sendBulk(events.map(Self.deltaLine) + [Lines.line(.ok(ServerMessage.Ok(req: req, board: id)))])
-                return
-            }
-        } catch {
-            session.outbox.send(Lines.error(WireError(.storageBusy, "the store could not be read", req: req, board: id)))
+        let ok = Lines.line(.ok(ServerMessage.Ok(req: req, board: id)))
+        if let lines = retained(from: from, to: to) {
+            session.outbox.sendBulk(lines + [ok])
             return
         }
         session.outbox.sendBulk([
-            Lines.line(.snapshot(ServerMessage.Snapshot(req: req, board: id, seq: committed.seq, epoch: epoch, reason: .resync, state: committed))),
-            Lines.line(.ok(ServerMessage.Ok(req: req, board: id))),
+            Lines.line(.snapshot(ServerMessage.Snapshot(req: req, board: id, seq: seq, epoch: epoch, reason: .resync, state: committed))),
+            ok,
         ])
     }
 
@@ -167,5 +172,4 @@ extension BoardActor {
             session.outbox.send(Lines.error(WireError(.storageBusy, "the store could not be read", req: req, board: id)))
         }
     }
-
 }

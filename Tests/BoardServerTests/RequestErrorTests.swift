@@ -99,4 +99,18 @@ import Testing
             await eve.close()
         }
     }
+
+    @Test func fetchNeedsASubscription() async throws {
+        try await withTestServer { server in
+            let probe = try await server.connect()
+            try await probe.send(#"{"type":"op","board":"main","mut":1,"op":{"kind":"chat","text":"one"}}"#)
+            _ = try await probe.expect(type: "ack")
+            try await probe.send(#"{"type":"fetch","req":1,"board":"main","from":1,"to":1}"#)
+            let error = try await probe.expect(type: "error")
+            #expect(error["code"] as? String == "bad_request")
+            #expect(error["req"] as? Int == 1)
+            try await Self.expectOpen(probe)
+            await probe.close()
+        }
+    }
 }
