@@ -34,29 +34,7 @@ extension Session {
             subscriptions.remove(request.board)
             outbox.send(Lines.line(.ok(ServerMessage.Ok(req: request.req, board: request.board))))
         case .op(let request):
-            let now = context.clock.now().milliseconds
-            let wait = await context.limiter.take(ref.user, nowMs: now)
-            if wait != nil {
-                let since = limitedSince ?? now
-                limitedSince = since
-                if now - since >= Int64(context.configuration.limits.rateCloseMs) {
-                    machine.closed()
-                    outbox.sendAndClose(Lines.error(WireError(.tooManyErrors, "rate limited without a break for too long")))
-                    return
-                }
-            } else {
-                limitedSince = nil
-            }
-            // A decodable op is answered by exactly one ack or reject: a missing or hidden board is a reject too.
-            guard let board = await context.registry.board(request.board), await board.isMember(ref.user) else {
-                let reject = ServerMessage.Reject(
-                    board: request.board, mut: request.mut, code: .rejected(.notFound), message: "no board \(request.board)")
-                outbox.send(Lines.line(.reject(reject)))
-                return
-            }
-            touched.insert(request.board)
-            // The board checks exactly-once first, then the rate verdict (see BoardActor.submit).
-            await board.submit(request.op, mut: request.mut, from: ref, rateLimited: wait)
+            await submit(request, as: ref)
         case .fetch(let request):
             guard let board = await member(request.board, ref, req: request.req) else { return }
             await board.fetch(ref, from: request.from, to: request.to, req: request.req)
@@ -88,6 +66,28 @@ extension Session {
         case .hello, .ping, .pong, .bye:
             break
         }
+    }
+
+    /// An `op`: the rate verdict first (cheap, before any board or store is touched), then the board, which answers
+    /// with exactly one `ack` or `reject` — `not_found` when it does not exist or the user is not a member.
+    private mutating func submit(_ request: ClientMessage.Mutation, as ref: SessionRef) async {
+        let now = context.clock.now().milliseconds
+        let wait = await context.limiter.take(ref.user, nowMs: now)
+        if wait != nil, rateRun.limited(nowMs: now) {
+            machine.closed()
+            let seconds = context.configuration.limits.rateCloseMs / 1000
+            outbox.sendAndClose(Lines.error(WireError(.tooManyErrors, "rate limited without a break for \(seconds) s")))
+            return
+        }
+        guard let board = await context.registry.board(request.board), await board.isMember(ref.user) else {
+            let reject = ServerMessage.Reject(
+                board: request.board, mut: request.mut, code: .rejected(.notFound), message: "no board \(request.board)")
+            outbox.send(Lines.line(.reject(reject)))
+            return
+        }
+        touched.insert(request.board)
+        // The board checks exactly-once first, then the rate verdict (see BoardActor.submit).
+        await board.submit(request.op, mut: request.mut, from: ref, rateLimited: wait)
     }
 
     /// The board's actor when it exists and the user is a member; otherwise answers `not_found` (the same for both).

@@ -26,8 +26,8 @@ struct Session {
     var ref: SessionRef?
     var subscriptions: Set<BoardID> = []
     var logger: Logger
-    /// When rate limiting began without a break (for closing sustained abuse), in milliseconds.
-    var limitedSince: Int64?
+    /// Continuous rate limiting on this connection (for closing sustained abuse, `rate_close_ms`).
+    var rateRun: RateLimitRun
     /// Presence updates allowed per second (`presence_rate_per_s`): excess drag positions are dropped.
     var presenceBucket: TokenBucket?
     /// The last presence state this session sent.
@@ -43,6 +43,7 @@ struct Session {
         self.outbox = Outbox(channel: connection.channel)
         let limits = context.configuration.limits
         self.machine = SessionMachine(errorBudget: limits.errorBudget, errorWindowMs: Int64(limits.errorWindowMs))
+        self.rateRun = RateLimitRun(closeAfterMs: Int64(limits.rateCloseMs))
         var logger = context.logger
         logger[metadataKey: "peer"] = "\(connection.channel.remoteAddress?.description ?? "?")"
         self.logger = logger

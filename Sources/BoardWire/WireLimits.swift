@@ -30,11 +30,13 @@ public struct WireLimits: Hashable, Sendable {
     public var preauthOutputBytes = 64 * 1024
 
     // Rates and error budget
-    /// Sustained `op` and request rate per user (token bucket refill per second; `rate_limited`).
+    /// Sustained `op` rate per user (token bucket refill per second; `reject` `rate_limited`). Only `op` lines draw
+    /// on the bucket (Protocol.md, "Rate limit").
     public var rateOpsPerS = 20
-    /// Token bucket size: requests a user may send in a burst (`rate_limited`).
+    /// Token bucket size: ops a user may send in a burst (`reject` `rate_limited`).
     public var rateBurst = 40
-    /// Sustained rate limiting for this long closes the connection (`too_many_errors`).
+    /// A connection rate limited without a break (less than a second between `rate_limited` rejects, accepted ops
+    /// in between notwithstanding) for this long is closed (`too_many_errors`).
     public var rateCloseMs = 10_000
     /// Bad lines allowed within `error_window_ms` before `too_many_errors`, then close.
     public var errorBudget = 20

@@ -147,6 +147,44 @@ import Testing
     }
 }
 
+@Suite struct RateLimitRunTests {
+    @Test func threeHundredOpsASecondAreClosedAfterRateCloseMs() {
+        var bucket = TokenBucket(rate: 20, burst: 40, nowMs: 0)
+        var run = RateLimitRun(closeAfterMs: 10_000)
+        var closedAt: Int64?
+        for t in stride(from: 0 as Int64, to: 20_000, by: 3) where bucket.take(nowMs: t) != nil {
+            if run.limited(nowMs: t) {
+                closedAt = t
+                break
+            }
+        }
+        // 40 ops of burst go in the first 120 ms; the run starts then and is never broken.
+        #expect(closedAt.map { $0 >= 10_000 && $0 <= 10_200 } == true, "closed at \(String(describing: closedAt))")
+    }
+
+    @Test func aRateLimitedOpEveryFewHundredMillisecondsKeepsTheRunGoing() {
+        var run = RateLimitRun(closeAfterMs: 10_000)
+        for t in stride(from: 0 as Int64, to: 10_000, by: 900) {
+            let closes = run.limited(nowMs: t)
+            #expect(!closes, "at \(t)")
+        }
+        let closes = run.limited(nowMs: 10_000)
+        #expect(closes)
+    }
+
+    @Test func aSecondWithoutRateLimitingEndsTheRun() {
+        var run = RateLimitRun(closeAfterMs: 10_000)
+        var closed: [Int64] = []
+        for t in stride(from: 0 as Int64, to: 9_000, by: 500) where run.limited(nowMs: t) { closed.append(t) }
+        // A pause of one second: a new run starts at 9 500 ms, and needs its own 10 s.
+        for t in stride(from: 9_500 as Int64, to: 19_500, by: 500) where run.limited(nowMs: t) { closed.append(t) }
+        #expect(run.startedMs == 9_500)
+        #expect(closed.isEmpty)
+        let closes = run.limited(nowMs: 19_500)
+        #expect(closes)
+    }
+}
+
 @Suite struct TokenBucketTests {
     @Test func allowsTheBurstThenTheRate() {
         var bucket = TokenBucket(rate: 20, burst: 40, nowMs: 0)
