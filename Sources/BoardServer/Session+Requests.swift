@@ -14,15 +14,7 @@ extension Session {
             summaries.sort { $0.board < $1.board }
             outbox.send(Lines.line(.boards(ServerMessage.BoardList(req: request.req, boards: summaries))))
         case .createBoard(let request):
-            do {
-                if try await context.registry.create(request.board, name: request.name, owner: ref.user) != nil {
-                    outbox.send(Lines.line(.ok(ServerMessage.Ok(req: request.req, board: request.board))))
-                } else {
-                    outbox.send(Lines.error(WireError(.badRequest, "board id \(request.board) is taken", req: request.req, board: request.board)))
-                }
-            } catch {
-                outbox.send(Lines.error(WireError(.storageBusy, "the board could not be stored", req: request.req, board: request.board)))
-            }
+            await createBoard(request, as: ref)
         case .subscribe(let request):
             guard let board = await member(request.board, ref, req: request.req) else { return }
             await board.subscribe(
@@ -65,6 +57,24 @@ extension Session {
             await board.history(ref, card: request.card, before: request.before, limit: request.limit ?? 50, req: request.req)
         case .hello, .ping, .pong, .bye:
             break
+        }
+    }
+
+    /// `board.create`: any account but a bot account may create a board.
+    private func createBoard(_ request: ClientMessage.CreateBoard, as ref: SessionRef) async {
+        guard ref.account != .bot else {
+            outbox.send(
+                Lines.error(WireError(.forbidden, "bot accounts cannot create boards", req: request.req, board: request.board)))
+            return
+        }
+        do {
+            if try await context.registry.create(request.board, name: request.name, owner: ref.user) != nil {
+                outbox.send(Lines.line(.ok(ServerMessage.Ok(req: request.req, board: request.board))))
+            } else {
+                outbox.send(Lines.error(WireError(.badRequest, "board id \(request.board) is taken", req: request.req, board: request.board)))
+            }
+        } catch {
+            outbox.send(Lines.error(WireError(.storageBusy, "the board could not be stored", req: request.req, board: request.board)))
         }
     }
 

@@ -153,7 +153,7 @@ struct Session {
                     Lines.line(
                         .welcome(
                             ServerMessage.Welcome(
-                                req: hello.req, session: ref.id, user: ref.user, clientID: ref.clientID,
+                                req: hello.req, session: ref.id, user: ref.user, role: ref.account, clientID: ref.clientID,
                                 server: context.configuration.serverName, limits: limits, heartbeatMs: limits.heartbeatMs))))
             }
             await perform(next, authTimeout: authTimeout)
@@ -175,7 +175,7 @@ struct Session {
         if check.expired { return .failure(WireError(.tokenExpired, "this token has expired", req: hello.req)) }
         let session = SessionID("s-" + Self.randomID())
         let client = hello.clientID ?? ClientID("c-" + Self.randomID())
-        return .success(SessionRef(id: session, user: check.user, clientID: client, outbox: outbox))
+        return .success(SessionRef(id: session, user: check.user, clientID: client, outbox: outbox, account: check.account))
     }
 
     static func randomID() -> String {
