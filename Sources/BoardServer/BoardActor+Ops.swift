@@ -112,6 +112,9 @@ extension BoardActor {
     }
 
     /// Answers a mutation id at or below the client's last committed one: the original ack, never a second apply.
+    ///
+    /// Acks are kept as long as the board: the store never deletes committed changes, so an applied mut always finds
+    /// its event, however late the resend. `stale_mut` means this mut was never applied here (Protocol.md, "op").
     private func answerResend(_ session: SessionRef, mut: UInt64) async {
         do {
             if let event = try await store.committed(user: session.user, clientID: session.clientID.rawValue, mut: mut),
@@ -119,7 +122,9 @@ extension BoardActor {
             {
                 session.outbox.send(ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: event.seq)))
             } else {
-                reject(session, mut, .staleMut, "mutation \(mut) is not above this client's last applied one and has no stored ack")
+                reject(
+                    session, mut, .staleMut,
+                    "mutation \(mut) is not above this client's last applied one and was not applied on board \(id)")
             }
         } catch {
             reject(session, mut, .storageBusy, "the store could not be read: \(error)")
