@@ -92,10 +92,14 @@ extension BoardClient {
     func subscribe() {
         guard let boardID else { return }
         isSubscribing = true
+        let presence: Bool? = configuration.announcesPresence ? nil : false
         if let replica, replica.isLoaded, let epoch = replica.epoch {
-            send(.subscribe(ClientMessage.Subscribe(req: .string("sub"), board: boardID, since: replica.seq, epoch: epoch)))
+            send(
+                .subscribe(
+                    ClientMessage.Subscribe(
+                        req: .string("sub"), board: boardID, since: replica.seq, epoch: epoch, presence: presence)))
         } else {
-            send(.subscribe(ClientMessage.Subscribe(req: .string("sub"), board: boardID)))
+            send(.subscribe(ClientMessage.Subscribe(req: .string("sub"), board: boardID, presence: presence)))
         }
     }
 

@@ -246,11 +246,11 @@ public actor BoardClient {
     }
 
     /// Tells the board's other subscribers what this user is doing (viewing, editing or dragging a card).
-    /// Dropped while disconnected: presence is ephemeral.
+    /// Dropped while disconnected (presence is ephemeral), and by a client that does not announce presence.
     public func setPresence(
         _ state: PresenceActivity, card: CardID? = nil, column: ColumnID? = nil, index: Int? = nil, away: Bool? = nil
     ) {
-        guard let boardID, isSubscribed else { return }
+        guard let boardID, isSubscribed, configuration.announcesPresence else { return }
         send(.presence(ClientMessage.Presence(board: boardID, state: state, card: card, column: column, index: index, away: away)))
     }
 

@@ -38,6 +38,10 @@ public struct ClientConfiguration: Sendable {
     public var token: String
     /// The board to subscribe to; nil connects without a board (list boards, create one).
     public var board: BoardID?
+    /// Whether this client is present on the board (others see it join, leave and what it does). One-shot commands
+    /// and scripts set it to false: they subscribe with `"presence":false` and never appear in anyone's presence.
+    /// Default true.
+    public var announcesPresence = true
     /// The `client` string of `hello`: software name and version.
     public var clientName: String = "cork/0.1.0"
     /// A file that keeps the client id, the mutation counter and the unfinished ops, so a restarted process resends

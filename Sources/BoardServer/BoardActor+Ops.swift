@@ -12,7 +12,8 @@ extension BoardActor {
     /// when the user is over the rate, so a client that re-sends a rate-limited op under a new mut never doubles it.
     func submit(_ request: OpRequest, mut: UInt64, from session: SessionRef, rateLimited: UInt64? = nil) async {
         guard let member = head.members[session.user] else {
-            session.outbox.send(Lines.error(WireError(.notFound, "no board \(id)", board: id, mut: mut)))
+            // Removed since the session checked (or not a member at all): the same answer as for a missing board.
+            reject(session, mut, .rejected(.notFound), "no board \(id)")
             return
         }
         let key = ClientKey(user: session.user, client: session.clientID)
@@ -56,6 +57,10 @@ extension BoardActor {
         switch request {
         case .op(let op):
             resolved = (op, nil)
+        case .invalid(let kind, let problem, _):
+            // It decoded (known kind, right JSON types) but a value is out of range: the reducer's verdict.
+            reject(session, mut, .rejected(.invalid), "\(kind): \(problem)")
+            return
         case .undo(let seq):
             guard let found = await undoTarget(seq) else {
                 reject(session, mut, .rejected(.notFound), "no change \(seq) on board \(id)")
@@ -107,6 +112,9 @@ extension BoardActor {
     }
 
     /// Answers a mutation id at or below the client's last committed one: the original ack, never a second apply.
+    ///
+    /// Acks are kept as long as the board: the store never deletes committed changes, so an applied mut always finds
+    /// its event, however late the resend. `stale_mut` means this mut was never applied here (Protocol.md, "op").
     private func answerResend(_ session: SessionRef, mut: UInt64) async {
         do {
             if let event = try await store.committed(user: session.user, clientID: session.clientID.rawValue, mut: mut),
@@ -114,7 +122,9 @@ extension BoardActor {
             {
                 session.outbox.send(ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: event.seq)))
             } else {
-                reject(session, mut, .staleMut, "mutation \(mut) is not above this client's last applied one and has no stored ack")
+                reject(
+                    session, mut, .staleMut,
+                    "mutation \(mut) is not above this client's last applied one and was not applied on board \(id)")
             }
         } catch {
             reject(session, mut, .storageBusy, "the store could not be read: \(error)")
@@ -169,6 +179,8 @@ extension BoardActor {
         let batch = inFlight
         if snapshot { sinceSnapshot = 0 }
         committed = end
+        // A member removed by this batch stops receiving the board now: none of the batch's deltas reach them.
+        let removed = batch.contains(where: \.removesMember) ? endSubscriptionsOfNonMembers() : []
         if let first = batch.first?.event.seq {
             logger.debug("committed", metadata: ["seq": "\(first)...\(end.seq)", "batch": "\(batch.count)", "snapshot": "\(snapshot)"])
         }
@@ -221,5 +233,22 @@ extension BoardActor {
         }
         for (_, origin) in unsubscribed { origin.outbox.send(origin.acks) }
         fanOut.send(shared, personal: personal)
+        for left in removed {
+            fanOut.send(Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: left.id, user: left.user))))
+        }
+    }
+
+    /// Ends the subscription of every session whose user is no longer a member of `committed`: each gets `error`
+    /// `not_found` for the board (Protocol.md, "Security"). Returns those that were present, for `presence.left`.
+    private func endSubscriptionsOfNonMembers() -> [SessionRef] {
+        var present: [SessionRef] = []
+        for (session, ref) in subscribers where committed.members[ref.user] == nil {
+            subscribers[session] = nil
+            fanOut.remove(session)
+            presenceUpdated[session] = nil
+            if presence.removeValue(forKey: session) != nil { present.append(ref) }
+            ref.outbox.send(Lines.error(WireError(.notFound, "you are no longer a member of board \(id)", board: id)))
+        }
+        return present
     }
 }

@@ -4,10 +4,11 @@ import BoardWire
 import NIOCore
 
 extension BoardActor {
-    /// Subscribes a session: the missed deltas (or a snapshot), `subscribed`, then everyone's presence.
+    /// Subscribes a session: the missed deltas (or a snapshot), `subscribed`, then everyone's presence. With
+    /// `present` false the session follows the board without being present (Protocol.md, "subscribe").
     ///
     /// It runs without a suspension point, so no committed change can fall between the catch-up and the live stream.
-    func subscribe(_ session: SessionRef, since: UInt64?, epoch clientEpoch: String?, req: RequestID?) {
+    func subscribe(_ session: SessionRef, since: UInt64?, epoch clientEpoch: String?, present: Bool = true, req: RequestID?) {
         guard committed.members[session.user] != nil else {
             session.outbox.send(Lines.error(WireError(.notFound, "no board \(id)", req: req, board: id)))
             return
@@ -23,7 +24,7 @@ extension BoardActor {
                     Lines.error(
                         WireError(.badRequest, "since \(since) is ahead of board \(id), which is at seq \(seq)", req: req, board: id)))
                 return
-            } else if let missed = log.lines(from: since + 1, to: seq), isRecent(since + 1) {
+            } else if let missed = retained(from: since + 1, to: seq) {
                 lines = missed
                 reason = nil
             } else {
@@ -34,16 +35,43 @@ extension BoardActor {
             lines.append(
                 Lines.line(.snapshot(ServerMessage.Snapshot(req: req, board: id, seq: seq, epoch: epoch, reason: reason, state: committed))))
         }
-        lines.append(Lines.line(.subscribed(ServerMessage.Subscribed(req: req, board: id, seq: seq, epoch: epoch))))
-        let entry = ServerMessage.PresenceEntry(session: session.id, user: session.user, state: .viewing)
-        let joined = subscribers[session.id] == nil
+        lines.append(
+            Lines.line(.subscribed(ServerMessage.Subscribed(req: req, board: id, seq: seq, epoch: epoch, hash: committedHash()))))
         subscribers[session.id] = session
         fanOut.insert(session)
-        presence[session.id] = presence[session.id] ?? entry
+        let wasPresent = presence[session.id] != nil
+        if present {
+            presence[session.id] = presence[session.id]
+                ?? ServerMessage.PresenceEntry(session: session.id, user: session.user, state: .viewing)
+        } else if wasPresent {
+            presence[session.id] = nil
+            presenceUpdated[session.id] = nil
+        }
         lines.append(
             Lines.line(.presenceState(ServerMessage.PresenceSnapshot(board: id, sessions: presence.values.sorted { $0.session < $1.session }))))
         session.outbox.sendBulk(lines)
-        if joined { broadcastPresence(presence[session.id] ?? entry, except: session.id) }
+        if let entry = presence[session.id], !wasPresent {
+            broadcastPresence(entry, except: session.id)
+        } else if wasPresent && !present {
+            let left = ServerMessage.PresenceLeft(board: id, session: session.id, user: session.user)
+            fanOut.send(Lines.line(.presenceLeft(left)), except: session.id)
+        }
+    }
+
+    /// The hash of `committed` for `subscribed`, computed once per seq.
+    func committedHash() -> String {
+        if let cached = hashCache, cached.seq == committed.seq { return cached.hash }
+        let hash = committed.protocolHash
+        hashCache = (committed.seq, hash)
+        return hash
+    }
+
+    /// The retained deltas `from...to`, or nil when the log no longer holds every one of them: `from` is not among
+    /// the last `history_max` or is older than `history_age_ms`. `subscribe` (from `since + 1`) and `fetch` decide
+    /// with this one test, so they always agree (Protocol.md, "subscribe").
+    func retained(from: UInt64, to: UInt64) -> [ByteBuffer]? {
+        guard let lines = log.lines(from: from, to: to), isRecent(from) else { return nil }
+        return lines
     }
 
     /// Whether the change at `seq` is within `history_age_ms`: a resume from further back gets a snapshot, however
@@ -53,26 +81,30 @@ extension BoardActor {
         return clock.now().milliseconds - entry.activity.at.milliseconds <= Int64(configuration.limits.historyAgeMs)
     }
 
-    /// Ends a session's subscription (unsubscribe, disconnect, or removal from the board).
+    /// Ends a session's subscription (unsubscribe or disconnect); the others see `presence.left` if it was present.
+    /// Unsubscribing a session that is not subscribed does nothing.
     func unsubscribe(_ session: SessionID) {
         guard let ref = subscribers.removeValue(forKey: session) else { return }
         fanOut.remove(session)
-        presence[session] = nil
         presenceUpdated[session] = nil
-        let line = Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: session, user: ref.user)))
-        fanOut.send(line)
+        guard presence.removeValue(forKey: session) != nil else { return }
+        fanOut.send(Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: session, user: ref.user))))
     }
 
-    /// Records what a subscribed session is doing and tells the others. Ephemeral: never stored.
-    func updatePresence(_ session: SessionRef, _ entry: ServerMessage.PresenceEntry) {
-        guard subscribers[session.id] != nil else { return }
+    /// Records what a session present on the board is doing and tells the others (ephemeral: never stored), unless
+    /// `drop` says this update may be dropped (an intermediate drag position over the presence rate). False when the
+    /// session is not present: not subscribed, or subscribed with `presence` false.
+    func updatePresence(_ session: SessionRef, _ entry: ServerMessage.PresenceEntry, drop: Bool = false) -> Bool {
+        guard presence[session.id] != nil else { return false }
+        if drop { return true }
         presence[session.id] = entry
         presenceUpdated[session.id] = clock.now().milliseconds
         broadcastPresence(entry, except: session.id)
+        return true
     }
 
     /// Resets editing and dragging that were not refreshed within `presence_timeout_ms` to viewing, so a client that
-    /// vanished mid-drag does not leave a ghost card on everyone's screen.
+    /// vanished mid-drag does not leave a ghost card on everyone's screen. Presence itself never times out.
     func expirePresence() {
         let now = clock.now().milliseconds
         let timeout = Int64(configuration.limits.presenceTimeoutMs)
@@ -90,10 +122,16 @@ extension BoardActor {
         fanOut.send(line, except: except)
     }
 
-    /// Sends the deltas `from...to` again (after a gap), then `ok`; a snapshot when the log no longer reaches back.
-    func fetch(_ session: SessionRef, from: UInt64, to: UInt64, req: RequestID?) async {
+    /// Sends the deltas `from...to` again (after a gap), then `ok`; a snapshot when the retained log no longer holds
+    /// them, decided exactly as `subscribe` decides. The session must be subscribed.
+    func fetch(_ session: SessionRef, from: UInt64, to: UInt64, req: RequestID?) {
         guard committed.members[session.user] != nil else {
             session.outbox.send(Lines.error(WireError(.notFound, "no board \(id)", req: req, board: id)))
+            return
+        }
+        guard subscribers[session.id] != nil else {
+            session.outbox.send(
+                Lines.error(WireError(.badRequest, "fetch needs a subscription to board \(id); subscribe first", req: req, board: id)))
             return
         }
         let seq = committed.seq
@@ -106,23 +144,14 @@ extension BoardActor {
             session.outbox.send(Lines.error(WireError(.badRequest, "fetch at most \(maximum) deltas at once", req: req, board: id)))
             return
         }
-        if let lines = log.lines(from: from, to: to) {
-            session.outbox.sendBulk(lines + [Lines.line(.ok(ServerMessage.Ok(req: req, board: id)))])
-            return
-        }
-        do {
-            let events = try await store.events(id, from: from, to: to, limit: Int(to - from + 1))
-            if events.count == Int(to - from + 1) {
-                session.outbox.sendBulk(events.map(Self.deltaLine) + [Lines.line(.ok(ServerMessage.Ok(req: req, board: id)))])
-                return
-            }
-        } catch {
-            session.outbox.send(Lines.error(WireError(.storageBusy, "the store could not be read", req: req, board: id)))
+        let ok = Lines.line(.ok(ServerMessage.Ok(req: req, board: id)))
+        if let lines = retained(from: from, to: to) {
+            session.outbox.sendBulk(lines + [ok])
             return
         }
         session.outbox.sendBulk([
-            Lines.line(.snapshot(ServerMessage.Snapshot(req: req, board: id, seq: committed.seq, epoch: epoch, reason: .resync, state: committed))),
-            Lines.line(.ok(ServerMessage.Ok(req: req, board: id))),
+            Lines.line(.snapshot(ServerMessage.Snapshot(req: req, board: id, seq: seq, epoch: epoch, reason: .resync, state: committed))),
+            ok,
         ])
     }
 
@@ -143,5 +172,4 @@ extension BoardActor {
             session.outbox.send(Lines.error(WireError(.storageBusy, "the store could not be read", req: req, board: id)))
         }
     }
-
 }

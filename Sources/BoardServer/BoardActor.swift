@@ -45,6 +45,8 @@ actor BoardActor {
     var committing = false
     /// Callers of `drained()` waiting for every pending change to be durable and answered.
     var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The board hash of `committed` at a seq, for `subscribed` (computed at most once per seq).
+    var hashCache: (seq: UInt64, hash: String)?
 
     private let kicks: AsyncStream<Void>.Continuation
     private let kickStream: AsyncStream<Void>
@@ -59,6 +61,12 @@ actor BoardActor {
     struct Pending {
         var event: StoredEvent
         var origin: SessionRef?
+
+        /// Whether the change takes a member off the board (their subscriptions end when it commits).
+        var removesMember: Bool {
+            if case .removeMember = event.op { return true }
+            return false
+        }
     }
 
     /// Loads a board: the stored snapshot plus the replayed tail, and the recent log for resumes.

@@ -47,6 +47,8 @@ public struct ServerSetup: Sendable {
             ownerToken = try await store.issueToken(for: owner, expiresAt: nil, now: clock.now())
             logger.info("first start: created board \(configuration.defaultBoard) owned by \(owner)")
         }
+        // The first-start owner is the server's administrator (`welcome.role` `owner`), also in older stores.
+        _ = try await store.ensureAdministrator(configuration.ownerName)
         let chain: [NIOSSLCertificate]
         let key: NIOSSLPrivateKey
         let fingerprint: Fingerprint

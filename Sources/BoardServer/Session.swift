@@ -26,8 +26,8 @@ struct Session {
     var ref: SessionRef?
     var subscriptions: Set<BoardID> = []
     var logger: Logger
-    /// When rate limiting began without a break (for closing sustained abuse), in milliseconds.
-    var limitedSince: Int64?
+    /// Continuous rate limiting on this connection (for closing sustained abuse, `rate_close_ms`).
+    var rateRun: RateLimitRun
     /// Presence updates allowed per second (`presence_rate_per_s`): excess drag positions are dropped.
     var presenceBucket: TokenBucket?
     /// The last presence state this session sent.
@@ -43,6 +43,7 @@ struct Session {
         self.outbox = Outbox(channel: connection.channel)
         let limits = context.configuration.limits
         self.machine = SessionMachine(errorBudget: limits.errorBudget, errorWindowMs: Int64(limits.errorWindowMs))
+        self.rateRun = RateLimitRun(closeAfterMs: Int64(limits.rateCloseMs))
         var logger = context.logger
         logger[metadataKey: "peer"] = "\(connection.channel.remoteAddress?.description ?? "?")"
         self.logger = logger
@@ -101,7 +102,10 @@ struct Session {
         do {
             message = try Lines.coder.decodeClient(line.readableBytesView)
         } catch {
-            await perform(machine.badLine(error, now: context.clock.now().milliseconds), authTimeout: authTimeout)
+            // Before welcome the line's type decides between an answer and unauthenticated (SessionMachine.badLine).
+            var type: String?
+            if case .open = machine.state {} else { type = LineCoder.messageType(of: line.readableBytesView) }
+            await perform(machine.badLine(error, type: type, now: context.clock.now().milliseconds), authTimeout: authTimeout)
             return
         }
         await perform(machine.received(message), authTimeout: authTimeout)
@@ -134,8 +138,9 @@ struct Session {
             if case .success(let ref) = outcome {
                 guard await context.directory.register(ref) else {
                     machine.closed()
+                    let limit = context.configuration.limits.connectionsPerUser
                     outbox.sendAndClose(
-                        Lines.error(WireError(.serverFull, "\(ref.user) has \(context.configuration.limits.connectionsPerUser) sessions already")))
+                        Lines.error(WireError(.serverFull, "\(ref.user) has \(limit) sessions already", req: hello.req)))
                     return
                 }
                 self.ref = ref
@@ -148,7 +153,7 @@ struct Session {
                     Lines.line(
                         .welcome(
                             ServerMessage.Welcome(
-                                req: hello.req, session: ref.id, user: ref.user, clientID: ref.clientID,
+                                req: hello.req, session: ref.id, user: ref.user, role: ref.account, clientID: ref.clientID,
                                 server: context.configuration.serverName, limits: limits, heartbeatMs: limits.heartbeatMs))))
             }
             await perform(next, authTimeout: authTimeout)
@@ -170,7 +175,7 @@ struct Session {
         if check.expired { return .failure(WireError(.tokenExpired, "this token has expired", req: hello.req)) }
         let session = SessionID("s-" + Self.randomID())
         let client = hello.clientID ?? ClientID("c-" + Self.randomID())
-        return .success(SessionRef(id: session, user: check.user, clientID: client, outbox: outbox))
+        return .success(SessionRef(id: session, user: check.user, clientID: client, outbox: outbox, account: check.account))
     }
 
     static func randomID() -> String {

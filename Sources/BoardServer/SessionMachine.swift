@@ -3,9 +3,10 @@ import BoardWire
 
 /// The lifecycle of one connection as a state machine that returns actions (STYLE.md 3); no sockets, no clock.
 ///
-/// It enforces the pre-authentication rules (only `hello`, `ping`, `pong` and `bye` before `welcome`), version
-/// negotiation (an unsupported version keeps the connection open for another `hello`), a single `hello`, and the
-/// error budget (too many bad lines in a window close the connection with `too_many_errors`).
+/// It enforces the pre-authentication rules (only `hello`, `ping`, `pong` and `bye` before `welcome`; a malformed one
+/// of those is answered and the connection stays open), version negotiation (an unsupported version keeps the
+/// connection open for another `hello`), a single `hello`, and the error budget (too many bad lines in a window close
+/// the connection with `too_many_errors`, before `welcome` as after).
 struct SessionMachine {
     enum State: Equatable {
         case awaitingHello
@@ -81,12 +82,19 @@ struct SessionMachine {
         }
     }
 
-    /// A line failed to decode at `now` (milliseconds). It is answered, and counted against the error budget.
-    mutating func badLine(_ error: WireError, now: Int64) -> Action {
+    /// A line failed to decode at `now` (milliseconds); `type` is its `type` field when that could be read. It is
+    /// answered, and counted against the error budget.
+    ///
+    /// Before `welcome`, only a malformed `hello`, `ping`, `pong` or `bye` is answered with its error (the
+    /// connection stays open for another try); any other line — another type, an unknown type, a line whose type
+    /// cannot be read — closes the connection with `unauthenticated` (Protocol.md, "Connection lifecycle").
+    mutating func badLine(_ error: WireError, type: String?, now: Int64) -> Action {
         guard state != .closed else { return .none }
         if state == .awaitingHello || state == .authenticating {
-            state = .closed
-            return .close(error.closing)
+            guard let type, ClientMessage.allowedBeforeWelcome.contains(type) else {
+                state = .closed
+                return .close(WireError(.unauthenticated, "say hello first", req: error.req))
+            }
         }
         errorTimes.append(now)
         errorTimes.removeAll { now - $0 >= errorWindowMs }

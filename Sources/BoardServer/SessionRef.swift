@@ -11,13 +11,17 @@ public struct SessionRef: Sendable, Hashable {
     public var clientID: ClientID
     /// Where replies and deltas are written.
     public var outbox: Outbox
+    /// The user's account role on the server (`welcome.role`): `owner` for the administrator, `bot` for a bot
+    /// account, nil for everyone else.
+    public var account: Role?
 
     /// Makes a reference.
-    public init(id: SessionID, user: UserID, clientID: ClientID, outbox: Outbox) {
+    public init(id: SessionID, user: UserID, clientID: ClientID, outbox: Outbox, account: Role? = nil) {
         self.id = id
         self.user = user
         self.clientID = clientID
         self.outbox = outbox
+        self.account = account
     }
 
     /// Identity is the session id.

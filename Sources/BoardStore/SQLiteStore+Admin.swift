@@ -3,10 +3,12 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    /// Queues a command for the running server; returns its id (ids only grow, never reused).
+    /// Queues a command for the running server; returns its id (ids only grow, never reused). Inviting a user as a
+    /// bot also makes the user a bot account (see `markBotAccount`).
     public func enqueue(_ command: AdminCommand, now: Timestamp) async throws(StoreError) -> Int64 {
         let text = try StoreCoding.json(command, StoreCoding.makeEncoder(), "admin command")
         return try await write("enqueue admin command") { db in
+            try SQLiteStore.markBotAccount(command, in: db)
             try db.execute(
                 sql: "INSERT INTO admin (command, created_at) VALUES (?, ?)", arguments: [text, now.milliseconds])
             return db.lastInsertedRowID

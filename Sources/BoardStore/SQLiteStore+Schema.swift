@@ -72,6 +72,10 @@ extension SQLiteStore {
                     );
                     """)
         }
+        migrator.registerMigration("v2-accounts") { db in
+            // The account role (`welcome.role`): 'owner' for the administrator, 'bot' for a bot account, NULL otherwise.
+            try db.execute(sql: "ALTER TABLE users ADD COLUMN account TEXT")
+        }
         return migrator
     }
 

@@ -33,23 +33,34 @@ extension SQLiteStore {
         return token
     }
 
-    /// Looks a presented token up by its SHA-256 hash: its user and whether it is expired (`now >= expiresAt`) or
-    /// revoked; nil if no such token was issued.
+    /// Looks a presented token up by its SHA-256 hash: its user, the user's account role, and whether it is expired
+    /// (`now >= expiresAt`) or revoked; nil if no such token was issued.
     ///
     /// The lookup is by hash, so the time it takes says nothing about how much of a guess was right.
     public func authenticate(token: String, now: Timestamp) async throws(StoreError) -> TokenCheck? {
         let hash = Token.hash(token)
-        let found = try await read("authenticate") { db -> (user: String, expiresAt: Int64?, revoked: Bool)? in
+        let found = try await read("authenticate") {
+            db -> (user: String, expiresAt: Int64?, revoked: Bool, account: String?)? in
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT user, expires_at, revoked_at FROM tokens WHERE hash = ?", arguments: [hash])
+                    db,
+                    sql: """
+                        SELECT tokens.user, tokens.expires_at, tokens.revoked_at, users.account
+                        FROM tokens LEFT JOIN users ON users.name = tokens.user WHERE tokens.hash = ?
+                        """,
+                    arguments: [hash])
             else { return nil }
             let revokedAt: Int64? = try StoreCoding.column(row, 2)
-            return (try StoreCoding.column(row, 0), try StoreCoding.column(row, 1), revokedAt != nil)
+            return (
+                try StoreCoding.column(row, 0), try StoreCoding.column(row, 1), revokedAt != nil,
+                try StoreCoding.column(row, 3)
+            )
         }
         guard let found else { return nil }
         let expired = found.expiresAt.map { now.milliseconds >= $0 } ?? false
-        return TokenCheck(user: UserID(found.user), expired: expired, revoked: found.revoked)
+        return TokenCheck(
+            user: UserID(found.user), expired: expired, revoked: found.revoked,
+            account: found.account.flatMap(Role.init(rawValue:)))
     }
 
     /// Revokes every token of the user that is not revoked yet (at `now`); returns how many.

@@ -8,12 +8,15 @@ public struct TokenCheck: Hashable, Sendable {
     public var expired: Bool
     /// Whether the token was revoked (`token_revoked`).
     public var revoked: Bool
+    /// The user's account role on the server: `owner` for the administrator, `bot` for a bot account, nil otherwise.
+    public var account: Role?
 
     /// Makes a token check.
-    public init(user: UserID, expired: Bool, revoked: Bool) {
+    public init(user: UserID, expired: Bool, revoked: Bool, account: Role? = nil) {
         self.user = user
         self.expired = expired
         self.revoked = revoked
+        self.account = account
     }
 
     /// Whether the token may be used: neither expired nor revoked.

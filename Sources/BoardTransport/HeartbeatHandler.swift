@@ -1,10 +1,14 @@
 import NIOCore
 
-/// Keeps a connection honest: writes a `ping` line every interval and closes the connection when nothing at all
-/// has arrived for two intervals (Protocol.md, "Connection lifecycle": any line counts as a sign of life).
+/// Keeps a connection honest: writes a `ping` line every interval and closes the connection once no line has
+/// arrived for exactly two intervals (Protocol.md, "Connection lifecycle": any line counts as a sign of life).
 ///
-/// It finds a black-holed peer (no FIN, no RST) within two intervals, which TCP alone would not for minutes. It sits
-/// between the framer and the outbox, so its pings are counted against the outbox like any other line.
+/// The silence is measured from the last line read, or from when the connection became active if none was: a
+/// deadline at `last line + 2 × interval` is armed and, when it fires with nothing read since, the connection is
+/// closed; otherwise it is re-armed from the newer line. Time is the event loop's (`eventLoop.now`), so tests drive it
+/// with an `EmbeddedEventLoop`. It finds a black-holed peer (no FIN, no RST) within two intervals, which TCP alone
+/// would not for minutes. It sits between the framer and the outbox, so its pings are counted against the outbox
+/// like any other line.
 public final class HeartbeatHandler: ChannelDuplexHandler, RemovableChannelHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = ByteBuffer
@@ -13,10 +17,11 @@ public final class HeartbeatHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     private let interval: TimeAmount
     private let pingLine: ByteBuffer
-    private var lastRead: NIODeadline = .now()
-    private var task: RepeatedTask?
+    private var lastRead: NIODeadline = .uptimeNanoseconds(0)
+    private var pings: RepeatedTask?
+    private var deadline: Scheduled<Void>?
 
-    /// Pings every `interval` with `pingLine` (e.g. `{"type":"ping"}\n`).
+    /// Pings every `interval` with `pingLine` (e.g. `{"type":"ping"}\n`); closes after `2 × interval` of silence.
     public init(interval: TimeAmount, pingLine: ByteBuffer) {
         self.interval = interval
         self.pingLine = pingLine
@@ -41,31 +46,45 @@ public final class HeartbeatHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        lastRead = .now()
+        lastRead = context.eventLoop.now
         context.fireChannelRead(data)
     }
 
     private func start(_ context: ChannelHandlerContext) {
-        guard task == nil else { return }
-        lastRead = .now()
+        guard pings == nil else { return }
+        lastRead = context.eventLoop.now
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        task = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+        pings = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
             let (handler, context) = loopBound.value
-            handler.tick(context)
+            context.writeAndFlush(NIOAny(handler.pingLine), promise: nil)
+        }
+        arm(context, at: lastRead + interval * 2)
+    }
+
+    /// Schedules the silence check for `when`.
+    private func arm(_ context: ChannelHandlerContext, at when: NIODeadline) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(deadline: when) {
+            let (handler, context) = loopBound.value
+            handler.checkSilence(context)
         }
     }
 
-    private func tick(_ context: ChannelHandlerContext) {
-        if NIODeadline.now() - lastRead >= interval * 2 {
+    private func checkSilence(_ context: ChannelHandlerContext) {
+        guard pings != nil else { return }
+        let due = lastRead + interval * 2
+        if context.eventLoop.now >= due {
             stop()
             context.close(promise: nil)
-            return
+        } else {
+            arm(context, at: due)
         }
-        context.writeAndFlush(NIOAny(pingLine), promise: nil)
     }
 
     private func stop() {
-        task?.cancel()
-        task = nil
+        pings?.cancel()
+        pings = nil
+        deadline?.cancel()
+        deadline = nil
     }
 }

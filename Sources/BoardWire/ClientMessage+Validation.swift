@@ -3,8 +3,8 @@ import BoardCore
 extension ClientMessage {
     /// What is wrong with a decoded message's envelope ids, or nil when they are well-formed.
     ///
-    /// Board, card, column and client ids must be 1–64 bytes of `[A-Za-z0-9_.-]`. Ids inside an op are the
-    /// reducer's to check (it rejects with `invalid`).
+    /// Board, card, column and client ids must be 1–64 bytes of `[A-Za-z0-9_.-]`, and a new board's name must pass
+    /// the board-name rule. Values inside an op are the reducer's to check (it rejects with `invalid`).
     public var validationProblem: String? {
         func check(_ name: String, _ raw: String?) -> String? {
             guard let raw, !Identifier<Never>.isWellFormed(raw) else { return nil }
@@ -12,7 +12,8 @@ extension ClientMessage {
         }
         switch self {
         case .hello(let m): return check("client_id", m.clientID?.rawValue)
-        case .createBoard(let m): return check("board", m.board.rawValue)
+        case .createBoard(let m):
+            return check("board", m.board.rawValue) ?? Board.nameProblem(m.name).map { "field `name`: \($0)" }
         case .subscribe(let m): return check("board", m.board.rawValue)
         case .unsubscribe(let m): return check("board", m.board.rawValue)
         case .op(let m): return check("board", m.board.rawValue)

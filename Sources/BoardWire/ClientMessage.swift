@@ -67,12 +67,10 @@ public enum ClientMessage: Hashable, Sendable {
     }
 
     /// Whether the message is allowed before `welcome` (anything else then gets `unauthenticated`).
-    public var isAllowedBeforeWelcome: Bool {
-        switch self {
-        case .hello, .ping, .pong, .bye: true
-        default: false
-        }
-    }
+    public var isAllowedBeforeWelcome: Bool { ClientMessage.allowedBeforeWelcome.contains(type) }
+
+    /// The message types allowed before `welcome`: `hello`, `ping`, `pong` and `bye`.
+    public static let allowedBeforeWelcome: Set<String> = ["hello", "ping", "pong", "bye"]
 }
 
 extension ClientMessage: Codable {

@@ -46,6 +46,16 @@ public struct LineCoder: Sendable {
         return message
     }
 
+    /// The line's `type` field, read leniently from a line that failed to decode; nil when the line is not a JSON
+    /// object with a string `type` (the session uses it before `welcome`, where only a malformed `hello`, `ping`,
+    /// `pong` or `bye` keeps the connection open).
+    public static func messageType(of line: some Collection<UInt8>) -> String? {
+        var bytes = Array(line)
+        if bytes.last == 0x0A { bytes.removeLast() }
+        if bytes.last == 0x0D { bytes.removeLast() }
+        return probe(bytes)?.type
+    }
+
     /// Decodes a line a server sent.
     public func decodeServer(_ line: some Collection<UInt8>) throws(WireError) -> ServerMessage {
         try LineCoder.decode(ServerMessage.self, from: try LineCoder.checkedBytes(line))
@@ -111,23 +121,25 @@ public struct LineCoder: Sendable {
 
     /// The envelope fields an error echoes, read leniently from a line that failed to decode.
     struct Probe: Decodable {
+        var type: String?
         var req: RequestID?
         var board: BoardID?
         var mut: UInt64?
 
         enum CodingKeys: String, CodingKey {
-            case req, board, mut
+            case type, req, board, mut
         }
 
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
+            type = try? c.decodeIfPresent(String.self, forKey: .type)
             req = try? c.decodeIfPresent(RequestID.self, forKey: .req)
             board = (try? c.decodeIfPresent(BoardID.self, forKey: .board)).flatMap { $0?.isValid == true ? $0 : nil }
             mut = try? c.decodeIfPresent(UInt64.self, forKey: .mut)
         }
     }
 
-    /// The line's `req`, `board` (when well-formed) and `mut`, as far as they are readable.
+    /// The line's `type`, `req`, `board` (when well-formed) and `mut`, as far as they are readable.
     static func probe(_ bytes: [UInt8]) -> Probe? {
         try? JSONDecoder().decode(Probe.self, from: Data(bytes))
     }

@@ -9,6 +9,11 @@ public enum OpRequest: Hashable, Sendable, Codable {
     case op(Op)
     /// Undo the change with this seq (it must be the user's own).
     case undo(seq: UInt64)
+    /// An op that decodes — a known kind, every field of the right JSON type — but with a value out of range that
+    /// its Swift type cannot hold (a colour that is not `#rrggbb`, a date that is not a date, an unknown role, a
+    /// malformed rank). The server rejects it with `invalid` (Protocol.md, "JSON rules"); `raw` is the op object as
+    /// received, so it encodes back unchanged.
+    case invalid(kind: String, problem: String, raw: JSONValue)
 
     /// The wire kind of an undo request.
     public static let undoKind = "undo"
@@ -18,6 +23,7 @@ public enum OpRequest: Hashable, Sendable, Codable {
         switch self {
         case .op(let op): op.kind
         case .undo: OpRequest.undoKind
+        case .invalid(let kind, _, _): kind
         }
     }
 
@@ -26,13 +32,17 @@ public enum OpRequest: Hashable, Sendable, Codable {
     }
 
     /// Decodes `{"kind":"undo","seq":N}` as an undo and anything else as an `Op` (an unknown kind throws
-    /// `OpDecodingError.unknownKind`).
+    /// `OpDecodingError.unknownKind`); an op with a value out of range decodes as `.invalid`.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
         if try c.decode(String.self, forKey: .kind) == OpRequest.undoKind {
             self = .undo(seq: try c.decode(UInt64.self, forKey: .seq))
-        } else {
+            return
+        }
+        do {
             self = .op(try Op(from: decoder))
+        } catch OpDecodingError.invalidValue(let kind, let field, let reason) {
+            self = .invalid(kind: kind, problem: "field `\(field)`: \(reason)", raw: try JSONValue(from: decoder))
         }
     }
 
@@ -44,6 +54,7 @@ public enum OpRequest: Hashable, Sendable, Codable {
             var c = encoder.container(keyedBy: Key.self)
             try c.encode(OpRequest.undoKind, forKey: .kind)
             try c.encode(seq, forKey: .seq)
+        case .invalid(_, _, let raw): try raw.encode(to: encoder)
         }
     }
 }

@@ -12,8 +12,8 @@ public enum RejectCode: Hashable, Sendable, Codable, CaseIterable, RawRepresenta
     case storageBusy
     /// An unexpected server fault; the op was not applied.
     case `internal`
-    /// `mut` is not above the client's last applied mutation on this board and its ack is no longer retained;
-    /// nothing was applied now.
+    /// `mut` is at or below the highest mutation of this client that was applied (on any board), and this `mut`
+    /// itself was not applied on this board; nothing was applied now.
     case staleMut
 
     /// Every code: the reducer's, then the wire-level ones.

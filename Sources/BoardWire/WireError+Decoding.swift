@@ -9,7 +9,11 @@ extension WireError {
         switch error {
         case let error as WireError: return error
         case let error as MessageTypeError: return WireError(.unknownType, error.description)
-        case let error as OpDecodingError: return WireError(.unknownOp, error.description)
+        case let error as OpDecodingError:
+            switch error {
+            case .unknownKind: return WireError(.unknownOp, error.description)
+            case .invalidValue: return WireError(.badRequest, error.description)
+            }
         case let error as DecodingError: return decoding(error, isJSON: isJSON)
         default: return WireError(.badRequest, "the message could not be read")
         }

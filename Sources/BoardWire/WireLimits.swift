@@ -30,11 +30,13 @@ public struct WireLimits: Hashable, Sendable {
     public var preauthOutputBytes = 64 * 1024
 
     // Rates and error budget
-    /// Sustained `op` and request rate per user (token bucket refill per second; `rate_limited`).
+    /// Sustained `op` rate per user (token bucket refill per second; `reject` `rate_limited`). Only `op` lines draw
+    /// on the bucket (Protocol.md, "Rate limit").
     public var rateOpsPerS = 20
-    /// Token bucket size: requests a user may send in a burst (`rate_limited`).
+    /// Token bucket size: ops a user may send in a burst (`reject` `rate_limited`).
     public var rateBurst = 40
-    /// Sustained rate limiting for this long closes the connection (`too_many_errors`).
+    /// A connection rate limited without a break (less than a second between `rate_limited` rejects, accepted ops
+    /// in between notwithstanding) for this long is closed (`too_many_errors`).
     public var rateCloseMs = 10_000
     /// Bad lines allowed within `error_window_ms` before `too_many_errors`, then close.
     public var errorBudget = 20
@@ -50,7 +52,7 @@ public struct WireLimits: Hashable, Sendable {
     public var preauthPerIP = 100
 
     // Time
-    /// Interval of the server's `ping`; a peer silent for two intervals is closed.
+    /// Interval of the server's `ping`; a connection from which no line has arrived for two intervals is closed.
     public var heartbeatMs = 30_000
     /// Time allowed for the TLS handshake (the connection is closed; no line can be sent).
     public var handshakeTimeoutMs = 5_000
@@ -66,7 +68,8 @@ public struct WireLimits: Hashable, Sendable {
     public var historyPageMax = 500
     /// Most deltas one `fetch` may ask for (`bad_request`).
     public var fetchMax = 1_000
-    /// A session's presence expires after this long without a `presence` line (`presence.left`).
+    /// An `editing` or `dragging` presence not refreshed for this long falls back to `viewing` (presence itself lasts
+    /// as long as the subscription).
     public var presenceTimeoutMs = 60_000
     /// Most `presence` broadcasts per session per second; faster updates are coalesced (latest wins).
     public var presenceRatePerS = 10

@@ -31,6 +31,9 @@ public struct CorkSession: Sendable {
             throw CorkFailure(error)
         }
         configuration.board = subscribe ? target.board : nil
+        // A one-shot command is not a person on the board: it follows the board without presence, so it never shows
+        // up as "X joined" / "X left" in anyone's feed (Protocol.md, "subscribe").
+        configuration.announcesPresence = !oneShot
         configuration.clientName = "cork/0.1.0"
         configuration.connectTimeout = .seconds(10)
         // One-shot commands fail fast; long-running ones (watch) fail fast only until the first welcome, then ride

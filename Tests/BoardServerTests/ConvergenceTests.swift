@@ -92,6 +92,9 @@ import Testing
                 // Clients that finished early catch up from the server's log.
                 if board.seq < head.seq {
                     let probe = try await server.connect()
+                    // fetch needs a subscription; one without presence is enough.
+                    try await probe.send(#"{"type":"subscribe","board":"main","presence":false}"#)
+                    _ = try await probe.expect(type: "presence.state", skipping: ["snapshot", "subscribed", "ping"])
                     try await probe.send(#"{"type":"fetch","board":"main","from":\#(board.seq + 1),"to":\#(head.seq)}"#)
                     var catchUp = Replica(board: board)
                     while let line = try await probe.next(), !line.contains(#""type":"ok""#) { try catchUp.apply(line) }

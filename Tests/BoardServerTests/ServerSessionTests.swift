@@ -131,6 +131,19 @@ import Testing
             let snapshot = try await writer.expect(type: "snapshot")
             #expect(snapshot["reason"] as? String == "resync")
             #expect(snapshot["seq"] as? Int == 6)
+            _ = try await writer.expect(type: "subscribed")
+            // fetch decides exactly as subscribe does. Seqs 4...6 are retained: deltas.
+            try await writer.send(#"{"type":"fetch","req":1,"board":"main","from":4,"to":5}"#)
+            #expect(try await writer.expect(type: "delta")["seq"] as? Int == 4)
+            #expect(try await writer.expect(type: "delta")["seq"] as? Int == 5)
+            #expect(try await writer.expect(type: "ok")["req"] as? Int == 1)
+            // Seq 2 is not (history_max 3): the resync snapshot subscribe with since 1 got, then ok.
+            try await writer.send(#"{"type":"fetch","req":2,"board":"main","from":2,"to":3}"#)
+            let fetched = try await writer.expect(type: "snapshot")
+            #expect(fetched["reason"] as? String == "resync")
+            #expect(fetched["seq"] as? Int == 6)
+            #expect(fetched["req"] as? Int == 2)
+            #expect(try await writer.expect(type: "ok")["req"] as? Int == 2)
             await writer.close()
         }
     }
@@ -148,7 +161,7 @@ import Testing
             #expect((hidden["message"] as? String)?.replacingOccurrences(of: "main", with: "X")
                 == (missing["message"] as? String)?.replacingOccurrences(of: "nope", with: "X"))
             try await eve.send(#"{"type":"op","board":"main","mut":1,"op":{"kind":"card.add","card":"x","title":"smuggled"}}"#)
-            #expect(try await eve.expect(type: "error")["code"] as? String == "not_found")
+            #expect(try await eve.expect(type: "reject")["code"] as? String == "not_found")
             try await eve.send(#"{"type":"boards","req":3}"#)
             #expect((try await eve.expect(type: "boards")["boards"] as? [Any])?.count == 0)
             await eve.close()
@@ -259,6 +272,13 @@ import Testing
             let snapshot = try await probe.expect(type: "snapshot")
             #expect(snapshot["reason"] as? String == "resync")
             #expect(snapshot["seq"] as? Int == 3)
+            // fetch decides exactly as subscribe does: the same range gets the same resync snapshot, then ok.
+            _ = try await probe.expect(type: "subscribed")
+            try await probe.send(#"{"type":"fetch","req":3,"board":"main","from":2,"to":3}"#)
+            let fetched = try await probe.expect(type: "snapshot")
+            #expect(fetched["reason"] as? String == "resync")
+            #expect(fetched["req"] as? Int == 3)
+            #expect(try await probe.expect(type: "ok")["req"] as? Int == 3)
             await probe.close()
         }
     }

@@ -86,14 +86,37 @@ import Testing
         #expect(m.state == .closed)
     }
 
-    @Test func aBadLineBeforeAuthenticationCloses() {
-        var m = machine()
-        guard case .close(let error) = m.badLine(WireError(.badJSON, "x"), now: 0) else {
-            Issue.record("expected close")
+    @Test func aBadLineOfAnotherTypeBeforeAuthenticationIsUnauthenticatedAndCloses() {
+        for type in [nil, "subscribe", "teleport"] as [String?] {
+            var m = machine()
+            guard case .close(let error) = m.badLine(WireError(.badJSON, "x", req: 4), type: type, now: 0) else {
+                Issue.record("expected close for \(String(describing: type))")
+                continue
+            }
+            #expect(error.code == .unauthenticated)
+            #expect(error.req == 4)
+            #expect(error.closesConnection)
+            #expect(m.state == .closed)
+        }
+    }
+
+    @Test func aMalformedHelloIsAnsweredAndTheConnectionWaitsForAnother() {
+        var m = machine(budget: 2)
+        let bad = WireError(.badRequest, "missing field `token`", req: 1)
+        #expect(m.badLine(bad, type: "hello", now: 0) == .reply(.error(bad)))
+        #expect(m.state == .awaitingHello)
+        #expect(m.received(.hello(hello)) == .authenticate(hello))
+    }
+
+    @Test func malformedHellosCountAgainstTheErrorBudget() {
+        var m = machine(budget: 2)
+        let bad = WireError(.badRequest, "missing field `token`")
+        for t in [0, 1] as [Int64] { #expect(m.badLine(bad, type: "hello", now: t) == .reply(.error(bad))) }
+        guard case .close(let error) = m.badLine(bad, type: "hello", now: 2) else {
+            Issue.record("the third bad hello should close")
             return
         }
-        #expect(error.code == .badJSON)
-        #expect(error.closesConnection)
+        #expect(error.code == .tooManyErrors)
     }
 
     @Test func theErrorBudgetClosesAfterTooManyBadLinesInTheWindow() {
@@ -102,9 +125,9 @@ import Testing
         _ = m.authenticated(.success("alice"))
         let bad = WireError(.badJSON, "not json")
         for t in [0, 1, 2] as [Int64] {
-            #expect(m.badLine(bad, now: t) == .reply(.error(bad)))
+            #expect(m.badLine(bad, type: nil, now: t) == .reply(.error(bad)))
         }
-        guard case .close(let error) = m.badLine(bad, now: 3) else {
+        guard case .close(let error) = m.badLine(bad, type: nil, now: 3) else {
             Issue.record("the fourth bad line within the window should close")
             return
         }
@@ -118,9 +141,47 @@ import Testing
         _ = m.authenticated(.success("alice"))
         let bad = WireError(.badJSON, "not json")
         for t in stride(from: 0 as Int64, to: 10_000, by: 600) {
-            #expect(m.badLine(bad, now: t) == .reply(.error(bad)), "at \(t)")
+            #expect(m.badLine(bad, type: nil, now: t) == .reply(.error(bad)), "at \(t)")
         }
         #expect(m.state == .open(user: "alice"))
+    }
+}
+
+@Suite struct RateLimitRunTests {
+    @Test func threeHundredOpsASecondAreClosedAfterRateCloseMs() {
+        var bucket = TokenBucket(rate: 20, burst: 40, nowMs: 0)
+        var run = RateLimitRun(closeAfterMs: 10_000)
+        var closedAt: Int64?
+        for t in stride(from: 0 as Int64, to: 20_000, by: 3) where bucket.take(nowMs: t) != nil {
+            if run.limited(nowMs: t) {
+                closedAt = t
+                break
+            }
+        }
+        // 40 ops of burst go in the first 120 ms; the run starts then and is never broken.
+        #expect(closedAt.map { $0 >= 10_000 && $0 <= 10_200 } == true, "closed at \(String(describing: closedAt))")
+    }
+
+    @Test func aRateLimitedOpEveryFewHundredMillisecondsKeepsTheRunGoing() {
+        var run = RateLimitRun(closeAfterMs: 10_000)
+        for t in stride(from: 0 as Int64, to: 10_000, by: 900) {
+            let closes = run.limited(nowMs: t)
+            #expect(!closes, "at \(t)")
+        }
+        let closes = run.limited(nowMs: 10_000)
+        #expect(closes)
+    }
+
+    @Test func aSecondWithoutRateLimitingEndsTheRun() {
+        var run = RateLimitRun(closeAfterMs: 10_000)
+        var closed: [Int64] = []
+        for t in stride(from: 0 as Int64, to: 9_000, by: 500) where run.limited(nowMs: t) { closed.append(t) }
+        // A pause of one second: a new run starts at 9 500 ms, and needs its own 10 s.
+        for t in stride(from: 9_500 as Int64, to: 19_500, by: 500) where run.limited(nowMs: t) { closed.append(t) }
+        #expect(run.startedMs == 9_500)
+        #expect(closed.isEmpty)
+        let closes = run.limited(nowMs: 19_500)
+        #expect(closes)
     }
 }
 

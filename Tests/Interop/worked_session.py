@@ -20,6 +20,9 @@ import ssl
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from board_hash import board_hash  # noqa: E402 (Protocol.md, "Board hash")
+
 TIMEOUT = 5.0
 
 
@@ -151,6 +154,7 @@ def hello(session, token, client_id, req):
     fields(limits, line_max=65536, preauth_line_max=4096, json_depth=16)
     check(is_int(welcome.get("heartbeat_ms")) and welcome["heartbeat_ms"] == limits.get("heartbeat_ms"),
           f"welcome: heartbeat_ms {welcome.get('heartbeat_ms')!r} differs from limits.heartbeat_ms")
+    check(welcome.get("role") in (None, "owner", "bot"), f"welcome: role is not an account role: {welcome}")
     return welcome
 
 
@@ -169,6 +173,7 @@ def subscribe(session, board, req):
     check(len(state["columns"]) >= 2, f"snapshot: the board needs two columns, has {state['columns']}")
     subscribed = session.expect("subscribed")
     fields(subscribed, req=req, board=board, seq=snapshot["seq"], epoch=snapshot["epoch"])
+    fields(subscribed, hash=board_hash(state))
     present = session.expect("presence.state")
     fields(present, board=board)
     check(isinstance(present.get("sessions"), list), "presence.state: sessions is not a list")

@@ -1,5 +1,8 @@
 /// The board's content as canonical text, and its hash, for convergence checks across replicas.
 ///
+/// This is a protocol contract: `subscribed.hash` is `protocolHash`, and Protocol.md ("Board hash") specifies the
+/// same bytes for clients in other languages (`Tests/Interop/board_hash.py`); change both together, or neither.
+///
 /// ## Canonical text
 ///
 /// Compact JSON (no spaces, no newlines), written by hand so the bytes are a contract of this file alone.
@@ -110,6 +113,9 @@ extension Board {
         text.withUTF8 { sha.update(UnsafeRawBufferPointer($0)) }
         return SHA256.hex(sha.finalize())
     }
+
+    /// `contentHash` as the protocol writes it (`subscribed.hash`): `sha256:` and the 64 lower-case hex digits.
+    public var protocolHash: String { "sha256:" + contentHash }
 
     // MARK: Writers
 

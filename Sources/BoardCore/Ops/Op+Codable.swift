@@ -8,9 +8,24 @@ extension Op: Codable {
     }
 
     /// Decodes an op from its flat JSON object; `kind` picks the case. Unknown fields are ignored.
+    ///
+    /// A field of the wrong JSON type, or a missing one, throws `DecodingError`. A field of the right JSON type whose
+    /// value its Swift type cannot hold (a colour that is not `#rrggbb`, a date that is not a date, an unknown role,
+    /// a malformed rank) throws `OpDecodingError.invalidValue`: the op is well-formed, and a server answers it with
+    /// the reject `invalid`, as it does for every other value out of range (Protocol.md, "JSON rules").
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
         let kind = try c.decode(String.self, forKey: .kind)
+        do {
+            try self.init(kind: kind, fields: c)
+        } catch DecodingError.dataCorrupted(let context) {
+            let field = context.codingPath.last { $0.intValue == nil }?.stringValue ?? "op"
+            throw OpDecodingError.invalidValue(kind: kind, field: field, reason: context.debugDescription)
+        }
+    }
+
+    /// Decodes the fields of an op of `kind`.
+    private init(kind: String, fields c: KeyedDecodingContainer<Key>) throws {
         func card() throws -> CardID { try c.decode(CardID.self, forKey: .card) }
         func placement() throws -> Placement {
             Placement(
@@ -258,15 +273,18 @@ extension Op: Codable {
     }
 }
 
-/// Why an op could not be decoded, beyond a malformed field.
+/// Why an op could not be decoded, beyond a field missing or of the wrong JSON type.
 public enum OpDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `kind` names no op.
     case unknownKind(String)
+    /// `field` has the right JSON type but a value its type cannot hold (`reason` says which).
+    case invalidValue(kind: String, field: String, reason: String)
 
     /// A sentence for the error message.
     public var description: String {
         switch self {
         case .unknownKind(let kind): "unknown op kind \"\(kind)\""
+        case .invalidValue(let kind, let field, let reason): "\(kind): field `\(field)`: \(reason)"
         }
     }
 }

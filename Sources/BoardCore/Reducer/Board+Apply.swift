@@ -29,6 +29,10 @@ extension Board {
         _ op: Op, context: ApplyContext
     ) -> Result<(activity: Activity, inverse: Op?, isNoop: Bool), Rejection> {
         if let refusal = Board.authorize(op, role: context.role) { return .failure(refusal) }
+        // One rule for every op kind: a malformed id is `invalid`, whether it names a new object or an existing one.
+        for (field, value) in op.identifierFields where !Identifier<Never>.isWellFormed(value) {
+            return .failure(Validate.malformedID(field))
+        }
         let subject = Subject(of: op)
         let before = fields(of: subject)
         let outcome: Outcome

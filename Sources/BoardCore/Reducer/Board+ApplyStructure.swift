@@ -2,7 +2,7 @@ extension Board {
     // MARK: Board and members
 
     mutating func renameBoard(_ name: String) -> Result<Outcome, Rejection> {
-        if let r = Validate.line(name, "board name", max: Limits.boardNameMaxCharacters) { return .failure(r) }
+        if let r = Validate.boardName(name) { return .failure(r) }
         let old = self.name
         self.name = name
         return .success(Outcome(inverse: .renameBoard(name: old)))

@@ -22,7 +22,17 @@ enum Validate {
 
     /// An identifier chosen by a client.
     static func id<T>(_ id: Identifier<T>, _ field: String) -> Rejection? {
-        id.isValid ? nil : Rejection(.invalid, "\(field) must be 1–\(Limits.idMaxLength) characters of A–Z a–z 0–9 _ . -")
+        id.isValid ? nil : malformedID(field)
+    }
+
+    /// The rejection for a malformed identifier in `field`.
+    static func malformedID(_ field: String) -> Rejection {
+        Rejection(.invalid, "\(field) must be 1–\(Limits.idMaxLength) characters of A–Z a–z 0–9 _ . -")
+    }
+
+    /// A board's display name (`board.rename`, and `board.create` on the wire).
+    static func boardName(_ name: String) -> Rejection? {
+        line(name, "board name", max: Limits.boardNameMaxCharacters)
     }
 
     /// An external reference: one line, at most `Limits.refMaxCharacters`.
@@ -34,4 +44,11 @@ enum Validate {
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
     }
+}
+
+extension Board {
+    /// Why `name` cannot be a board's display name — empty, only spaces, control characters, or longer than
+    /// `board_name_max` characters — or nil when it can. `board.rename` rejects such a name; `board.create` refuses it
+    /// with `bad_request`.
+    public static func nameProblem(_ name: String) -> String? { Validate.boardName(name)?.message }
 }

@@ -11,17 +11,23 @@ extension ClientMessage {
         public var since: UInt64?
         /// The epoch `since` belongs to; required with `since`.
         public var epoch: String?
+        /// `false`: follow the board without being present (no join or leave for the others; for one-shot commands).
+        /// Absent means `true`.
+        public var presence: Bool?
 
         /// Makes the request.
-        public init(req: RequestID? = nil, board: BoardID, since: UInt64? = nil, epoch: String? = nil) {
+        public init(
+            req: RequestID? = nil, board: BoardID, since: UInt64? = nil, epoch: String? = nil, presence: Bool? = nil
+        ) {
             self.req = req
             self.board = board
             self.since = since
             self.epoch = epoch
+            self.presence = presence
         }
 
         enum CodingKeys: String, CodingKey {
-            case req, board, since, epoch
+            case req, board, since, epoch, presence
         }
 
         /// Decodes the fields; `since` without `epoch` is an error.
@@ -31,6 +37,7 @@ extension ClientMessage {
             board = try c.decode(BoardID.self, forKey: .board)
             since = try c.decodeIfPresent(UInt64.self, forKey: .since)
             epoch = try c.decodeIfPresent(String.self, forKey: .epoch)
+            presence = try c.decodeIfPresent(Bool.self, forKey: .presence)
             if since != nil, epoch == nil {
                 throw DecodingError.keyNotFound(
                     CodingKeys.epoch, .init(codingPath: c.codingPath, debugDescription: "epoch is required with since"))

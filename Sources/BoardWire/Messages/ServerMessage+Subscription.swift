@@ -48,13 +48,17 @@ extension ServerMessage {
         public var seq: UInt64
         /// The board's log lineage; send it back with `since` when resuming.
         public var epoch: String
+        /// The board hash at `seq`: `sha256:` and the hex SHA-256 of BoardCore's `canonicalText()` (Protocol.md,
+        /// "Board hash"). A replica at `seq` with the same hash has converged.
+        public var hash: String?
 
         /// Makes the reply.
-        public init(req: RequestID? = nil, board: BoardID, seq: UInt64, epoch: String) {
+        public init(req: RequestID? = nil, board: BoardID, seq: UInt64, epoch: String, hash: String? = nil) {
             self.req = req
             self.board = board
             self.seq = seq
             self.epoch = epoch
+            self.hash = hash
         }
     }
 }

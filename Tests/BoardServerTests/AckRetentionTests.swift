@@ -1,0 +1,60 @@
+import BoardTesting
+import BoardCore
+import BoardWire
+import Foundation
+import Testing
+
+/// How long acks are kept for resends (Protocol.md, "op", "Exactly once"): as long as the board. A resend of an
+/// applied op gets its original ack however far the retained log has moved on; a mut that was not applied is
+/// evaluated again while it is above the client's highest applied one, and is `stale_mut` at or below it.
+@Suite(.timeLimit(.minutes(2))) struct AckRetentionTests {
+    static func op(_ mut: Int, _ op: String) -> String { #"{"type":"op","board":"main","mut":\#(mut),"op":\#(op)}"# }
+
+    @Test func anAppliedOpResentFarBeyondTheRetainedLogGetsItsOriginalAck() async throws {
+        try await withTestServer(configure: { $0.limits.historyMax = 3 }) { server in
+            let client = try await server.connect(clientID: "laptop")
+            try await client.send(Self.op(1, #"{"kind":"card.add","card":"k1","title":"once"}"#))
+            let first = try #require(try await client.expect(type: "ack")["seq"] as? Int)
+            await client.close()
+            // Many changes later (history_max is 3), from another client.
+            let other = try await server.connect(clientID: "desk")
+            for mut in 1...10 {
+                try await other.send(Self.op(mut, #"{"kind":"chat","text":"\#(mut)"}"#))
+                _ = try await other.expect(type: "ack")
+            }
+            await other.close()
+            // The laptop reconnects and resends: its original ack, nothing applied twice.
+            let again = try await server.connect(clientID: "laptop")
+            try await again.send(Self.op(1, #"{"kind":"card.add","card":"k1","title":"once"}"#))
+            let ack = try await again.expect(type: "ack")
+            #expect(ack["seq"] as? Int == first)
+            #expect(ack["noop"] == nil)
+            await again.close()
+        }
+    }
+
+    @Test func aMutThatWasNotAppliedIsEvaluatedAgainUntilAHigherOneIsApplied() async throws {
+        try await withTestServer { server in
+            let client = try await server.connect(clientID: "bot")
+            // mut 1 is rejected (no such card) and not remembered: sent again after the card exists, it applies.
+            try await client.send(Self.op(1, #"{"kind":"card.close","card":"k1"}"#))
+            #expect(try await client.expect(type: "reject")["code"] as? String == "not_found")
+            let other = try await server.connect(clientID: "other")
+            try await other.send(Self.op(1, #"{"kind":"card.add","card":"k1","title":"t"}"#))
+            _ = try await other.expect(type: "ack")
+            try await client.send(Self.op(1, #"{"kind":"card.close","card":"k1"}"#))
+            #expect(try await client.expect(type: "ack")["mut"] as? Int == 1)
+            // mut 2 is rejected, then mut 3 applied: mut 2 is now at or below the highest applied one, stale_mut.
+            try await client.send(Self.op(2, #"{"kind":"card.close","card":"k9"}"#))
+            #expect(try await client.expect(type: "reject")["code"] as? String == "not_found")
+            try await client.send(Self.op(3, #"{"kind":"chat","text":"three"}"#))
+            _ = try await client.expect(type: "ack")
+            try await client.send(Self.op(2, #"{"kind":"chat","text":"two, late"}"#))
+            let stale = try await client.expect(type: "reject")
+            #expect(stale["code"] as? String == "stale_mut")
+            #expect(stale["mut"] as? Int == 2)
+            await other.close()
+            await client.close()
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import BoardTesting
+import BoardCore
+import BoardWire
+import Foundation
+import Testing
+
+/// The lines before `welcome` (Protocol.md, "Connection lifecycle" and "hello"): each test asserts the code and
+/// whether the connection stays open.
+@Suite(.timeLimit(.minutes(2))) struct PreWelcomeTests {
+    @Test func aMalformedHelloIsABadRequestAndTheConnectionStaysOpenForAnother() async throws {
+        try await withTestServer { server in
+            let probe = try await server.connect(hello: false)
+            // A string version, no token, no client.
+            try await probe.send(#"{"type":"hello","req":1,"version":"1"}"#)
+            let error = try await probe.expect(type: "error")
+            #expect(error["code"] as? String == "bad_request")
+            #expect(error["req"] as? Int == 1)
+            #expect(error["close"] == nil)
+            try await probe.send(#"{"type":"hello","req":2,"version":1,"client":"t","token":"\#(server.ownerToken)"}"#)
+            #expect(try await probe.expect(type: "welcome")["req"] as? Int == 2)
+            await probe.close()
+        }
+    }
+
+    @Test func anUnknownTypeBeforeWelcomeIsUnauthenticatedAndCloses() async throws {
+        try await withTestServer { server in
+            let probe = try await server.connect(hello: false)
+            try await probe.send(#"{"type":"teleport","req":3}"#)
+            let lines = try await probe.expectClose()
+            #expect(lines.count == 1, "\(lines)")
+            #expect(lines.first?.contains(#""code":"unauthenticated""#) == true, "\(lines)")
+            #expect(lines.first?.contains(#""close":true"#) == true, "\(lines)")
+        }
+    }
+
+    @Test func aLineThatIsNotJSONBeforeWelcomeIsUnauthenticatedAndCloses() async throws {
+        try await withTestServer { server in
+            let probe = try await server.connect(hello: false)
+            try await probe.send("hello?")
+            let lines = try await probe.expectClose()
+            #expect(lines.count == 1, "\(lines)")
+            #expect(lines.first?.contains(#""code":"unauthenticated""#) == true, "\(lines)")
+        }
+    }
+
+    @Test func serverFullForTooManySessionsOfAUserEchoesTheHellosReq() async throws {
+        try await withTestServer(configure: { $0.limits.connectionsPerUser = 2 }) { server in
+            let first = try await server.connect()
+            let second = try await server.connect()
+            let third = try await server.connect(hello: false)
+            try await third.send(#"{"type":"hello","req":21,"version":1,"client":"t","token":"\#(server.ownerToken)"}"#)
+            let lines = try await third.expectClose()
+            #expect(lines.count == 1, "\(lines)")
+            let error = try #require(lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any])
+            #expect(error["code"] as? String == "server_full")
+            #expect(error["req"] as? Int == 21)
+            #expect(error["close"] as? Bool == true)
+            await first.close()
+            await second.close()
+        }
+    }
+}
