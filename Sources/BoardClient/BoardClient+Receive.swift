@@ -210,8 +210,9 @@ extension BoardClient {
         unsent.removeAll { $0 == op.mut }
     }
 
-    /// Sends a retryable-rejected op again later, with a new mutation id (the old one may now be below the server's
-    /// last applied mutation, which would make it `stale_mut`). Its waiters follow it.
+    /// Sends a retryable-rejected op again later, with a new mutation id, so that it is ordered after what was sent
+    /// meanwhile (the server would also take the old one: a mut never applied is evaluated again). Its waiters follow
+    /// it.
     func retryLater(_ op: PendingOp, reject: ServerMessage.Reject, triesLeft: Int) {
         drop(op)
         retries[op.mut] = nil

@@ -17,24 +17,12 @@ extension BoardActor {
             return
         }
         let key = ClientKey(user: session.user, client: session.clientID)
-        // A resend of a change still waiting for the store: acknowledge it when it commits. Only a mut at or below
-        // the client's highest pending one can be such a resend, so the common case scans nothing.
-        if let highest = pendingMut[key], mut <= highest {
-            let matches: (Pending) -> Bool = {
-                $0.event.clientID == session.clientID.rawValue && $0.event.actor == session.user && $0.event.mut == mut
-            }
-            if let i = inFlight.firstIndex(where: matches) {
-                inFlight[i].origin = session
-                return
-            }
-            if let i = pending.firstIndex(where: matches) {
-                pending[i].origin = session
-                return
-            }
-        }
+        if attachToPending(key, mut: mut, session) { return }
         if lastMut[key] == nil {
             do {
-                if let stored = try await store.lastMutation(user: session.user, clientID: session.clientID.rawValue) {
+                if let stored = try await store.lastMutation(
+                    user: session.user, clientID: session.clientID.rawValue, board: id)
+                {
                     lastMut[key] = max(lastMut[key] ?? 0, stored)
                 }
             } catch {
@@ -43,8 +31,9 @@ extension BoardActor {
             }
         }
         if let last = lastMut[key], mut <= last {
-            await answerResend(session, mut: mut)
-            return
+            guard await isUnapplied(session, mut: mut) else { return }
+            // Never applied anywhere: evaluated now like any op, unless the same mut got here meanwhile.
+            if attachToPending(key, mut: mut, session) { return }
         }
         if let wait = rateLimited {
             reject(
@@ -111,24 +100,47 @@ extension BoardActor {
         }
     }
 
-    /// Answers a mutation id at or below the client's last committed one: the original ack, never a second apply.
+    /// A resend of a change still waiting for the store is acknowledged when it commits: true when `mut` was found
+    /// there. Only a mut at or below the client's highest pending one can be such a resend, so the common case scans
+    /// nothing.
+    private func attachToPending(_ key: ClientKey, mut: UInt64, _ session: SessionRef) -> Bool {
+        guard let highest = pendingMut[key], mut <= highest else { return false }
+        let matches: (Pending) -> Bool = {
+            $0.event.clientID == session.clientID.rawValue && $0.event.actor == session.user && $0.event.mut == mut
+        }
+        if let i = inFlight.firstIndex(where: matches) {
+            inFlight[i].origin = session
+            return true
+        }
+        if let i = pending.firstIndex(where: matches) {
+            pending[i].origin = session
+            return true
+        }
+        return false
+    }
+
+    /// For a mut at or below the client's highest one applied on this board: answers it and returns false when it
+    /// was applied (its original ack, never a second apply; `stale_mut` when it was applied on another board), and
+    /// returns true when it was never applied anywhere, so it must be evaluated now (Protocol.md, "op").
     ///
     /// Acks are kept as long as the board: the store never deletes committed changes, so an applied mut always finds
-    /// its event, however late the resend. `stale_mut` means this mut was never applied here (Protocol.md, "op").
-    private func answerResend(_ session: SessionRef, mut: UInt64) async {
+    /// its event, however late the resend. `stale_mut` therefore always means the op was applied, elsewhere.
+    private func isUnapplied(_ session: SessionRef, mut: UInt64) async -> Bool {
         do {
-            if let event = try await store.committed(user: session.user, clientID: session.clientID.rawValue, mut: mut),
-                event.board == id
-            {
+            guard let event = try await store.committed(user: session.user, clientID: session.clientID.rawValue, mut: mut)
+            else { return true }
+            if event.board == id {
                 session.outbox.send(ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: event.seq)))
             } else {
                 reject(
                     session, mut, .staleMut,
-                    "mutation \(mut) is not above this client's last applied one and was not applied on board \(id)")
+                    "mutation \(mut) of this client was applied on board \(event.board); mutation ids are per client, "
+                        + "across boards")
             }
         } catch {
             reject(session, mut, .storageBusy, "the store could not be read: \(error)")
         }
+        return false
     }
 
     /// The activity and inverse of an earlier change, from the recent log or the store.

@@ -31,8 +31,10 @@ public protocol BoardStore: Sendable {
     /// Exactly-once: the committed event for `(user, clientID, mut)` if it is stored.
     func committed(user: UserID, clientID: String, mut: UInt64) async throws(StoreError) -> StoredEvent?
 
-    /// The highest committed mut for `(user, clientID)`, or nil.
-    func lastMutation(user: UserID, clientID: String) async throws(StoreError) -> UInt64?
+    /// The highest mut of `(user, clientID)` committed on `board`, or nil. Exactly-once state is per client on each
+    /// board: a client sending to two boards with one counter must never find an op refused on one board because of
+    /// a higher mut applied on the other.
+    func lastMutation(user: UserID, clientID: String, board: BoardID) async throws(StoreError) -> UInt64?
 
     // MARK: Users and tokens (tokens are stored only as SHA-256 hashes)
 

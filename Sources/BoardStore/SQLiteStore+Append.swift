@@ -15,8 +15,8 @@ extension SQLiteStore {
     /// Each board's events must come in seq order, the first one at the board's stored head + 1, with no gap or
     /// repeat; every snapshot must be of a board that exists, at a seq no later than that board's head after the
     /// batch. Anything else throws `.internal` (`.notFound` for an unknown board, `.duplicate` for a
-    /// `(actor, clientID, mut)` that is already committed) and writes nothing. The `clients` table's last mutation
-    /// for each `(actor, clientID)` moves up in the same transaction, and `board.rename` events and snapshots keep
+    /// `(actor, clientID, mut)` that is already committed) and writes nothing. The `client_boards` table's last
+    /// mutation for each `(actor, clientID, board)` moves up in the same transaction, and `board.rename` events and snapshots keep
     /// the board's listed name current. Older snapshots beyond `Configuration.snapshotsKept` are deleted.
     ///
     /// Not cancellable: once called it runs to its commit or its rollback.
@@ -108,8 +108,8 @@ extension SQLiteStore {
         let insert = try db.cachedStatement(sql: insertEventSQL)
         let client = try db.cachedStatement(
             sql: """
-                INSERT INTO clients (user, client_id, last_mut) VALUES (?, ?, ?)
-                ON CONFLICT (user, client_id) DO UPDATE SET last_mut = max(last_mut, excluded.last_mut)
+                INSERT INTO client_boards (user, client_id, board, last_mut) VALUES (?, ?, ?, ?)
+                ON CONFLICT (user, client_id, board) DO UPDATE SET last_mut = max(last_mut, excluded.last_mut)
                 """)
         for event in events {
             let current = try head(of: event.board)
@@ -127,14 +127,14 @@ extension SQLiteStore {
                         + "is already committed")
             }
             if let clientID = event.clientID, let mut = event.mut {
-                let key = ClientKey(user: event.actor, clientID: clientID)
+                let key = ClientKey(user: event.actor, clientID: clientID, board: event.board)
                 lastMutations[key] = max(lastMutations[key] ?? mut, mut)
             }
             if let name = event.rename { renames[event.board] = name }
             heads[event.board] = event.seq
         }
         for (key, mut) in lastMutations {
-            try client.execute(arguments: [key.user, key.clientID, mut])
+            try client.execute(arguments: [key.user, key.clientID, key.board, mut])
         }
         for snapshot in states {
             let current = try head(of: snapshot.board)
@@ -163,10 +163,11 @@ extension SQLiteStore {
     }
 }
 
-/// A client installation of a user: the key of the `clients` table.
+/// A client installation of a user on a board: the key of the `client_boards` table.
 private struct ClientKey: Hashable {
     var user: String
     var clientID: String
+    var board: String
 }
 
 /// The appends waiting for the next transaction, and whether one is being written (by the caller that found the

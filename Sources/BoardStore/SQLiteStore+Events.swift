@@ -71,12 +71,14 @@ extension SQLiteStore {
         }
     }
 
-    /// The highest committed mut for `(user, clientID)`, or nil if that client has committed nothing.
-    public func lastMutation(user: UserID, clientID: String) async throws(StoreError) -> UInt64? {
+    /// The highest mut of `(user, clientID)` committed on `board`, or nil if that client has committed nothing there.
+    public func lastMutation(user: UserID, clientID: String, board: BoardID) async throws(StoreError) -> UInt64? {
         let name = user.rawValue
+        let board = board.rawValue
         let last = try await read("last mutation") { db in
             try Int64.fetchOne(
-                db, sql: "SELECT last_mut FROM clients WHERE user = ? AND client_id = ?", arguments: [name, clientID])
+                db, sql: "SELECT last_mut FROM client_boards WHERE user = ? AND client_id = ? AND board = ?",
+                arguments: [name, clientID, board])
         }
         return try last.map { (value: Int64) throws(StoreError) in try StoreCoding.uint64(value, "last_mut") }
     }

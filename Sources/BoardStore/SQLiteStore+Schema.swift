@@ -76,6 +76,26 @@ extension SQLiteStore {
             // The account role (`welcome.role`): 'owner' for the administrator, 'bot' for a bot account, NULL otherwise.
             try db.execute(sql: "ALTER TABLE users ADD COLUMN account TEXT")
         }
+        migrator.registerMigration("v2-client-boards") { db in
+            // Exactly-once state per client on each board, as Protocol.md promises: `clients` kept one mark per
+            // client across boards, so after a restart an op on one board was refused as stale because a higher mut
+            // had been applied on another. The marks are rebuilt from the events themselves.
+            try db.execute(
+                sql: """
+                    CREATE TABLE client_boards (
+                        user TEXT NOT NULL,
+                        client_id TEXT NOT NULL,
+                        board TEXT NOT NULL,
+                        last_mut INTEGER NOT NULL,
+                        PRIMARY KEY (user, client_id, board)
+                    );
+                    INSERT INTO client_boards (user, client_id, board, last_mut)
+                        SELECT actor, client_id, board, max(mut) FROM events
+                        WHERE client_id IS NOT NULL AND mut IS NOT NULL
+                        GROUP BY actor, client_id, board;
+                    DROP TABLE clients;
+                    """)
+        }
         return migrator
     }
 

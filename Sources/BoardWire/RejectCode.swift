@@ -12,8 +12,7 @@ public enum RejectCode: Hashable, Sendable, Codable, CaseIterable, RawRepresenta
     case storageBusy
     /// An unexpected server fault; the op was not applied.
     case `internal`
-    /// `mut` is at or below the highest mutation of this client that was applied (on any board), and this `mut`
-    /// itself was not applied on this board; nothing was applied now.
+    /// This `mut` of this client was already applied on another board; nothing was applied here.
     case staleMut
 
     /// Every code: the reducer's, then the wire-level ones.

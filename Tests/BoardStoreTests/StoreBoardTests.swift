@@ -163,7 +163,7 @@ struct StoreBoardTests {
             let error = await #expect(throws: StoreError.self) { try await store.append(again, snapshots: []) }
             #expect(error?.code == .duplicate)
             #expect(try await store.boards().first?.seq == 3)
-            #expect(try await store.lastMutation(user: "alice", clientID: "cork-a") == 3)
+            #expect(try await store.lastMutation(user: "alice", clientID: "cork-a", board: "main") == 3)
         }
     }
 

@@ -46,7 +46,7 @@ struct StoreDurabilityTests {
             #expect(loaded.tail == more)
             #expect(try loaded.replayed() == driver.board)
             #expect(try await reopened.events("main", from: 1, to: 25, limit: 100) == events)
-            #expect(try await reopened.lastMutation(user: "alice", clientID: "cork-a") == 25)
+            #expect(try await reopened.lastMutation(user: "alice", clientID: "cork-a", board: "main") == 25)
             #expect(try await reopened.authenticate(token: token, now: now)?.user == "alice")
             #expect(try await reopened.pendingCommands(after: 0).map(\.id) == [command])
             #expect(try await reopened.ensureUser("alice", displayName: "Alice") == false)
@@ -81,7 +81,7 @@ struct StoreDurabilityTests {
             let recovered = try await SQLiteStore.open(directory: crashed, logger: StoreFixtures.logger)
             #expect(try await recovered.events("main", from: 1, to: 100, limit: 100) == events)
             #expect(try await recovered.load("main")?.replayed() == driver.board)
-            #expect(try await recovered.lastMutation(user: "alice", clientID: "cork-a") == 50)
+            #expect(try await recovered.lastMutation(user: "alice", clientID: "cork-a", board: "main") == 50)
             try await recovered.close()
         }
     }

@@ -68,7 +68,7 @@ struct StoreEventTests {
         }
     }
 
-    @Test("committed finds an event by (user, client, mut); lastMutation is the highest mut, per user")
+    @Test("committed finds an event by (user, client, mut); lastMutation is the highest mut, per user and board")
     func exactlyOnce() async throws {
         try await StoreFixtures.withStore { store, _ in
             var driver = BoardDriver("main")
@@ -86,14 +86,21 @@ struct StoreEventTests {
             #expect(try await store.committed(user: "alice", clientID: "cork-alice", mut: 14) == nil)
             #expect(try await store.committed(user: "alice", clientID: "cork-alice", mut: .max) == nil)
 
-            #expect(try await store.lastMutation(user: "alice", clientID: "cork-alice") == 13)
-            #expect(try await store.lastMutation(user: "bob", clientID: "cork-alice") == 3)
-            #expect(try await store.lastMutation(user: "alice", clientID: "cork-other") == nil)
+            #expect(try await store.lastMutation(user: "alice", clientID: "cork-alice", board: "main") == 13)
+            #expect(try await store.lastMutation(user: "bob", clientID: "cork-alice", board: "main") == 3)
+            #expect(try await store.lastMutation(user: "alice", clientID: "cork-other", board: "main") == nil)
 
             // A later batch moves the last mutation up, in the same transaction as its events.
             let more = [driver.chat("again", clientID: "cork-alice", mut: 20)].compactMap { $0 }
             try await store.append(more, snapshots: [])
-            #expect(try await store.lastMutation(user: "alice", clientID: "cork-alice") == 20)
+            #expect(try await store.lastMutation(user: "alice", clientID: "cork-alice", board: "main") == 20)
+
+            // One counter, two boards: the mark of each board is its own.
+            var other = BoardDriver("other")
+            _ = try await store.createBoard(other.board)
+            try await store.append([other.chat("elsewhere", clientID: "cork-alice", mut: 30)].compactMap { $0 }, snapshots: [])
+            #expect(try await store.lastMutation(user: "alice", clientID: "cork-alice", board: "other") == 30)
+            #expect(try await store.lastMutation(user: "alice", clientID: "cork-alice", board: "main") == 20)
         }
     }
 }

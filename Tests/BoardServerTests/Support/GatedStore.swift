@@ -51,8 +51,8 @@ struct GatedStore: BoardStore {
     func committed(user: UserID, clientID: String, mut: UInt64) async throws(StoreError) -> StoredEvent? {
         try await inner.committed(user: user, clientID: clientID, mut: mut)
     }
-    func lastMutation(user: UserID, clientID: String) async throws(StoreError) -> UInt64? {
-        try await inner.lastMutation(user: user, clientID: clientID)
+    func lastMutation(user: UserID, clientID: String, board: BoardID) async throws(StoreError) -> UInt64? {
+        try await inner.lastMutation(user: user, clientID: clientID, board: board)
     }
     func ensureUser(_ user: UserID, displayName: String) async throws(StoreError) -> Bool {
         try await inner.ensureUser(user, displayName: displayName)
