@@ -211,8 +211,9 @@ public enum Transport {
 
     /// Turns Nagle's algorithm off: every line is written whole, and latency matters more than packet count.
     ///
-    /// The option lives at `IPPROTO_TCP`; `ChannelOptions.socketOption(.tcp_nodelay)` would set option 1 at
-    /// `SOL_SOCKET`, which is `SO_DEBUG`: refused without `CAP_NET_ADMIN`, and useless for root, whose Nagle stays on.
+    /// The option lives at `IPPROTO_TCP`. `ChannelOptions.socketOption` given the name `.tcp_nodelay` would set
+    /// option 1 at `SOL_SOCKET`, which is `SO_DEBUG`: refused without `CAP_NET_ADMIN`, and useless for root, whose
+    /// Nagle stays on.
     static func setNoDelay(_ channel: any Channel) throws {
         try channel.syncOptions?.setOption(.tcpOption(.tcp_nodelay), value: 1)
     }
