@@ -68,12 +68,32 @@ struct AdminPoller {
         }
         // Durable before anyone is told it is done (a failed commit rolls its ops back).
         for change in changes {
-            await change.board.drained()
-            if await !change.board.isDurable(change.seq) {
-                failures[change.index] = AdminFailure(.failed, "the change was not stored (see the server's log)")
-            }
+            if let failure = await durable(change.board, change.seq) { failures[change.index] = failure }
         }
         return failures
+    }
+
+    /// Waits until the server's change at `seq` is durable (nil) or known lost. Polled rather than awaited: a board
+    /// whose commit loop has stopped (the server is shutting down) must not hold the poller, and with it the
+    /// shutdown, for ever; past a second of shutdown the change counts as not applied.
+    private func durable(_ board: BoardActor, _ seq: UInt64) async -> AdminFailure? {
+        var stopping: ContinuousClock.Instant?
+        while true {
+            switch await board.adminChange(at: seq) {
+            case .durable: return nil
+            case .lost: return AdminFailure(.failed, "the change was not stored (see the server's log)")
+            case .pending: break
+            }
+            if Task.isCancelled { return AdminFailure(.failed, "the server stopped before the change was stored") }
+            if Task.isShuttingDownGracefully {
+                let since = stopping ?? ContinuousClock.now
+                stopping = since
+                if ContinuousClock.now - since > .seconds(1) {
+                    return AdminFailure(.failed, "the server stopped before the change was stored")
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
     }
 
     /// Applies a command that is not an op.

@@ -10,8 +10,20 @@ extension BoardActor {
         return .success(head.seq > before ? head.seq : nil)
     }
 
-    /// Whether the change at `seq` is durable (call after `drained()`; a failed commit rolls the seq back).
-    func isDurable(_ seq: UInt64) -> Bool { committed.seq >= seq }
+    /// Where the server's own change at `seq` stands: durable, still pending, or lost (its batch failed to commit
+    /// and `head` rolled back past it, or another change now holds the seq).
+    func adminChange(at seq: UInt64) -> AdminChange {
+        if committed.seq >= seq {
+            if let entry = log.entry(seq), entry.activity.actor != "corkd" { return .lost }
+            return .durable
+        }
+        return head.seq >= seq ? .pending : .lost
+    }
+
+    /// See `adminChange(at:)`.
+    enum AdminChange {
+        case durable, pending, lost
+    }
 
     /// Stops serving the board because it is archived: every subscriber gets `not_found` (the board is gone for
     /// them, as for a board that does not exist) and is dropped, presence is cleared. The caller has removed the

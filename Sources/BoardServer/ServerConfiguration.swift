@@ -25,9 +25,9 @@ public struct ServerConfiguration: Sendable {
     public var limits: WireLimits = WireLimits()
     /// A snapshot is stored every this many changes of a board, so start-up replays a short tail. Default 1,000.
     public var snapshotInterval: UInt64 = 1_000
-    /// How often the admin queue (`corkd invite`, `revoke`, `board`) is polled; an admin command waits about this
-    /// long for the running server to apply it. Default 100 ms.
-    public var adminPollInterval: Duration = .milliseconds(100)
+    /// How often the admin queue (`corkd invite`, `revoke`, `board`) is polled (one indexed read); an admin command
+    /// waits up to this long for the running server to pick it up. Default 50 ms.
+    public var adminPollInterval: Duration = .milliseconds(50)
     /// The board created on first start. Default `main`.
     public var defaultBoard: BoardID = "main"
     /// The owner created on first start. Default `owner`.

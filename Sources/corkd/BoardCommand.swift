@@ -138,17 +138,37 @@ struct BoardCommand: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
         @OptionGroup var admin: AdminOptions
 
-        @Argument(help: "The board's id.")
-        var id: String
+        @OptionGroup var argument: BoardArgument
 
         @Argument(help: "The new display name.")
         var name: String
 
         func run() async throws {
-            guard let board = BoardID(validating: id) else { throw CorkdExit.usage("\(id) is not a board id") }
+            let board = try argument.board()
             try await BoardCommand.run(
                 .renameBoard(board: board, name: name), data: data, admin: admin, done: "renamed board \(board) to \(name)",
                 json: Printed(board: board.rawValue, name: name))
+        }
+    }
+
+    /// The board id argument of `archive` and `unarchive`.
+    struct BoardArgument: ParsableArguments {
+        @Argument(help: "The board's id.")
+        var id: String
+
+        /// The id, validated.
+        func board() throws -> BoardID {
+            guard let board = BoardID(validating: id) else { throw CorkdExit.usage("\(id) is not a board id") }
+            return board
+        }
+
+        /// Archives (`archived`) or unarchives the board.
+        func setArchived(_ archived: Bool, data: DataOptions, admin: AdminOptions) async throws {
+            let board = try board()
+            try await BoardCommand.run(
+                archived ? .archiveBoard(board: board) : .unarchiveBoard(board: board), data: data, admin: admin,
+                done: "\(archived ? "archived" : "unarchived") board \(board)",
+                json: Printed(board: board.rawValue, archived: archived))
         }
     }
 
@@ -157,16 +177,9 @@ struct BoardCommand: AsyncParsableCommand {
 
         @OptionGroup var data: DataOptions
         @OptionGroup var admin: AdminOptions
+        @OptionGroup var board: BoardArgument
 
-        @Argument(help: "The board's id.")
-        var id: String
-
-        func run() async throws {
-            guard let board = BoardID(validating: id) else { throw CorkdExit.usage("\(id) is not a board id") }
-            try await BoardCommand.run(
-                .archiveBoard(board: board), data: data, admin: admin, done: "archived board \(board)",
-                json: Printed(board: board.rawValue, archived: true))
-        }
+        func run() async throws { try await board.setArchived(true, data: data, admin: admin) }
     }
 
     struct Unarchive: AsyncParsableCommand {
@@ -174,15 +187,8 @@ struct BoardCommand: AsyncParsableCommand {
 
         @OptionGroup var data: DataOptions
         @OptionGroup var admin: AdminOptions
+        @OptionGroup var board: BoardArgument
 
-        @Argument(help: "The board's id.")
-        var id: String
-
-        func run() async throws {
-            guard let board = BoardID(validating: id) else { throw CorkdExit.usage("\(id) is not a board id") }
-            try await BoardCommand.run(
-                .unarchiveBoard(board: board), data: data, admin: admin, done: "unarchived board \(board)",
-                json: Printed(board: board.rawValue, archived: false))
-        }
+        func run() async throws { try await board.setArchived(false, data: data, admin: admin) }
     }
 }
