@@ -121,7 +121,8 @@ let package = Package(
         .executableTarget(
             name: "cork-load",
             dependencies: [
-                "BoardCore", "BoardWire", "BoardTransport", "BoardStore", "BoardServer",
+                // No BoardStore: --spawn sets corkd up with corkd's own admin commands, never by writing its store.
+                "BoardCore", "BoardWire", "BoardTransport", "BoardServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

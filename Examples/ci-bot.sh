@@ -8,8 +8,9 @@
 #   CORK_URL='cork://corkd.example:7420/main?token=…&fp=sha256:…' \
 #     Examples/ci-bot.sh ci:build-1207 pass "all 412 tests green" "Build 1207"
 #
-# Environment: CORK_URL (the bot's invite URL, required), CORK (the cork binary; default: cork on PATH),
-# CORK_DONE / CORK_DOING (column names; default DONE and DOING).
+# Environment: CORK_URL (the bot's invite URL, required), CORK (the cork binary; default: cork on PATH, else the
+# one `swift build` made in this checkout, .build/debug/cork), CORK_DONE / CORK_DOING (column names; default DONE
+# and DOING).
 set -euo pipefail
 
 usage() {
@@ -19,7 +20,7 @@ usage: ci-bot.sh REF pass|fail MESSAGE [TITLE]
   pass     comment "build passed: MESSAGE" and move the card to DONE
   fail     comment "build failed: MESSAGE" and move the card back to DOING
   TITLE    the title for a new card (default: REF)
-environment: CORK_URL (required), CORK (default: cork), CORK_DONE, CORK_DOING
+environment: CORK_URL (required), CORK (default: cork on PATH, else .build/debug/cork), CORK_DONE, CORK_DOING
 USAGE
     exit 2
 }
@@ -38,7 +39,24 @@ if [[ -z ${CORK_URL:-} ]]; then
     echo "ci-bot.sh: set CORK_URL to the bot's invite URL" >&2
     exit 2
 fi
-cork=${CORK:-cork}
+# The cork binary: $CORK, else cork on PATH, else the one built in this checkout (`swift build`).
+if [[ -n ${CORK:-} ]]; then
+    cork=$CORK
+elif command -v cork >/dev/null 2>&1; then
+    cork=cork
+else
+    checkout=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    for candidate in "$checkout/.build/debug/cork" "$checkout/.build/release/cork"; do
+        if [[ -x $candidate ]]; then
+            cork=$candidate
+            break
+        fi
+    done
+    if [[ -z ${cork:-} ]]; then
+        echo "ci-bot.sh: cork is not on PATH and not built in $checkout: run \`swift build\` there, or set CORK" >&2
+        exit 1
+    fi
+fi
 
 # The card number from cork's JSON: with jq when there is one, else from the compact one-line output.
 card_number() {

@@ -1,7 +1,8 @@
 // cork-swift-bot: a bot built on the BoardClient library that reacts to deltas.
 //
-//   swift run corkd invite --user donebot --role bot      # prints an invite URL
-//   CORK_URL='cork://…' swift run cork-swift-bot --journal ~/.local/state/donebot.json
+//   swift build && export PATH="$PWD/.build/debug:$PATH"
+//   corkd invite --user donebot --role bot      # prints an invite URL
+//   CORK_URL='cork://…' cork-swift-bot --journal ~/.local/state/donebot.json
 //
 // What it does, live, for every change anyone makes:
 // - a card moved into the last column (DONE) is closed, with a comment saying so;

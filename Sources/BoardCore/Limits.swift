@@ -32,8 +32,12 @@ public enum Limits {
     public static let labelsMax = 100
     /// Most milestones on a board.
     public static let milestonesMax = 100
-    /// Most members of a board.
-    public static let membersMax = 1_000
+    /// Most members a board may ever have: the largest `members_max` a server may be configured with (the default
+    /// is `membersDefault`). 100,000 members make a snapshot of about 4 MB, far below `server_line_max`.
+    public static let membersMax = 100_000
+    /// The default `members_max`: enough for a load test's 1,000 subscribers of distinct users plus publishers and
+    /// an owner, or a large organisation's board.
+    public static let membersDefault = 5_000
     /// Most labels on one card.
     public static let labelsPerCardMax = 20
     /// Most assignees of one card.

@@ -59,7 +59,9 @@ extension BoardActor {
             resolved = (found.inverse ?? .chat(text: ""), seq)
         }
         // Awaits above may have let other ops in: the context is taken now.
-        let context = ApplyContext(actor: session.user, role: member.role, now: clock.now(), seq: head.seq + 1)
+        let context = ApplyContext(
+            actor: session.user, role: member.role, now: clock.now(), seq: head.seq + 1,
+            membersMax: configuration.limits.membersMax)
         let result: Result<(activity: Activity, inverse: Op?, isNoop: Bool), Rejection>
         if let target {
             result = head.applyUndo(of: target.activity, inverse: target.inverse, context: context)
@@ -84,7 +86,8 @@ extension BoardActor {
 
     /// Applies an op on behalf of the server itself (the admin queue): no client, no ack.
     func applyAsServer(_ op: Op) -> Rejection? {
-        let context = ApplyContext(actor: "corkd", role: .owner, now: clock.now(), seq: head.seq + 1)
+        let context = ApplyContext(
+            actor: "corkd", role: .owner, now: clock.now(), seq: head.seq + 1, membersMax: configuration.limits.membersMax)
         switch head.apply(op, context: context) {
         case .failure(let rejection):
             return rejection

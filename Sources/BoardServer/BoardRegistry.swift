@@ -2,9 +2,12 @@ import BoardCore
 import BoardStore
 import Logging
 
-/// The boards this server owns, each behind its actor; new actors are handed to the server to run.
+/// The boards this server serves, each behind its actor; new actors are handed to the server to run. Archived
+/// boards stay in the store but have no actor: to clients they do not exist (`not_found`).
 actor BoardRegistry {
     private var boards: [BoardID: BoardActor] = [:]
+    /// The archived boards' ids (kept so that `board.create` cannot reuse one, and for clear admin messages).
+    private var archived: Set<BoardID> = []
     let store: any BoardStore
     let configuration: ServerConfiguration
     let clock: any ServerClock
@@ -23,26 +26,43 @@ actor BoardRegistry {
         self.started = started
     }
 
-    /// Loads every stored board (start-up). A board whose log does not replay stops the server.
+    /// Loads every stored board that is not archived (start-up). A board whose log does not replay stops the server.
     func loadAll() async throws {
         for record in try await store.boards() where boards[record.id] == nil {
-            let actor = try await BoardActor.load(
-                record.id, store: store, configuration: configuration, clock: clock, logger: logger)
-            boards[record.id] = actor
-            started.yield(actor)
+            if record.archived {
+                archived.insert(record.id)
+                continue
+            }
+            try await load(record.id)
         }
     }
 
-    /// The board's actor, if it exists.
+    private func load(_ id: BoardID) async throws {
+        let actor = try await BoardActor.load(id, store: store, configuration: configuration, clock: clock, logger: logger)
+        boards[id] = actor
+        started.yield(actor)
+    }
+
+    /// The board's actor, if it exists and is not archived.
     func board(_ id: BoardID) -> BoardActor? { boards[id] }
+
+    /// Whether the board exists and is archived.
+    func isArchived(_ id: BoardID) -> Bool { archived.contains(id) }
 
     /// Every board's actor.
     func all() -> [BoardActor] { Array(boards.values) }
 
-    /// Creates a board owned by `owner` with the default columns; nil if the id is taken.
+    /// Creates a board owned by `owner` with the default columns; nil if the id is taken (archived boards
+    /// included).
     func create(_ id: BoardID, name: String, owner: UserID) async throws -> BoardActor? {
-        guard boards[id] == nil else { return nil }
-        let record = try await store.createBoard(Board(id: id, name: name, owner: owner))
+        guard boards[id] == nil, !archived.contains(id) else { return nil }
+        let record: BoardRecord
+        do {
+            record = try await store.createBoard(Board(id: id, name: name, owner: owner))
+        } catch {
+            if error.code == .duplicate { return nil }
+            throw error
+        }
         guard boards[id] == nil else { return boards[id] }
         let actor = BoardActor(
             id: id, epoch: record.epoch, board: Board(id: id, name: name, owner: owner), store: store,
@@ -50,6 +70,44 @@ actor BoardRegistry {
         boards[id] = actor
         started.yield(actor)
         return actor
+    }
+
+    /// Archives a board: it stops being served at once (its subscribers get `not_found`), what was pending is
+    /// committed, and the store marks it archived. Its data is kept; `unarchive` brings it back.
+    func archive(_ id: BoardID) async -> AdminFailure? {
+        if archived.contains(id) { return nil }
+        guard let actor = boards.removeValue(forKey: id) else { return .noBoard(id) }
+        await actor.drained()
+        await actor.closeForArchive()
+        actor.stop()
+        do {
+            try await store.setArchived(id, true, now: clock.now())
+        } catch {
+            // Not archived after all: serve it again from what is stored.
+            logger.error("archiving \(id) failed; serving it again", metadata: ["error": "\(error)"])
+            try? await load(id)
+            return .store(error)
+        }
+        archived.insert(id)
+        logger.info("archived board \(id)")
+        return nil
+    }
+
+    /// Brings an archived board back: loaded from the store and served again.
+    func unarchive(_ id: BoardID) async -> AdminFailure? {
+        if boards[id] != nil { return nil }
+        guard archived.contains(id) else { return .noBoard(id) }
+        do {
+            try await store.setArchived(id, false, now: clock.now())
+            try await load(id)
+        } catch let error as StoreError {
+            return .store(error)
+        } catch {
+            return AdminFailure(.failed, "board \(id) could not be loaded: \(error)")
+        }
+        archived.remove(id)
+        logger.info("unarchived board \(id)")
+        return nil
     }
 
     /// Stops every board's commit loop once its pending changes are durable.

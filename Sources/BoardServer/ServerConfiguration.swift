@@ -8,6 +8,9 @@ import Foundation
 public struct ServerConfiguration: Sendable {
     /// The address to listen on. Default `127.0.0.1`.
     public var host: String = "127.0.0.1"
+    /// The host name or address invite URLs name, also put in a generated certificate's SANs; nil: `host`, or for a
+    /// wildcard `host` (`0.0.0.0`, `::`) the machine's host name. Default nil.
+    public var publicHost: String?
     /// The TCP port; 0 picks a free one (tests). Default 7420.
     public var port: Int = 7420
     /// Where the store, the certificate and `owner.url` live. Default `./corkd-data`.
@@ -22,8 +25,9 @@ public struct ServerConfiguration: Sendable {
     public var limits: WireLimits = WireLimits()
     /// A snapshot is stored every this many changes of a board, so start-up replays a short tail. Default 1,000.
     public var snapshotInterval: UInt64 = 1_000
-    /// How often the admin queue (`corkd invite`, `corkd revoke`) is polled. Default 500 ms.
-    public var adminPollInterval: Duration = .milliseconds(500)
+    /// How often the admin queue (`corkd invite`, `revoke`, `board`) is polled (one indexed read); an admin command
+    /// waits up to this long for the running server to pick it up. Default 50 ms.
+    public var adminPollInterval: Duration = .milliseconds(50)
     /// The board created on first start. Default `main`.
     public var defaultBoard: BoardID = "main"
     /// The owner created on first start. Default `owner`.
@@ -33,4 +37,14 @@ public struct ServerConfiguration: Sendable {
 
     /// The defaults.
     public init() {}
+
+    /// Whether `host` is a wildcard address (every interface), which no client can connect to by that name.
+    public var bindsEveryInterface: Bool { ["0.0.0.0", "::", "[::]", "", "*"].contains(host) }
+
+    /// The host clients are told to connect to: `publicHost`, else `host` unless it is a wildcard address, else
+    /// `machineHostName`.
+    public func advertisedHost(machineHostName: String) -> String {
+        if let publicHost, !publicHost.isEmpty { return publicHost }
+        return bindsEveryInterface ? machineHostName : host
+    }
 }

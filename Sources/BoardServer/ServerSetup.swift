@@ -19,17 +19,48 @@ public struct ServerSetup: Sendable {
     public var firstStart: Bool
     /// On first start, the owner's token (shown once, in the owner's invite URL).
     public var ownerToken: String?
+    /// The host invite URLs name (`ServerConfiguration.advertisedHost`).
+    public var advertisedHost: String
+    /// The data directory's lock, held for as long as this value lives: while it is held, admin commands hand
+    /// their work to this server, and no other server starts on the directory.
+    public var lock: DataDirectoryLock
 
     /// Opens or creates everything in `configuration.dataDirectory`.
     ///
     /// A store that fails `PRAGMA quick_check` stops here with a clear message; the file is never touched.
-    public static func prepare(_ configuration: ServerConfiguration, clock: any ServerClock = WallClock(), logger: Logger) async throws -> ServerSetup {
+    /// `machineHostName` is what a wildcard bind advertises without `publicHost`.
+    public static func prepare(
+        _ configuration: ServerConfiguration, clock: any ServerClock = WallClock(),
+        machineHostName: String = ProcessInfo.processInfo.hostName, logger: Logger
+    ) async throws -> ServerSetup {
         let directory = configuration.dataDirectory
+        let advertisedHost = configuration.advertisedHost(machineHostName: machineHostName)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw ServerError(.configuration, "cannot create the data directory \(directory.path): \(error.localizedDescription)")
         }
+        if let problem = DataDirectory.ownershipProblem(directory) { throw ServerError(.configuration, problem) }
+        // Every board and token hash is in here: nothing may be open to other local users.
+        for correction in DataDirectory.secure(directory) {
+            guard correction.failure == nil else {
+                throw ServerError(.configuration, "\(correction); fix it (chmod go= …) or run corkd as the owner")
+            }
+            logger.warning("\(correction)")
+        }
+        // One server per directory; an admin command may hold the lock for a moment, so wait a little for it.
+        let lock = try await DataDirectoryLock.acquire(in: directory, patience: .seconds(5))
+        // The certificate first: a bad --cert must not cost the owner token that a first start shows only once.
+        var hosts = configuration.certificateHosts
+        if !hosts.contains(advertisedHost) { hosts.append(advertisedHost) }
+        let certificate = try ServerCertificate.forServing(
+            certificatePath: configuration.certificatePath, keyPath: configuration.keyPath, directory: directory,
+            hosts: hosts)
+        let fingerprint = certificate.fingerprint
+        if certificate.created {
+            logger.info("created a self-signed certificate", metadata: ["fingerprint": "\(fingerprint)", "hosts": "\(hosts)"])
+        }
+        let tls = try TLSSetup.serverContext(certificateChain: certificate.chain, privateKey: certificate.key)
         let store: SQLiteStore
         do {
             store = try await SQLiteStore.open(
@@ -49,52 +80,39 @@ public struct ServerSetup: Sendable {
         }
         // The first-start owner is the server's administrator (`welcome.role` `owner`), also in older stores.
         _ = try await store.ensureAdministrator(configuration.ownerName)
-        let chain: [NIOSSLCertificate]
-        let key: NIOSSLPrivateKey
-        let fingerprint: Fingerprint
-        if let certificatePath = configuration.certificatePath {
-            guard let keyPath = configuration.keyPath else {
-                throw ServerError(.configuration, "--cert needs --key")
-            }
-            do {
-                chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
-                key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
-            } catch {
-                throw ServerError(.configuration, "cannot read the certificate or key: \(error)")
-            }
-            guard let leaf = chain.first else { throw ServerError(.configuration, "\(certificatePath) holds no certificate") }
-            fingerprint = try Fingerprint(certificate: leaf)
-        } else {
-            let loaded = try SelfSignedCertificate.loadOrCreate(in: directory, hosts: configuration.certificateHosts)
-            chain = loaded.chain
-            key = loaded.key
-            fingerprint = loaded.fingerprint
-            if loaded.created { logger.info("created a self-signed certificate", metadata: ["fingerprint": "\(fingerprint)"]) }
-        }
-        let tls = try TLSSetup.serverContext(certificateChain: chain, privateKey: key)
-        return ServerSetup(store: store, tls: tls, fingerprint: fingerprint, firstStart: firstStart, ownerToken: ownerToken)
+        return ServerSetup(
+            store: store, tls: tls, fingerprint: fingerprint, firstStart: firstStart, ownerToken: ownerToken,
+            advertisedHost: advertisedHost, lock: lock)
     }
+
+    /// The owner's invite URL's file in the data directory.
+    public static let ownerURLFileName = "owner.url"
 
     /// Writes `owner.url` (mode 0600) in the data directory.
     public static func writeOwnerURL(_ url: InviteURL, in directory: URL) throws {
-        let file = directory.appendingPathComponent("owner.url")
+        let file = directory.appendingPathComponent(ownerURLFileName)
         try Data((url.description + "\n").utf8).write(to: file, options: .atomic)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
     }
 
-    /// Records where the server listens (`listen.json`), so `corkd invite` can print URLs that work.
-    public static func writeListenAddress(host: String, port: Int, in directory: URL) throws {
-        let file = directory.appendingPathComponent("listen.json")
-        try Data(#"{"host":"\#(host)","port":\#(port)}"#.utf8).write(to: file, options: .atomic)
-    }
-
-    /// The address recorded by `writeListenAddress`, if any.
-    public static func readListenAddress(in directory: URL) -> (host: String, port: Int)? {
-        guard let data = try? Data(contentsOf: directory.appendingPathComponent("listen.json")),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let host = object["host"] as? String, let port = object["port"] as? Int
-        else { return nil }
-        return (host, port)
+    /// Points an existing `owner.url` at where the server now listens and the certificate it now serves (the
+    /// token and board stay); leaves a missing or unreadable file alone.
+    public static func refreshOwnerURL(host: String, port: Int, fingerprint: Fingerprint, in directory: URL, logger: Logger) {
+        let file = directory.appendingPathComponent(ownerURLFileName)
+        guard let text = try? String(contentsOf: file, encoding: .utf8),
+            var url = InviteURL(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { return }
+        let old = url
+        url.host = host
+        url.port = port
+        if url.fingerprint != nil { url.fingerprint = fingerprint.description }
+        guard url != old else { return }
+        do {
+            try writeOwnerURL(url, in: directory)
+            logger.info("owner.url now names \(host):\(port) and the certificate served")
+        } catch {
+            logger.warning("cannot update \(file.path)", metadata: ["error": "\(error)"])
+        }
     }
 }
 

@@ -5,8 +5,11 @@ import BoardCore
 /// Every method that writes returns only once the write is durable. One actor per board sequences its ops and
 /// hands batches to `append` (group commit); the store checks that each board's seqs follow its head.
 public protocol BoardStore: Sendable {
-    /// Every board with its head seq and epoch (start-up).
+    /// Every board, archived ones included, with its head seq and epoch (start-up).
     func boards() async throws(StoreError) -> [BoardRecord]
+
+    /// Archives a board (kept, not served) or brings it back; `notFound` if there is no such board.
+    func setArchived(_ board: BoardID, _ archived: Bool, now: Timestamp) async throws(StoreError)
 
     /// Creates a board whose state is `board` (normally at seq 0) with a fresh random epoch; `duplicate` if it exists.
     func createBoard(_ board: Board) async throws(StoreError) -> BoardRecord
@@ -52,8 +55,8 @@ public protocol BoardStore: Sendable {
     func revokeTokens(of user: UserID, now: Timestamp) async throws(StoreError) -> Int
 
     // MARK: Admin queue
-    // `corkd invite`/`revoke` may run while the server runs; they write commands here and the server (the only
-    // writer of events) applies them.
+    // `corkd invite`/`revoke`/`board` may run while the server runs; they write commands here, the server (the only
+    // writer of events) applies them and records each outcome, which the tool waits for.
 
     /// Queues a command for the server; returns its id (ids grow).
     func enqueue(_ command: AdminCommand, now: Timestamp) async throws(StoreError) -> Int64
@@ -63,4 +66,7 @@ public protocol BoardStore: Sendable {
 
     /// Marks a command done so it is not handed out again; `notFound` if there is no such command.
     func markDone(_ id: Int64) async throws(StoreError)
+
+    /// Marks commands done in one transaction, each with its failure (nil: applied).
+    func finish(_ results: [(id: Int64, failure: AdminFailure?)]) async throws(StoreError)
 }

@@ -20,6 +20,11 @@ extension SQLiteStore {
     /// invite; an account that already has a role (the administrator, say) keeps it.
     static func markBotAccount(_ command: AdminCommand, in db: Database) throws {
         guard case .addMember(_, let user, .bot) = command else { return }
-        try db.execute(sql: "UPDATE users SET account = 'bot' WHERE name = ? AND account IS NULL", arguments: [user.rawValue])
+        try markBotAccount(user.rawValue, in: db)
+    }
+
+    /// Makes `name` a bot account unless its account already has a role.
+    static func markBotAccount(_ name: String, in db: Database) throws {
+        try db.execute(sql: "UPDATE users SET account = 'bot' WHERE name = ? AND account IS NULL", arguments: [name])
     }
 }

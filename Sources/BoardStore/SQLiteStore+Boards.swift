@@ -3,18 +3,35 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    /// Every board with its head seq and epoch, ordered by id.
+    /// Every board, archived ones included, with its head seq and epoch, ordered by id.
     public func boards() async throws(StoreError) -> [BoardRecord] {
         try await read("boards") { db in
-            try Row.fetchAll(db, sql: "SELECT id, name, head, epoch FROM boards ORDER BY id").map {
+            try Row.fetchAll(db, sql: "SELECT id, name, head, epoch, archived_at FROM boards ORDER BY id").map {
                 (row: Row) throws(StoreError) in
-                BoardRecord(
+                let archivedAt: Int64? = try StoreCoding.column(row, 4)
+                return BoardRecord(
                     id: BoardID(try StoreCoding.column(row, 0) as String),
                     name: try StoreCoding.column(row, 1),
                     seq: try StoreCoding.uint64(try StoreCoding.column(row, 2), "head"),
-                    epoch: try StoreCoding.column(row, 3))
+                    epoch: try StoreCoding.column(row, 3),
+                    archived: archivedAt != nil)
             }
         }
+    }
+
+    /// Archives a board (it stays in the store, with all its data) or brings it back; `.notFound` if there is no
+    /// such board. Archiving an archived board (or the reverse) changes nothing.
+    public func setArchived(_ board: BoardID, _ archived: Bool, now: Timestamp) async throws(StoreError) {
+        let id = board.rawValue
+        try await write("\(archived ? "archive" : "unarchive") board \(id)") { db in
+            try db.execute(
+                sql: archived
+                    ? "UPDATE boards SET archived_at = coalesce(archived_at, ?) WHERE id = ?"
+                    : "UPDATE boards SET archived_at = NULL WHERE id = ?",
+                arguments: archived ? [now.milliseconds, id] : [id])
+            guard db.changesCount == 1 else { throw StoreError(.notFound, "no board \(id)") }
+        }
+        logger.debug("\(archived ? "archived" : "unarchived") board", metadata: ["board": "\(id)"])
     }
 
     /// Creates a board whose state is `board` with a fresh random epoch; `duplicate` if it exists.

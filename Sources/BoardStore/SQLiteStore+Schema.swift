@@ -96,6 +96,12 @@ extension SQLiteStore {
                     DROP TABLE clients;
                     """)
         }
+        migrator.registerMigration("v2-admin-outcomes") { db in
+            // The outcome of an admin command (JSON `AdminFailure`; null when applied), for the tool that waits.
+            try db.execute(sql: "ALTER TABLE admin ADD COLUMN failure TEXT")
+            // An archived board keeps its data but is not served (`corkd board archive`).
+            try db.execute(sql: "ALTER TABLE boards ADD COLUMN archived_at INTEGER")
+        }
         return migrator
     }
 

@@ -76,3 +76,29 @@ extension SQLiteStore {
         return count
     }
 }
+
+extension SQLiteStore {
+    /// Creates each user that is missing and issues one new token per entry, all in one transaction; returns the
+    /// tokens in order (`corkd invite --users-file`: one durable write for a thousand users, not two thousand).
+    /// Users in `bots` become bot accounts (see `markBotAccount`), whether or not a server will apply the invites.
+    public func inviteUsers(
+        _ users: [UserID], bots: Set<UserID> = [], expiresAt: Timestamp?, now: Timestamp
+    ) async throws(StoreError) -> [String] {
+        let tokens = users.map { _ in Token.generate() }
+        let rows = zip(users, tokens).map { (user: $0.rawValue, hash: Token.hash($1)) }
+        let botNames = bots.map(\.rawValue)
+        try await write("invite \(rows.count) user(s)") { db in
+            for row in rows {
+                try db.execute(
+                    sql: "INSERT INTO users (name, display) VALUES (?, '') ON CONFLICT (name) DO NOTHING",
+                    arguments: [row.user])
+                try db.execute(
+                    sql: "INSERT INTO tokens (hash, user, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                    arguments: [row.hash, row.user, now.milliseconds, expiresAt?.milliseconds])
+            }
+            for name in botNames { try SQLiteStore.markBotAccount(name, in: db) }
+        }
+        logger.debug("invited users", metadata: ["count": "\(rows.count)"])
+        return tokens
+    }
+}

@@ -233,24 +233,25 @@ public final class CorkdProcess {
     public var standardOutput: String { server?.standardOutput ?? "" }
     public var standardError: String { server?.standardError ?? "" }
 
-    /// Starts `corkd serve --port 0` on the data directory and waits (bounded) until it listens.
-    public func start(timeout: Duration = .seconds(20)) async throws {
+    /// Starts `corkd serve --port 0` on the data directory and waits (bounded) until it listens. `options` are
+    /// more `serve` options (`--host` among them replaces the default 127.0.0.1).
+    public func start(options: [String] = [], timeout: Duration = .seconds(20)) async throws {
         if let server, server.isRunning { throw TestFailure("corkd is already running (pid \(server.pid))") }
         let listen = dataDirectory.appendingPathComponent("listen.json")
         try? FileManager.default.removeItem(at: listen)
+        let host = options.firstIndex(of: "--host").flatMap { options.indices.contains($0 + 1) ? options[$0 + 1] : nil } ?? "127.0.0.1"
         starts += 1
         let child = try SpawnedProcess(
             executable: CorkdProcess.executable,
-            arguments: [
-                "serve", "--data-dir", dataDirectory.path, "--port", "0", "--host", "127.0.0.1", "--log-level", "info",
-            ],
+            arguments: ["serve", "--data-dir", dataDirectory.path, "--port", "0", "--log-level", "info"]
+                + (options.contains("--host") ? [] : ["--host", "127.0.0.1"]) + options,
             logDirectory: logDirectory, name: "corkd-\(starts)", unprivileged: true)
         server = child
         let deadline = ContinuousClock.now + timeout
         while true {
             // `listen.json` and `owner.url` are written first, then the banner on stdout, in one write.
             if let address = CorkdProcess.listenPort(listen),
-                child.standardOutput.contains("corkd listening on 127.0.0.1:\(address)\n")
+                child.standardOutput.contains("corkd listening on \(host):\(address)\n")
             {
                 port = address
                 break

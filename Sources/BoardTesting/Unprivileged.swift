@@ -52,6 +52,20 @@ public enum Unprivileged {
         return ([runner.path] + words).map(shellQuote).joined(separator: " ")
     }
 
+    /// The tool `name` on `PATH` that `user` can run: the first one reachable by others when root (a root-only
+    /// `pyenv` shim is skipped for the system's `python3`), else the first one.
+    public static func tool(_ name: String) throws -> URL {
+        guard isActive else { return try SpawnedProcess.tool(name) }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path), isReachableByOthers(candidate.path) {
+                return candidate
+            }
+        }
+        throw TestFailure("no \(name) on PATH (\(path)) that \(user) may run; it is needed for this test")
+    }
+
     /// Makes `directory` (and everything under it) belong to `user`, so the binaries can write there. A no-op when
     /// not root.
     public static func handOver(_ directory: URL) throws {

@@ -107,8 +107,8 @@ public struct WireLimits: Hashable, Sendable {
     public var labelsMax = Limits.labelsMax
     /// Most milestones on a board.
     public var milestonesMax = Limits.milestonesMax
-    /// Most members of a board.
-    public var membersMax = Limits.membersMax
+    /// Most members of a board (`corkd --members-max`, at most `Limits.membersMax`).
+    public var membersMax = Limits.membersDefault
     /// Most labels on one card.
     public var labelsPerCardMax = Limits.labelsPerCardMax
     /// Most assignees of one card.

@@ -118,6 +118,19 @@ public enum CorkJSON {
         public init(board: Board) { self.board = board }
     }
 
+    /// `cork board create --json`: `{"board","name"}`.
+    public struct CreatedBoard: Encodable, Sendable {
+        /// The new board's id.
+        public var board: BoardID
+        /// Its name.
+        public var name: String
+        /// Makes a result.
+        public init(board: BoardID, name: String) {
+            self.board = board
+            self.name = name
+        }
+    }
+
     /// `value` as one line of compact JSON with sorted keys (no trailing newline).
     public static func line<Value: Encodable>(_ value: Value) -> String {
         let encoder = JSONEncoder()

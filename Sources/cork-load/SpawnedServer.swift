@@ -1,17 +1,18 @@
 import BoardCore
 import BoardServer
-import BoardStore
 import BoardTransport
+import BoardWire
 import Foundation
-import Logging
 
-/// `--spawn`: a real `corkd` on a temporary data directory, prepared for the run and removed afterwards.
+/// `--spawn`: a real `corkd` on a temporary data directory, set up for the run through the operator's own commands,
+/// and removed afterwards.
 ///
-/// Before corkd starts, cork-load opens the new store itself and writes what the run needs: the boards `load-0`…,
-/// one user and token per simulated connection (publishers are owners of every load board, so their `add` slots can
-/// purge; subscribers are viewers of their board, idle connections viewers of the first), and the certificate, whose
-/// fingerprint the clients pin. Then it starts `corkd serve` on port 0 with the per-user rate limit lifted
-/// (`--rate`/`--burst`), reads the port from `listen.json`, and stops the server with SIGTERM at the end.
+/// cork-load starts `corkd serve` on port 0 (the per-user rate limit lifted with `--rate`/`--burst`, `--members-max`
+/// raised when a board needs more members than the default) and sets the run up exactly as an operator would, with
+/// no write of its own to the store: `corkd board create load-0 …` makes the boards (owned by the first start's
+/// owner, whose URL is in `owner.url`), and one `corkd invite --users-file` makes one user and token per simulated
+/// connection: publishers are owners of every load board (their `add` slots purge), subscribers viewers of their
+/// board, idle connections viewers of the first. Both commands return once the running server has applied them.
 ///
 /// corkd runs as its own process, not inside cork-load, so that the report can give the server's CPU apart from the
 /// load generator's (`/proc/PID/stat`), which is the point of the figure.
@@ -44,87 +45,134 @@ final class SpawnedServer: Sendable {
         return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
     }
 
-    /// Prepares the data directory for `layout` and starts corkd from `corkdPath`.
+    /// The user name, role and boards of connection `index`, as a line of `corkd invite --users-file`.
+    static func invite(_ index: Int, layout: LoadPlan.Layout, boards: [String]) -> String {
+        switch layout.role(of: index) {
+        case .publisher(let p): "pub\(p) owner \(boards.joined(separator: ","))"
+        case .subscriber(let board, let s): "sub\(board)-\(s) viewer \(boards[board])"
+        case .idle(let i): "idle\(i) viewer \(boards[0])"
+        }
+    }
+
+    /// The most members any board of `layout` gets: the owner, every publisher, its subscribers (and, for the first,
+    /// the idle connections).
+    static func largestBoard(_ layout: LoadPlan.Layout) -> Int {
+        1 + layout.publishers + layout.subscribersPerBoard + layout.idle
+    }
+
+    /// Starts corkd from `corkdPath` on a new data directory and sets it up for `layout`.
     static func start(
         corkdPath: String, layout: LoadPlan.Layout, runID: String, progress: @Sendable (String) -> Void
     ) async throws -> SpawnedServer {
+        let members = largestBoard(layout)
+        guard members <= Limits.membersMax else {
+            throw LoadError("spawn_failed", "a board would have \(members) members; members_max is at most \(Limits.membersMax)")
+        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cork-load-\(runID)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        var logger = Logger(label: "cork-load")
-        logger.logLevel = .error
-        let certificate = try SelfSignedCertificate.loadOrCreate(in: directory, hosts: ["127.0.0.1", "localhost"])
-        let tls = try ClientTLS(trust: .pinned(certificate.fingerprint))
-        let boardNames = (0..<layout.boards).map { "load-\($0)" }
-        let started = Date()
-        let store = try await SQLiteStore.open(directory: directory, logger: logger)
-        let now = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
-        var tokens: [(user: String, token: String)] = []
-        func account(_ name: String) async throws -> String {
-            _ = try await store.ensureUser(UserID(name), displayName: "")
-            return try await store.issueToken(for: UserID(name), expiresAt: nil, now: now)
-        }
-        let ownerToken = try await account("owner")
-        var members = [[Member]](repeating: [], count: layout.boards)
-        for index in 0..<layout.connections {
-            let role = layout.role(of: index)
-            let name: String
-            switch role {
-            case .publisher(let p):
-                name = "pub\(p)"
-                for board in 0..<layout.boards { members[board].append(Member(id: UserID(name), role: .owner)) }
-            case .subscriber(let board, let s):
-                name = "sub\(board)-\(s)"
-                members[board].append(Member(id: UserID(name), role: .viewer))
-            case .idle(let i):
-                name = "idle\(i)"
-                members[0].append(Member(id: UserID(name), role: .viewer))
-            }
-            tokens.append((name, try await account(name)))
-        }
-        for (index, id) in boardNames.enumerated() {
-            var board = Board(id: BoardID(id), name: "Load \(index)", owner: "owner")
-            for member in members[index] { board.members[member.id] = member }
-            _ = try await store.createBoard(board)
-        }
-        try await store.close()
-        progress(String(format: "spawn: %d boards, %d users prepared in %.1f s", layout.boards, tokens.count, Date().timeIntervalSince(started)))
-
+        let errors = directory.appendingPathComponent("corkd.err")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil, attributes: [.posixPermissions: 0o600])
         let process = Process()
         process.executableURL = URL(fileURLWithPath: corkdPath)
         process.arguments = [
             "serve", "--data-dir", directory.path, "--port", "0", "--rate", "10000000", "--burst", "10000000",
-            "--log-level", "warning", "--exit-with-parent",
+            "--members-max", "\(max(members, Limits.membersDefault))", "--log-level", "warning", "--exit-with-parent",
         ]
         process.standardOutput = FileHandle.nullDevice
-        let errors = directory.appendingPathComponent("corkd.err")
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
-        var port: Int?
+        do {
+            return try await setUp(process, corkdPath: corkdPath, directory: directory, layout: layout, progress: progress)
+        } catch {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            let text = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            throw LoadError("spawn_failed", "\(error)\(text.isEmpty ? "" : "; corkd: \(text.suffix(400))")")
+        }
+    }
+
+    /// Waits for the started corkd to listen, then makes the boards and the users with corkd's admin commands.
+    private static func setUp(
+        _ process: Process, corkdPath: String, directory: URL, layout: LoadPlan.Layout, progress: @Sendable (String) -> Void
+    ) async throws -> SpawnedServer {
+        var listen: ListenRecord?
+        var ownerText: String?
         for _ in 0..<300 {
-            if let address = ServerSetup.readListenAddress(in: directory) { port = address.port; break }
-            if !process.isRunning { break }
+            listen = ListenRecord.read(in: directory)
+            ownerText = try? String(contentsOf: directory.appendingPathComponent(ServerSetup.ownerURLFileName), encoding: .utf8)
+            if listen != nil && ownerText != nil { break }
+            guard process.isRunning else { throw LoadError("spawn_failed", "corkd exited before listening") }
             try await Task.sleep(for: .milliseconds(50))
         }
-        guard let port else {
-            if process.isRunning { process.terminate() }
-            let text = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-            throw LoadError("spawn_failed", "corkd did not start listening within 15 s: \(text.suffix(400))")
-        }
+        guard let listen, let ownerText, let ownerURL = InviteURL(ownerText.trimmingCharacters(in: .whitespacesAndNewlines)),
+            let fp = ownerURL.fingerprint
+        else { throw LoadError("spawn_failed", "corkd did not start listening within 15 s") }
+        let port = listen.port
         progress("spawn: corkd (pid \(process.processIdentifier)) listening on 127.0.0.1:\(port), data in \(directory.path)")
+        let tls = try ClientTLS(trust: .pinned(try Fingerprint.parse(fp)))
+
+        let started = Date()
+        let boardNames = (0..<layout.boards).map { "load-\($0)" }
+        try await admin(corkdPath, ["board", "create"] + boardNames, directory: directory, name: "boards")
+        let lines = (0..<layout.connections).map { invite($0, layout: layout, boards: boardNames) }
+        let usersFile = directory.appendingPathComponent("users.txt")
+        _ = FileManager.default.createFile(
+            atPath: usersFile.path, contents: Data((lines.joined(separator: "\n") + "\n").utf8),
+            attributes: [.posixPermissions: 0o600])
+        let printed = try await admin(corkdPath, ["invite", "--users-file", usersFile.path, "--json"], directory: directory, name: "invite")
+        let urls = printed.split(separator: "\n").compactMap { line -> InviteURL? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let text = object["url"] as? String
+            else { return nil }
+            return InviteURL(text)
+        }
+        guard urls.count == layout.connections else {
+            throw LoadError("spawn_failed", "corkd invite printed \(urls.count) URLs for \(layout.connections) users")
+        }
+        progress(String(format: "spawn: %d boards, %d users set up with corkd board create and corkd invite --users-file in %.1f s", layout.boards, urls.count, Date().timeIntervalSince(started)))
+
         let host = "127.0.0.1"
-        let targets = tokens.enumerated().map { index, account in
+        let targets = urls.enumerated().map { index, url in
             let board: String
             switch layout.role(of: index) {
-            case .publisher: board = boardNames[0]
+            case .publisher, .idle: board = boardNames[0]
             case .subscriber(let b, _): board = boardNames[b]
-            case .idle: board = boardNames[0]
             }
-            return Target(host: host, port: port, board: board, token: account.token, tls: tls)
+            return Target(host: host, port: port, board: board, token: url.token, tls: tls)
         }
         return SpawnedServer(
             directory: directory, process: process, port: port, targets: targets,
-            owner: Target(host: host, port: port, board: boardNames[0], token: ownerToken, tls: tls), boards: boardNames)
+            owner: Target(host: host, port: port, board: boardNames[0], token: ownerURL.token, tls: tls), boards: boardNames)
+    }
+
+    /// Runs `corkd ARGUMENTS --data-dir DIRECTORY` to completion (at most 120 s) and returns its stdout; a non-zero
+    /// exit throws with its stderr.
+    @discardableResult
+    private static func admin(_ corkdPath: String, _ arguments: [String], directory: URL, name: String) async throws -> String {
+        let out = directory.appendingPathComponent("admin-\(name).out")
+        let err = directory.appendingPathComponent("admin-\(name).err")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: corkdPath)
+        process.arguments = arguments + ["--data-dir", directory.path, "--log-level", "warning", "--wait", "60"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        for _ in 0..<2_400 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            throw LoadError("spawn_failed", "corkd \(arguments.prefix(2).joined(separator: " ")) did not finish within 120 s")
+        }
+        let output = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+        guard process.terminationStatus == 0 else {
+            let text = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+            throw LoadError(
+                "spawn_failed", "corkd \(arguments.prefix(2).joined(separator: " ")) exited \(process.terminationStatus): \(text.suffix(400))")
+        }
+        return output
     }
 
     /// Stops corkd (SIGTERM, then SIGKILL after 10 s) and removes the data directory unless `keep`.

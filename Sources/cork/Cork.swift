@@ -18,7 +18,7 @@ struct Cork: AsyncParsableCommand {
             \(CorkExitCode.helpText)
             """,
         subcommands: [
-            JoinCommand.self, BoardsCommand.self, ShowCommand.self, AddCommand.self, MoveCommand.self,
+            JoinCommand.self, BoardsCommand.self, BoardCommand.self, ShowCommand.self, AddCommand.self, MoveCommand.self,
             EditCommand.self, LabelCommand.self, AssignCommand.self, UnassignCommand.self, CloseCommand.self,
             ReopenCommand.self, ArchiveCommand.self, RestoreCommand.self, CommentCommand.self, SayCommand.self,
             SearchCommand.self, HistoryCommand.self, WatchCommand.self, ExportCommand.self, ImportCommand.self,

@@ -35,7 +35,7 @@ import Testing
         #expect(d.idMax == Limits.idMaxLength && d.titleMax == Limits.titleMaxCharacters)
         #expect(d.descriptionMaxBytes == Limits.descriptionMaxBytes && d.chatMaxBytes == Limits.chatMaxBytes)
         #expect(d.commentMaxBytes == Limits.commentMaxBytes && d.cardsMax == Limits.cardsMax)
-        #expect(d.wipLimitMax == Limits.wipLimitMax && d.membersMax == Limits.membersMax)
+        #expect(d.wipLimitMax == Limits.wipLimitMax && d.membersMax == Limits.membersDefault)
     }
 
     @Test func fieldNamesAreUniqueSnakeCaseAndCoverEveryProperty() {

@@ -47,6 +47,35 @@ import Testing
         #expect(run.stderr.contains("measure"))
     }
 
+    @Test func spawnSetsTheServerUpThroughCorkdsOwnAdminCommands() async throws {
+        // A board of more than 1,000 members (1,000 idle connections, 2 subscribers, a publisher and the owner), as
+        // the load tests need; the idle connections do not subscribe, which keeps this short in a debug build.
+        let run = try await runLoad([
+            "--spawn", "--boards", "1", "--subscribers-per-board", "2", "--publishers", "1", "--idle", "1000",
+            "--no-idle-subscribe", "--window", "2", "--duration", "1", "--warmup", "1", "--cards-per-board", "10",
+            "--keep-data", "--json",
+        ])
+        let data = try #require(
+            run.stderr.split(separator: "\n").first { $0.contains(", data in ") }.map { String($0[$0.range(of: ", data in ")!.upperBound...]) },
+            "\(run.stderr.suffix(2000))")
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        #expect(run.exit.isSuccess, "\(run.stderr.suffix(2000))")
+        #expect(run.report["ok"] as? Bool == true)
+        #expect(run.stderr.contains("set up with corkd board create and corkd invite --users-file"), "\(run.stderr.suffix(2000))")
+        // What an operator's commands leave behind: the board created and every member added by corkd's admin queue
+        // (applied by the running server, one member.set each), none written into the store around the server.
+        let sqlite3 = try SpawnedProcess.tool("sqlite3")
+        func query(_ sql: String) async throws -> String {
+            let result = try await SpawnedProcess.run(
+                sqlite3, ["-readonly", data + "/corkd.sqlite", sql], logDirectory: URL(fileURLWithPath: data), name: "sqlite3")
+            return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try await query("SELECT count(*) FROM admin WHERE command LIKE '%createBoard%' AND done_at IS NOT NULL AND failure IS NULL") == "1")
+        #expect(try await query("SELECT count(*) FROM admin WHERE command LIKE '%addMember%' AND done_at IS NOT NULL AND failure IS NULL") == "1003")
+        #expect(try await query("SELECT count(*) FROM events WHERE board = 'load-0' AND kind = 'member.set' AND actor = 'corkd'") == "1003")
+        #expect(try await query("SELECT count(*) FROM snapshots WHERE board = 'load-0' AND seq = 0 AND state LIKE '%idle999%'") == "0")
+    }
+
     @Test func badArgumentsAreAUsageError() async throws {
         let run = try await runLoad(["--spawn", "--url", "cork://x"])
         #expect(run.exit.reason == .exit && run.exit.status == 64, "\(run.exit)")

@@ -8,13 +8,18 @@ public struct ApplyContext: Hashable, Sendable {
     public var now: Timestamp
     /// The seq the change will carry (the board's seq + 1).
     public var seq: UInt64
+    /// Most members a board may reach with this change: the server's configured `members_max`. Replaying committed
+    /// changes uses the default, `Limits.membersMax`, the most any server may be configured with, so a board that a
+    /// server built always replays.
+    public var membersMax: Int
 
     /// Makes a context.
-    public init(actor: UserID, role: Role, now: Timestamp, seq: UInt64) {
+    public init(actor: UserID, role: Role, now: Timestamp, seq: UInt64, membersMax: Int = Limits.membersMax) {
         self.actor = actor
         self.role = role
         self.now = now
         self.seq = seq
+        self.membersMax = min(membersMax, Limits.membersMax)
     }
 }
 

@@ -81,7 +81,7 @@ extension Board {
     private mutating func handle(_ op: Op, context: ApplyContext) -> Result<Outcome, Rejection> {
         switch op {
         case .renameBoard(let name): renameBoard(name)
-        case .setMember(let user, let role, let name): setMember(user, role: role, name: name)
+        case .setMember(let user, let role, let name): setMember(user, role: role, name: name, max: context.membersMax)
         case .removeMember(let user): removeMember(user)
         case .addColumn(let column, let name, let index): addColumn(column, name: name, index: index)
         case .renameColumn(let column, let name): renameColumn(column, name: name)

@@ -8,13 +8,13 @@ extension Board {
         return .success(Outcome(inverse: .renameBoard(name: old)))
     }
 
-    mutating func setMember(_ user: UserID, role: Role, name: String?) -> Result<Outcome, Rejection> {
+    mutating func setMember(_ user: UserID, role: Role, name: String?, max: Int) -> Result<Outcome, Rejection> {
         if let r = Validate.id(user, "user") { return .failure(r) }
         if let name, !name.isEmpty, let r = Validate.line(name, "member name", max: Limits.memberNameMaxCharacters) {
             return .failure(r)
         }
-        if members[user] == nil && members.count >= Limits.membersMax {
-            return .failure(Rejection(.tooLarge, "a board has at most \(Limits.membersMax) members"))
+        if members[user] == nil && members.count >= max {
+            return .failure(Rejection(.tooLarge, "a board has at most \(max) members"))
         }
         if members[user]?.role == .owner && role != .owner && ownerCount == 1 {
             return .failure(Rejection(.invalid, "the board needs at least one owner"))

@@ -73,4 +73,8 @@ struct GatedStore: BoardStore {
         try await inner.pendingCommands(after: id)
     }
     func markDone(_ id: Int64) async throws(StoreError) { try await inner.markDone(id) }
+    func finish(_ results: [(id: Int64, failure: AdminFailure?)]) async throws(StoreError) { try await inner.finish(results) }
+    func setArchived(_ board: BoardID, _ archived: Bool, now: Timestamp) async throws(StoreError) {
+        try await inner.setArchived(board, archived, now: now)
+    }
 }

@@ -1,0 +1,110 @@
+import BoardCore
+import BoardStore
+import Foundation
+import Logging
+
+/// What `corkd invite`, `corkd revoke` and `corkd board` do to a data directory, whether or not a server runs on it.
+///
+/// A running server holds the directory's lock (`DataDirectoryLock`). When the tool cannot take it, it queues its
+/// commands in the store and waits, bounded, until the server has applied each and recorded the outcome; when it
+/// can, no server runs, and it applies the commands to the store itself while holding the lock. Either way a
+/// command has taken effect (or failed, with a reason) when `apply` returns.
+public struct Administration: Sendable {
+    /// The data directory.
+    public let directory: URL
+    /// The store in it.
+    public let store: SQLiteStore
+    /// Held while no server runs (the commands are applied here); nil when a server runs and applies them.
+    let lock: DataDirectoryLock?
+    let logger: Logger
+
+    /// Whether a server runs on the directory (it applies the commands).
+    public var serverIsRunning: Bool { lock == nil }
+
+    /// Opens the data directory's existing store; a directory where no server has started yet is refused (the
+    /// first start creates the owner and the board `main`; a store made by a tool would stop that happening).
+    public static func open(_ directory: URL, logger: Logger) async throws(AdminFailure) -> Administration {
+        let file = directory.appendingPathComponent(SQLiteStore.fileName).path
+        guard FileManager.default.fileExists(atPath: file) else {
+            throw AdminFailure(
+                .failed,
+                "no store in \(directory.path) (\(SQLiteStore.fileName) is missing): start corkd there once first; the "
+                    + "first start creates the store, the board main and its owner")
+        }
+        if let problem = DataDirectory.ownershipProblem(directory) { throw AdminFailure(.failed, problem) }
+        let lock: DataDirectoryLock?
+        do {
+            lock = try DataDirectoryLock.tryAcquire(in: directory)
+        } catch {
+            throw AdminFailure(.failed, error.message)
+        }
+        do {
+            let store = try await SQLiteStore.open(directory: directory, logger: logger)
+            return Administration(directory: directory, store: store, lock: lock, logger: logger)
+        } catch {
+            throw AdminFailure(.failed, "cannot open the store in \(directory.path): \(error.message)")
+        }
+    }
+
+    /// Applies `commands` in order and returns each one's failure (nil: applied).
+    ///
+    /// With a server running they are queued in one transaction and this waits until the server has applied all
+    /// of them, at most `wait` (then `failed`, naming how many are still queued: the server will still apply them).
+    /// Without one they are applied to the store here, with `members_max` as the server last enforced it.
+    public func apply(_ commands: [AdminCommand], wait: Duration, now: Timestamp) async throws(AdminFailure) -> [AdminFailure?] {
+        guard serverIsRunning else { return await direct(commands, now: now) }
+        let ids: [Int64]
+        do {
+            ids = try await store.enqueue(commands, now: now)
+        } catch {
+            throw .store(error)
+        }
+        let deadline = ContinuousClock.now + wait
+        while true {
+            let outcomes: [Int64: AdminOutcome]
+            do {
+                outcomes = try await store.outcomes(ids)
+            } catch {
+                throw .store(error)
+            }
+            let pending = ids.indices.filter { outcomes[ids[$0]] == .pending }
+            if pending.isEmpty { return ids.map { outcomes[$0]?.failure } }
+            // The lock was held by another admin command, or the server has stopped since: nobody will apply what
+            // is still queued, so this command does, holding the lock.
+            if let lock = try? DataDirectoryLock.tryAcquire(in: directory) {
+                let results = await direct(pending.map { commands[$0] }, now: now)
+                do {
+                    try await store.finish(zip(pending, results).map { (ids[$0], $1) })
+                } catch {
+                    throw .store(error)
+                }
+                extendLifetime(lock)
+                var all = ids.map { outcomes[$0]?.failure }
+                for (index, result) in zip(pending, results) { all[index] = result }
+                return all
+            }
+            if ContinuousClock.now >= deadline {
+                throw AdminFailure(
+                    .failed,
+                    "the server running on \(directory.path) did not apply \(pending.count) of \(ids.count) command(s) "
+                        + "within \(wait.components.seconds) s; they stay queued and apply when it gets to them (is it "
+                        + "stopped or overloaded?)")
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Applies the commands to the store here (the caller holds the lock), with `members_max` as the server last
+    /// enforced it.
+    private func direct(_ commands: [AdminCommand], now: Timestamp) async -> [AdminFailure?] {
+        let membersMax = ListenRecord.read(in: directory)?.membersMax ?? Limits.membersDefault
+        return await DirectAdmin(store: store, membersMax: membersMax, snapshotInterval: ServerConfiguration().snapshotInterval)
+            .apply(commands, now: now)
+    }
+
+    /// Closes the store and lets go of the lock.
+    public func close() async {
+        try? await store.close()
+        extendLifetime(lock)
+    }
+}

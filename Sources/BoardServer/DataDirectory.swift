@@ -1,0 +1,79 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The data directory's protection: the directory itself 0700, everything in it readable by its owner only.
+///
+/// The store holds every board and every token hash, so nothing in the directory may be readable by other local
+/// users. `corkd` sets its umask to 077 (new files come out 0600, SQLite's `-wal`/`-shm` included) and checks what
+/// is already there at every start: a directory or file open to the group or others is narrowed, with a warning
+/// naming it.
+public enum DataDirectory {
+    /// One permission that was too open, and what became of it.
+    public struct Correction: Hashable, Sendable, CustomStringConvertible {
+        /// The file or directory.
+        public var path: String
+        /// Its mode before (permission bits only).
+        public var oldMode: mode_t
+        /// The mode it was given.
+        public var newMode: mode_t
+        /// Why it could not be changed, or nil when it was.
+        public var failure: String?
+
+        public var description: String {
+            let old = String(oldMode, radix: 8)
+            let new = String(newMode, radix: 8)
+            if let failure { return "\(path) is 0\(old) (readable by other users) and cannot be made 0\(new): \(failure)" }
+            return "\(path) was 0\(old), readable by other users; made it 0\(new)"
+        }
+    }
+
+    /// Narrows `directory` and everything under it so that only the owner has access (directories 0700, files
+    /// 0600 or stricter); returns what was changed or could not be. Symbolic links are not followed.
+    public static func secure(_ directory: URL) -> [Correction] {
+        var corrections: [Correction] = []
+        check(directory.path, into: &corrections)
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.sorted() ?? []
+        for name in entries {
+            let path = directory.appendingPathComponent(name).path
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            if info.st_mode & S_IFMT == S_IFDIR {
+                corrections += secure(URL(fileURLWithPath: path))
+            } else if info.st_mode & S_IFMT == S_IFREG {
+                check(path, into: &corrections)
+            }
+        }
+        return corrections
+    }
+
+    /// Why this process must not work in `directory`, or nil: root working in a directory that belongs to another
+    /// user (the service's) would leave files only root can open (a store `-wal`, a lock), and the service could
+    /// not start again. Nil when the directory does not exist yet.
+    public static func ownershipProblem(_ directory: URL) -> String? {
+        var info = stat()
+        guard geteuid() == 0, stat(directory.path, &info) == 0, info.st_uid != 0 else { return nil }
+        let name = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(info.st_uid)"
+        return "\(directory.path) belongs to \(name); run corkd as that user (runuser -u \(name) -- corkd …, or "
+            + "sudo -u \(name) corkd …), so that every file in it stays theirs"
+    }
+
+    /// Removes the group and other bits of `path` when any is set (a directory becomes 0700, a file 0600).
+    private static func check(_ path: String, into corrections: inout [Correction]) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        let mode = info.st_mode & 0o7777
+        guard mode & 0o077 != 0 else { return }
+        let isDirectory = info.st_mode & S_IFMT == S_IFDIR
+        let wanted: mode_t = isDirectory ? 0o700 : 0o600
+        var correction = Correction(path: path, oldMode: mode, newMode: wanted)
+        if chmod(path, wanted) != 0 {
+            correction.failure = String(cString: strerror(errno)) + (info.st_uid != geteuid() ? " (owned by uid \(info.st_uid))" : "")
+        }
+        corrections.append(correction)
+    }
+}

@@ -1,0 +1,149 @@
+import ArgumentParser
+import BoardCore
+import BoardServer
+import BoardStore
+import BoardTransport
+import BoardWire
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// `corkd serve`: runs the server.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the server (the default).")
+
+    @OptionGroup var data: DataOptions
+
+    @Option(help: "The address to listen on (0.0.0.0 or :: for every interface).")
+    var host: String = "127.0.0.1"
+
+    @Option(
+        name: .customLong("public-host"),
+        help: "The host name clients connect to: named in invite URLs and owner.url, and put in a new certificate's names (default: --host, or the machine's host name when --host is 0.0.0.0 or ::).")
+    var publicHost: String?
+
+    @Option(help: "The TCP port to listen on.")
+    var port: Int = 7420
+
+    @Option(help: "A PEM certificate chain (default: a self-signed certificate in the data directory).")
+    var cert: String?
+
+    @Option(help: "The PEM private key for --cert.")
+    var key: String?
+
+    @Option(name: .customLong("rate"), help: "Ops per second each user may send (rate_ops_per_s); raise it for bots and load tests.")
+    var rate: Int = 20
+
+    @Option(name: .customLong("burst"), help: "Ops a user may send at once before the rate applies (rate_burst).")
+    var burst: Int = 40
+
+    @Option(name: .customLong("connections-per-user"), help: "Connections one user may hold (connections_per_user).")
+    var connectionsPerUser: Int = 20
+
+    @Option(
+        name: .customLong("members-max"),
+        help: "Most members of a board (members_max, advertised in welcome.limits), up to \(Limits.membersMax).")
+    var membersMax: Int = Limits.membersDefault
+
+    @Flag(name: .customLong("exit-with-parent"), help: .hidden)
+    var exitWithParent = false
+
+    func run() async throws {
+        let logger = data.logger("corkd")
+        var configuration = ServerConfiguration()
+        configuration.host = host
+        configuration.port = port
+        configuration.dataDirectory = data.url
+        configuration.certificatePath = cert
+        configuration.keyPath = key
+        configuration.limits.rateOpsPerS = rate
+        configuration.limits.rateBurst = burst
+        configuration.limits.connectionsPerUser = connectionsPerUser
+        guard (1...Limits.membersMax).contains(membersMax) else {
+            throw CorkdExit.usage("--members-max must be 1–\(Limits.membersMax)")
+        }
+        configuration.limits.membersMax = membersMax
+        configuration.publicHost = publicHost
+        let machineHostName = ProcessInfo.processInfo.hostName
+        if !machineHostName.isEmpty, !configuration.certificateHosts.contains(machineHostName) {
+            configuration.certificateHosts.append(machineHostName)
+        }
+        let setup: ServerSetup
+        do {
+            setup = try await ServerSetup.prepare(configuration, machineHostName: machineHostName, logger: logger)
+        } catch {
+            Console.error("corkd: \(error)\ncorkd: refusing to serve.\n")
+            throw ExitCode(2)
+        }
+        let directory = data.url
+        let settings = configuration
+        let ownerToken = setup.ownerToken
+        let fingerprint = setup.fingerprint
+        let advertised = setup.advertisedHost
+        let server = BoardServer(
+            configuration: configuration, store: setup.store, tls: setup.tls, logger: logger,
+            onListening: { address in
+                let port = address.port ?? settings.port
+                let record = ListenRecord(
+                    host: advertised, port: port, bind: settings.host, fingerprint: fingerprint.description,
+                    membersMax: settings.limits.membersMax)
+                do {
+                    try record.write(in: directory)
+                } catch {
+                    logger.warning("cannot write \(ListenRecord.fileName); corkd invite will not know the address", metadata: ["error": "\(error)"])
+                }
+                var lines = ["corkd listening on \(settings.host):\(port)", "certificate fingerprint \(fingerprint)"]
+                if settings.publicHost == nil && settings.bindsEveryInterface {
+                    lines.append("invite URLs name \(advertised), this machine's host name (--public-host NAME to choose)")
+                } else if advertised != settings.host {
+                    lines.append("invite URLs name \(advertised)")
+                }
+                let ownerFile = directory.appendingPathComponent(ServerSetup.ownerURLFileName).path
+                if let ownerToken {
+                    let url = InviteURL(
+                        host: advertised, port: port, board: settings.defaultBoard, token: ownerToken,
+                        fingerprint: fingerprint.description)
+                    do {
+                        try ServerSetup.writeOwnerURL(url, in: directory)
+                    } catch {
+                        logger.error("cannot write \(ownerFile); the owner URL is only here", metadata: ["error": "\(error)"])
+                    }
+                    lines.append("owner invite URL (also in \(ownerFile)):")
+                    lines.append("  \(url)")
+                } else {
+                    // Same owner, same token; the address or certificate may have changed since it was written.
+                    ServerSetup.refreshOwnerURL(host: advertised, port: port, fingerprint: fingerprint, in: directory, logger: logger)
+                    lines.append("owner invite URL: \(ownerFile)")
+                }
+                // Written at once (scripts and supervisors read it from a pipe); a stdout that cannot be written
+                // (full, closed, a pipe without a reader) is no reason to stop serving.
+                if !Console.out(lines.joined(separator: "\n") + "\n") {
+                    logger.debug("stdout cannot be written; the banner was dropped")
+                }
+            })
+        if exitWithParent { Self.watchParent() }
+        let group = ServiceGroup(
+            configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        // Every board has committed; checkpoint the WAL and close the store.
+        do {
+            try await setup.store.close()
+        } catch {
+            logger.warning("the store did not close cleanly", metadata: ["error": "\(error)"])
+        }
+        // Held until here: admin commands hand their work to this server until it has stopped.
+        extendLifetime(setup.lock)
+    }
+}
+
+extension Serve {
+    /// `--exit-with-parent` (used by `cork-load --spawn`): shuts down as on SIGTERM once the parent process is
+    /// gone, so that a load generator killed with SIGKILL does not leave its server behind.
+    static func watchParent() {
+        let parent = getppid()
+        Thread.detachNewThread {
+            while getppid() == parent { Thread.sleep(forTimeInterval: 0.5) }
+            kill(getpid(), SIGTERM)
+        }
+    }
+}
