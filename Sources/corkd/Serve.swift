@@ -124,7 +124,16 @@ struct Serve: AsyncParsableCommand {
         if exitWithParent { Self.watchParent() }
         let group = ServiceGroup(
             configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            // The listener failed (or another service did): what was pending is committed; exit non-zero at once so
+            // that a supervisor (systemd's Restart=on-failure) starts a fresh server.
+            logger.critical("corkd stopped serving", metadata: ["error": "\(error)"])
+            try? await setup.store.close()
+            extendLifetime(setup.lock)
+            throw ExitCode(1)
+        }
         // Every board has committed; checkpoint the WAL and close the store.
         do {
             try await setup.store.close()
