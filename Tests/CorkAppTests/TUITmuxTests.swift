@@ -113,12 +113,16 @@ import Glibc
             #expect(abs(cardOffset - doingOffset) <= 2, "#1 is not under DOING:\n\(screen)")
             #expect(!screen.contains("owner is dragging"), "the ghost stayed after the drop:\n\(screen)")
 
-            // Bob chats; Alice's feed shows it.
+            // Bob chats, with a flag and a joined emoji (each arrives as several scalars, which once crashed the
+            // line editor); Alice's feed shows it.
             try await tmux.keys("B", "Tab")
             try await tmux.keys("B", "Tab")
-            try await tmux.keys("B", "-l", "hello from bob")
+            try await tmux.keys("B", "-l", "hello from bob 🇩🇪 👩‍💻")
+            // Back over the emoji, delete the space, type another flag and a space: whole clusters each time.
+            try await tmux.keys("B", "Left", "BSpace")
+            try await tmux.keys("B", "-l", "🇫🇷 ")
             try await tmux.keys("B", "Enter")
-            try await tmux.waitFor("<bob> hello from bob", in: "A")
+            try await tmux.waitFor("<bob> hello from bob 🇩🇪🇫🇷 👩‍💻", in: "A")
 
             // Alice opens #1 (still selected where she dropped it): the detail fetches its history from corkd, which
             // holds the add from before her cork started.

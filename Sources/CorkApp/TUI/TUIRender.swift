@@ -229,7 +229,7 @@ extension TUIModel {
         let style = Style(attributes: focus == .input ? [] : .dim)
         let used = screen.write(prompt, x: 0, y: y, style: Style(foreground: .ansi(.cyan)), maxWidth: width)
         let room = max(1, width - used - 1)
-        let before = String(input.text.prefix(input.cursor))
+        let before = input.beforeCursor
         let beforeWidth = DisplayWidth.of(before)
         let skip = max(0, beforeWidth - room + 1)
         let shown = TUIModel.dropping(width: skip, from: input.text)
