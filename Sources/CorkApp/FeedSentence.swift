@@ -26,6 +26,11 @@ public enum FeedSentence {
         return "\(actor) \(sentence)"
     }
 
+    /// What `activity` did, without the actor or an undo's prefix: `moved #12 "Login bug" TODO → DOING`.
+    public static func describe(_ activity: Activity, after: Board, before: Board? = nil) -> String {
+        predicate(FeedLookup(activity: activity, after: after, before: before))
+    }
+
     /// What the actor did, without the actor: `moved #12 "Login bug" TODO → DOING`.
     static func predicate(_ n: FeedLookup) -> String {
         let kind = n.activity.kind

@@ -36,7 +36,7 @@ extension TUIModelTests {
         _ = Self.enter("/filter label:bug", into: &model)
         let activity = Activity(seq: 7, at: Timestamp(milliseconds: 0), actor: "alice", kind: "card.close", card: "k1", changes: [:])
         _ = model.update(.client(.activity(ActivityEvent(activity: activity, op: .closeCard(card: "k1"), isOwn: true, board: model.board!))))
-        #expect(model.ownSeqs == [7])
+        #expect(model.undo.undoable.map(\.seq) == [7])
 
         #expect(Self.enter("/board ops", into: &model) == [.switchBoard("ops")])
         #expect(model.boardID == "ops" && model.board == nil && model.filter == nil)

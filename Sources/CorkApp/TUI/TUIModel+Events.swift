@@ -64,12 +64,11 @@ extension TUIModel {
         case .activity(let event):
             guard event.board.id == boardID else { return [] }
             history?.append(event.activity)
-            let text = FeedSentence.render(event.activity, after: event.board)
             let isChat = event.activity.kind == "chat"
+            let own = event.isOwn && !isChat ? recordOwn(event.activity, after: event.board) : nil
+            let text = own ?? FeedSentence.render(event.activity, after: event.board)
             let mentions = user.map { text.contains("@\($0.rawValue)") } ?? false
             post(FeedEntry(text, kind: isChat ? .chat : .activity, mentionsMe: mentions && !event.isOwn, seq: event.activity.seq))
-            if event.isOwn, !isChat { ownSeqs.append(event.activity.seq) }
-            if ownSeqs.count > 100 { ownSeqs.removeFirst(ownSeqs.count - 100) }
             return []
         case .presence(let event):
             let before = presence
@@ -115,6 +114,9 @@ extension TUIModel {
 
     mutating func rejectedOp(_ rejected: RejectedOp) -> [TUIEffect] {
         let reject = rejected.reject
+        if case .undo(let seq) = rejected.op.request, rejected.op.board == boardID, refusedUndo(of: seq, reject) {
+            return []
+        }
         post(FeedEntry("rejected \(rejected.op.request.kind): \(reject.code.rawValue): \(reject.message)", kind: .error))
         // A conflict on a board left since (`/board`) is reported but cannot be resolved here.
         guard reject.code == .rejected(.conflict), rejected.op.board == boardID,

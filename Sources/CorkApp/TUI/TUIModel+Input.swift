@@ -66,7 +66,7 @@ extension TUIModel {
     /// The slash commands, for `/help` and tab completion.
     public static let commands = [
         "/add", "/move", "/edit", "/desc", "/due", "/label", "/assign", "/comment", "/close", "/reopen", "/archive",
-        "/restore", "/undo", "/filter", "/who", "/away", "/board", "/lastlog", "/keep", "/theirs", "/merge", "/help",
+        "/restore", "/undo", "/redo", "/filter", "/who", "/away", "/board", "/lastlog", "/keep", "/theirs", "/merge", "/help",
         "/quit",
     ]
 
@@ -128,8 +128,11 @@ extension TUIModel {
                     default: .submit(.restoreCard(card: card.id))
                     }
                 }
-            case "/undo":
-                return undoLast()
+            case "/undo", "/redo":
+                let direction: UndoStack.Direction = name == "/undo" ? .undo : .redo
+                if rest == "skip" { return skipUndo(direction) }
+                guard rest.isEmpty else { throw usage("\(name) [skip]") }
+                return undoKey(direction)
             case "/filter":
                 if rest.isEmpty {
                     filter = nil

@@ -121,7 +121,9 @@ extension TUIModel {
             let effects = targets.map { TUIEffect.submit($0.closed ? .reopenCard(card: $0.id) : .closeCard(card: $0.id)) }
             return effects
         case (.character("u"), _):
-            return undoLast()
+            return undoKey(.undo)
+        case (.character("U"), _):
+            return undoKey(.redo)
         case (.character("/"), _):
             return startInput(.chat, text: "/filter ")
         case (.character("?"), _):
@@ -178,14 +180,6 @@ extension TUIModel {
     mutating func editDescription(_ id: CardID) -> [TUIEffect] {
         guard let card = board?.cards[id] else { return [] }
         return [.presence(.editing, card: id), .edit(card.description, .description(id, baseSeq: card.descriptionSeq))]
-    }
-
-    mutating func undoLast() -> [TUIEffect] {
-        guard let seq = ownSeqs.popLast() else {
-            notice = "nothing of yours to undo"
-            return []
-        }
-        return [.undo(seq: seq)]
     }
 
     /// `J`/`K`: swap the selected card with its neighbour (one intent move: after or before that neighbour).

@@ -84,8 +84,8 @@ public struct TUIModel: Sendable {
     public var highlights: [CardID: Int] = [:]
     /// The overlay shown, if any.
     public var overlay: Overlay?
-    /// Seqs of this user's own changes, newest last (what `u` undoes).
-    public var ownSeqs: [UInt64] = []
+    /// This user's own changes, for undo (`u`) and redo (`U`).
+    public var undo = UndoStack()
     /// A one-line notice in the status line (errors, confirmations).
     public var notice: String?
     /// Set after `q` with ops still queued: a second `q` quits.
@@ -161,7 +161,7 @@ public struct TUIModel: Sendable {
         overlay = nil
         history = nil
         conflict = nil
-        ownSeqs = []
+        undo = UndoStack()
         post(FeedEntry("switching to board \(id)", kind: .info))
     }
 

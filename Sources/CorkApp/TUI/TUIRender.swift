@@ -258,11 +258,11 @@ extension TUIModel {
         "Space / m         pick the card up; arrows carry it; Enter drops it; Esc puts it back",
         "J / K             reorder in the column    H / L  move to the column left / right",
         "n  new card here   e  edit the title       E  edit the description in $EDITOR",
-        "x  archive         C  close / reopen       u  undo your last change",
+        "x  archive         C  close / reopen       u / U  undo / redo your own changes, newest first",
         "v  multi-select (Space marks; H/L, x, C and /label apply to all)",
         "/  filter (label:bug @me due:overdue is:open \"words\")   Tab  board → feed → input",
         "Input: text is chat; /add /move /edit /desc /due /label /assign /comment /close /reopen",
-        "       /archive /restore /undo /filter /who /away /board /lastlog /help /quit",
+        "       /archive /restore /undo [skip] /redo [skip] /filter /who /away /board /lastlog /help /quit",
         "       Tab completes commands, #cards, columns, labels, users; Tab again: the next one",
         "q  quit (asks again while ops are queued)       Esc or ? closes this help",
     ]
