@@ -101,7 +101,10 @@ extension TUIModelTests {
     @Test(arguments: [
         ("/keep", [TUIEffect.submit(.editCard(EditCard(card: "k1", description: "mine", baseSeq: 9)))]),
         ("/theirs", []),
-        ("/merge", [.edit("<<<<<<< mine\nmine\n=======\ntheirs\n>>>>>>> theirs\n", .mergeDescription("k1", baseSeq: 9))]),
+        ("/merge", [
+            .presence(.editing, card: "k1"),
+            .edit("<<<<<<< mine\nmine\n=======\ntheirs\n>>>>>>> theirs\n", .mergeDescription("k1", baseSeq: 9)),
+        ]),
     ])
     func aDescriptionConflictIsResolvedByTheUsersChoice(command: String, effects: [TUIEffect]) {
         var model = Self.conflicted()
@@ -113,15 +116,16 @@ extension TUIModelTests {
     @Test func mergingInTheEditorSubmitsTheMergedTextOverTheServersVersion() {
         var model = Self.conflicted()
         let opened = Self.enter("/merge", into: &model)
-        guard case .edit(_, let purpose)? = opened.first else {
+        guard case .edit(_, let purpose)? = opened.last else {
             Issue.record("no editor: \(opened)")
             return
         }
         // Leaving the editor unchanged keeps the choice open.
-        #expect(model.update(.edited(purpose, nil)).isEmpty)
+        #expect(model.update(.edited(purpose, nil)) == [.presence(.viewing, card: "k1")])
         #expect(model.conflict != nil)
         #expect(model.update(.edited(purpose, "mine and theirs")) == [
-            .submit(.editCard(EditCard(card: "k1", description: "mine and theirs", baseSeq: 9)))
+            .submit(.editCard(EditCard(card: "k1", description: "mine and theirs", baseSeq: 9))),
+            .presence(.viewing, card: "k1"),
         ])
         #expect(model.conflict == nil)
         #expect(Self.enter("/keep", into: &model).isEmpty)

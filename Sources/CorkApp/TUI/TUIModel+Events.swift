@@ -54,13 +54,15 @@ extension TUIModel {
             let carried = carry.flatMap { update.board.cards[$0.card] }
             board = update.board
             for card in update.changedByOthers { highlights[card] = tick + TUIModel.highlightTicks }
-            if carry != nil, carried == nil || carried?.archived == true {
+            let carryLost = carry != nil && (carried == nil || carried?.archived == true)
+            if carryLost {
                 carry = nil
                 notice = "the card you carried is gone"
             }
             marked = marked.filter { update.board.cards[$0].map { !$0.archived } ?? false }
             clampSelection()
-            return []
+            // The drag marker ends with the drag: the others see this user viewing the card now selected.
+            return carryLost ? presenceViewing() : []
         case .activity(let event):
             guard event.board.id == boardID else { return [] }
             history?.append(event.activity)
@@ -129,15 +131,22 @@ extension TUIModel {
         return []
     }
 
+    /// `$EDITOR` returned: the new text is submitted, and either way the others are told at once that this user
+    /// no longer edits the card (the ✎ marker must not outlive the editor, whatever came of it).
     mutating func edited(_ purpose: EditorPurpose, _ text: String?) -> [TUIEffect] {
+        let card: CardID
+        switch purpose {
+        case .description(let id, _), .mergeDescription(let id, _): card = id
+        }
+        let viewing = TUIEffect.presence(.viewing, card: card)
         guard let text else {
             notice = "unchanged"
-            return []
+            return [viewing]
         }
         switch purpose {
         case .description(let card, let base), .mergeDescription(let card, let base):
             conflict = nil
-            return [.submit(.editCard(EditCard(card: card, description: text, baseSeq: base)))]
+            return [.submit(.editCard(EditCard(card: card, description: text, baseSeq: base))), viewing]
         }
     }
 }

@@ -178,7 +178,10 @@ extension TUIModel {
                     return []
                 default:
                     let both = "<<<<<<< mine\n\(conflict.mine)\n=======\n\(conflict.theirs)\n>>>>>>> theirs\n"
-                    return [.edit(both, .mergeDescription(conflict.card, baseSeq: conflict.seq))]
+                    return [
+                        .presence(.editing, card: conflict.card),
+                        .edit(both, .mergeDescription(conflict.card, baseSeq: conflict.seq)),
+                    ]
                 }
             case "/help":
                 overlay = .help
