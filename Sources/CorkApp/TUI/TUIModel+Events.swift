@@ -77,9 +77,9 @@ extension TUIModel {
             presence = event.sessions
             switch event.change {
             case .updated(let entry) where before[entry.session] == nil && entry.user != user:
-                post(FeedEntry("\(entry.user) joined", kind: .presence))
+                postPresence(entry.user, joined: true)
             case .left(let session, let who) where before[session] != nil && who != user:
-                post(FeedEntry("\(who) left", kind: .presence))
+                postPresence(who, joined: false)
             default:
                 break
             }

@@ -66,7 +66,7 @@ extension TUIModel {
     /// The slash commands, for `/help` and tab completion.
     public static let commands = [
         "/add", "/move", "/edit", "/desc", "/due", "/label", "/assign", "/comment", "/close", "/reopen", "/archive",
-        "/restore", "/undo", "/redo", "/filter", "/who", "/away", "/board", "/lastlog", "/keep", "/theirs", "/merge", "/help",
+        "/restore", "/undo", "/redo", "/filter", "/who", "/away", "/board", "/lastlog", "/keep", "/theirs", "/merge", "/set", "/help",
         "/quit",
     ]
 
@@ -183,6 +183,14 @@ extension TUIModel {
                         .edit(both, .mergeDescription(conflict.card, baseSeq: conflict.seq)),
                     ]
                 }
+            case "/set":
+                guard words.count <= 2, words.first ?? "joins" == "joins" else { throw usage("/set joins on|fold|off") }
+                if words.count == 2 {
+                    guard let display = JoinsDisplay(rawValue: words[1]) else { throw usage("/set joins on|fold|off") }
+                    joins = display
+                }
+                post(FeedEntry("joins and leaves: \(joins.rawValue)", kind: .info))
+                return []
             case "/help":
                 overlay = .help
                 focus = .board

@@ -263,6 +263,7 @@ extension TUIModel {
         "/  filter (label:bug @me due:overdue is:open \"words\")   Tab  board → feed → input",
         "Input: text is chat; /add /move /edit /desc /due /label /assign /comment /close /reopen",
         "       /archive /restore /undo [skip] /redo [skip] /filter /who /away /board /lastlog /help /quit",
+        "       /set joins on|fold|off: joins and leaves each on a line, folded into one (default), or hidden",
         "       Tab completes commands, #cards, columns, labels, users; Tab again: the next one",
         "q  quit (asks again while ops are queued)       Esc or ? closes this help",
     ]
