@@ -28,7 +28,9 @@ public struct LineEditor: Hashable, Sendable {
     /// The cursor as an index into `text`.
     private var index: String.Index { text.utf8.index(text.startIndex, offsetBy: offset) }
 
-    /// Inserts text at the cursor, without line breaks, tabs or other control characters.
+    /// Inserts text at the cursor. Line breaks and tabs become one space (a pasted run of lines reads as one line,
+    /// with a space where each break was; breaks at the very start or end are dropped); other control characters are
+    /// dropped.
     public mutating func insert(_ string: String) {
         let clean = LineEditor.clean(string)
         guard !clean.isEmpty else { return }
@@ -107,13 +109,21 @@ public struct LineEditor: Hashable, Sendable {
         return last
     }
 
-    /// `string` without control characters (C0, DEL, C1, line and paragraph separators).
+    /// `string` with each run of line breaks and tabs made one space (none at either end) and other control
+    /// characters (C0, DEL, C1) removed.
     static func clean(_ string: String) -> String {
         var out = String.UnicodeScalarView()
+        var pendingSpace = false
         for scalar in string.unicodeScalars {
             switch scalar.value {
-            case 0x00..<0x20, 0x7F...0x9F, 0x2028, 0x2029: continue
-            default: out.append(scalar)
+            case 0x0A, 0x0D, 0x09, 0x0B, 0x0C, 0x85, 0x2028, 0x2029:
+                pendingSpace = !out.isEmpty
+            case 0x00..<0x20, 0x7F...0x9F:
+                continue
+            default:
+                if pendingSpace && scalar != " " && out.last != " " { out.append(" ") }
+                pendingSpace = false
+                out.append(scalar)
             }
         }
         return String(out)
