@@ -153,11 +153,18 @@ extension TUIModel {
             let days = due.daysSinceEpoch - today.daysSinceEpoch
             var style = Style()
             if !card.closed && days < 0 { style.foreground = .ansi(.red) } else if !card.closed && days <= 2 { style.foreground = .ansi(.yellow) }
-            put(due.description, style)
+            // Overdue is marked in text too (`!`), so it shows without colour (NO_COLOR) and to the colour-blind.
+            put((isOverdue(card) ? "!" : "") + due.description, style)
         }
         if !card.assignees.isEmpty {
             put(card.assignees.map { initials($0) }.joined(separator: ","), Style(foreground: .ansi(.cyan)))
         }
+    }
+
+    /// Whether `card` is open and its due date has passed.
+    func isOverdue(_ card: Card) -> Bool {
+        guard let due = card.due, !card.closed else { return false }
+        return due.daysSinceEpoch < today.daysSinceEpoch
     }
 
     /// Two capitals from a user id: `alice` → `AL`, `bob.smith` → `BS`.
@@ -285,7 +292,7 @@ extension TUIModel {
         lines.append(("#\(card.number) \(card.title)", Style(attributes: .bold)))
         var facts = [board.column(card.column)?.name ?? card.column.rawValue, card.closed ? "closed" : "open"]
         if card.archived { facts.append("archived") }
-        if let due = card.due { facts.append("due \(due)") }
+        if let due = card.due { facts.append("due \(due)\(isOverdue(card) ? " (overdue)" : "")") }
         if !card.labels.isEmpty { facts.append("labels " + card.labels.compactMap { board.label($0)?.name }.joined(separator: ", ")) }
         if !card.assignees.isEmpty { facts.append("assigned " + card.assignees.map(\.rawValue).joined(separator: ", ")) }
         if let ref = card.ref { facts.append("ref \(ref)") }
