@@ -40,4 +40,51 @@ extension TUIModelTests {
         _ = model.update(Self.key(.enter))
         #expect(model.render().lines.contains { $0.contains("due 2026-03-01 (overdue)") })
     }
+
+    /// A title over the limit is caught while typing (a count appears near it, then how far over), Enter keeps the
+    /// text, and a title the server refuses comes back to the input line.
+    @Test func limitsAreCheckedWhileTypingAndTheTextIsKeptOnRefusal() {
+        var model = Self.model()
+        _ = model.update(Self.key(.character("n")))
+        // The title limit is 200 characters (the server's, from welcome.limits).
+        Self.type(String(repeating: "a", count: 179), into: &model)
+        #expect(!model.render().lines[model.height - 1].contains("left"))
+        Self.type("b", into: &model)
+        #expect(model.render().lines[model.height - 1].hasSuffix("20 left"))
+        Self.type(String(repeating: "c", count: 21), into: &model)
+        let line = model.render().lines[model.height - 1]
+        #expect(line.hasSuffix("1 over"), "\(line)")
+        #expect(model.render().spans(model.height - 1).last?.style.foreground == .ansi(.red))
+        // Enter does not send it, and nothing typed is lost.
+        let typed = model.input.text
+        #expect(model.update(Self.key(.enter)).isEmpty)
+        #expect(model.input.text == typed && model.purpose == .newCard("todo") && model.focus == .input)
+        #expect(model.notice == "the title is 201 characters, at most 200: 1 too many")
+        _ = model.update(Self.key(.backspace))
+        guard case .submit(.addCard(let add))? = model.update(Self.key(.enter)).first else {
+            Issue.record("no card added")
+            return
+        }
+        #expect(model.input.text.isEmpty)
+
+        // The server refuses it anyway (here: DOING's hard WIP limit): the title comes back to the input line.
+        let op = PendingOp(board: "main", mut: 9, request: .op(.addCard(add)))
+        let reject = ServerMessage.Reject(board: "main", mut: 9, code: .rejected(.wipLimit), message: "TODO is at its WIP limit of 2")
+        _ = model.update(.client(.rejected(RejectedOp(op: op, reject: reject))))
+        #expect(model.input.text == add.title && model.purpose == .newCard("todo") && model.focus == .input)
+        #expect(model.notice?.contains("TODO is at its WIP limit of 2") == true)
+
+        // A refused chat line comes back too, unless the user is typing something else by then.
+        var chat = Self.model()
+        let refusedChat = RejectedOp(
+            op: PendingOp(board: "main", mut: 10, request: .op(.chat(text: "hello"))),
+            reject: ServerMessage.Reject(board: "main", mut: 10, code: .rateLimited, message: "slow down"))
+        chat.focus = .input
+        Self.type("busy", into: &chat)
+        _ = chat.update(.client(.rejected(refusedChat)))
+        #expect(chat.input.text == "busy")
+        chat.input = LineEditor()
+        _ = chat.update(.client(.rejected(refusedChat)))
+        #expect(chat.input.text == "hello" && chat.purpose == .chat)
+    }
 }

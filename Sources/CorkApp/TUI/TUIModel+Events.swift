@@ -120,6 +120,7 @@ extension TUIModel {
             return []
         }
         post(FeedEntry("rejected \(rejected.op.request.kind): \(reject.code.rawValue): \(reject.message)", kind: .error))
+        if rejected.op.board == boardID, restoreRefusedText(rejected.op.request, reason: reject.message) { return [] }
         // A conflict on a board left since (`/board`) is reported but cannot be resolved here.
         guard reject.code == .rejected(.conflict), rejected.op.board == boardID,
             case .op(.editCard(let edit)) = rejected.op.request,

@@ -33,6 +33,10 @@ extension TUIModel {
             focus = .board
             return wasEditing ? presenceViewing() : []
         case .enter:
+            if let overLimit {
+                notice = overLimit
+                return []
+            }
             let text = input.text.trimmingCharacters(in: .whitespaces)
             input = LineEditor()
             let purpose = self.purpose

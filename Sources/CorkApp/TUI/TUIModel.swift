@@ -102,6 +102,8 @@ public struct TUIModel: Sendable {
     public var conflict: DescriptionConflict?
     /// Whether the user is away (`/away`).
     public var away: String?
+    /// The server's limits (from `welcome`), for checking the input line while it is typed.
+    public var limits = WireLimits.defaults
     /// How joins and leaves show in the feed (`/set joins`).
     public var joins: JoinsDisplay = .fold
     /// The most feed entries kept.

@@ -235,7 +235,13 @@ extension TUIModel {
         }
         let style = Style(attributes: focus == .input ? [] : .dim)
         let used = screen.write(prompt, x: 0, y: y, style: Style(foreground: .ansi(.cyan)), maxWidth: width)
-        let room = max(1, width - used - 1)
+        var room = max(1, width - used - 1)
+        // Near or past the limit, the room left (or how far over) at the end of the line.
+        if let counter = inputCounter, width - used - counter.text.count - 2 >= 10 {
+            room -= counter.text.count + 1
+            let counterStyle = Style(foreground: counter.over ? .ansi(.red) : .ansi(.yellow), attributes: counter.over ? .bold : [])
+            screen.write(counter.text, x: width - counter.text.count, y: y, style: counterStyle)
+        }
         let before = input.beforeCursor
         let beforeWidth = DisplayWidth.of(before)
         let skip = max(0, beforeWidth - room + 1)

@@ -45,6 +45,7 @@ public struct TUIRunner {
         model.board = board
         model.user = await client.user
         model.connection = await client.state
+        model.limits = await client.welcome?.limits ?? .defaults
         let renderer = Renderer(colorMode: ColorMode.detect(environment: environment))
         let (messages, sink) = AsyncStream.makeStream(of: TUIMessage.self)
         let (ticks, tickSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -129,6 +130,9 @@ public struct TUIRunner {
                     }
                 }
                 model.pendingCount = await client.pendingOps.count
+                if case .client(.connection(.connected)) = message, let limits = await client.welcome?.limits {
+                    model.limits = limits
+                }
                 if model.needsTicks { ticks.yield() }
                 try draw(model, previous: &previous, renderer: renderer)
             }
