@@ -13,6 +13,8 @@ extension BoardClient {
     /// task group for the client's whole life.
     func runConnection() async {
         var action = machine.start()
+        // Why the last dial or session failed: the reason the reconnecting state shows.
+        var lastFailure: ConnectionMachine.Failure?
         while !isStopped {
             switch action {
             case .connect(let index):
@@ -24,6 +26,7 @@ extension BoardClient {
                 } catch {
                     if isStopped { return }
                     let failure = BoardClient.classify(error, endpoint: endpoint)
+                    lastFailure = failure
                     logger.debug("connect failed", metadata: ["endpoint": "\(endpoint)", "error": "\(failure.error)"])
                     machine.nextRandom = Double.random(in: 0...1)
                     action = machine.connectFailed(failure, now: elapsed)
@@ -31,12 +34,14 @@ extension BoardClient {
                 }
                 machine.connected()
                 let failure = await runSession(connection, endpoint: endpoint)
+                lastFailure = failure
                 if isStopped { return }
                 logger.debug("session ended", metadata: ["endpoint": "\(endpoint)", "error": "\(failure.error)"])
                 machine.nextRandom = Double.random(in: 0...1)
                 action = machine.disconnected(failure, now: elapsed)
             case .wait(let delay):
-                setConnectionState(.reconnecting(in: delay, lastError: sessionFailure?.error.message ?? ""))
+                let reason = lastFailure?.error.message ?? "the connection ended"
+                setConnectionState(.reconnecting(in: delay, lastError: reason))
                 do {
                     try await Task.sleep(for: delay)
                 } catch {
@@ -113,7 +118,13 @@ extension BoardClient {
                 }
             }
         } catch {
-            return sessionFailure ?? BoardClient.classify(error, endpoint: endpoint)
+            if let sessionFailure { return sessionFailure }
+            // A session that was up and then broke (the server killed, the network gone) lost its connection; it
+            // did not fail to connect.
+            if welcome != nil, !(error is ClientError) {
+                return ConnectionMachine.Failure(ClientError(.disconnected, "lost the connection to \(endpoint) (\(error))"))
+            }
+            return BoardClient.classify(error, endpoint: endpoint)
         }
         return sessionFailure
             ?? ConnectionMachine.Failure(ClientError(.disconnected, "\(endpoint) closed the connection"))

@@ -94,6 +94,31 @@ import Testing
         }
     }
 
+    /// A connection that just ends (the server killed with -9) says why in the reconnecting state, never "".
+    @Test func aDroppedConnectionSaysWhyWhileReconnecting() async throws {
+        let server = FakeServer()
+        var accepted = server.connections.makeAsyncIterator()
+        try await withClient(server.configuration(board: nil)) { client in
+            let first = FakeConnection(channel: try #require(await accepted.next()))
+            _ = try await first.read()
+            try await first.welcome(clientID: "cid-1")
+            var events = client.events.makeAsyncIterator()
+            while let event = await events.next() {
+                if case .connection(.connected) = event { break }
+            }
+            try await first.close()
+            var reason: String?
+            while let event = await events.next() {
+                if case .connection(.reconnecting(_, let lastError)) = event {
+                    reason = lastError
+                    break
+                }
+            }
+            #expect(reason?.isEmpty == false, "reconnecting with reason \(String(describing: reason))")
+            #expect(reason?.contains("closed the connection") == true, "\(String(describing: reason))")
+        }
+    }
+
     @Test func aDeltaThatDoesNotApplyMakesTheClientStartOverFromASnapshotKeepingItsPendingOps() async throws {
         let server = FakeServer()
         var accepted = server.connections.makeAsyncIterator()

@@ -31,6 +31,12 @@ extension TUIModelTests {
         #expect(model.statusText.contains("connected") && model.reconnectAt == nil && !model.needsTicks)
     }
 
+    @Test func aConnectionLostWithoutAReasonSaysSoWithoutADanglingColon() {
+        var model = Self.model()
+        _ = model.update(.client(.connection(.reconnecting(in: .seconds(1), lastError: ""))))
+        #expect(model.feed.last?.text == "connection lost")
+    }
+
     @Test func slashBoardFollowsTheNewBoardAndForgetsTheOld() {
         var model = Self.model()
         _ = Self.enter("/filter label:bug", into: &model)

@@ -101,7 +101,9 @@ extension TUIModel {
                 }
             case .reconnecting(let delay, let error):
                 reconnectAt = tick(after: delay)
-                if case .connected = was { post(FeedEntry("connection lost: \(error)", kind: .error)) }
+                if case .connected = was {
+                    post(FeedEntry(error.isEmpty ? "connection lost" : "connection lost: \(error)", kind: .error))
+                }
             case .stopped(let error?):
                 post(FeedEntry("stopped: \(error.message)", kind: .error))
             default:
