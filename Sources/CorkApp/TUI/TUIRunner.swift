@@ -166,11 +166,19 @@ public struct TUIRunner {
 
     /// Opens `$VISUAL` / `$EDITOR` (else `vi`) on `text` in a temporary file; the new text, or nil if unchanged.
     func runEditor(_ text: String) async -> String? {
+        await TUIRunner.runEditor(text, environment: environment)
+    }
+
+    /// Opens `$VISUAL` / `$EDITOR` from `environment` (else `vi`) on `text` in a temporary file; the new text, or nil
+    /// if unchanged or the editor failed.
+    static func runEditor(_ text: String, environment: [String: String]) async -> String? {
         let editor = environment["VISUAL"] ?? environment["EDITOR"] ?? "vi"
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("cork-\(UUID().uuidString).md")
         defer { try? FileManager.default.removeItem(at: file) }
         do {
-            try text.write(to: file, atomically: true, encoding: .utf8)
+            // A text file ends in a newline (editors expect it, and some flag or add it); the text does not need one.
+            let contents = text.isEmpty || text.hasSuffix("\n") ? text : text + "\n"
+            try contents.write(to: file, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "\(editor) \"$1\"", "cork-editor", file.path]
