@@ -131,4 +131,21 @@ extension TUIModelTests {
         #expect(Self.enter("/keep", into: &model).isEmpty)
         #expect(model.notice == "no description conflict to resolve")
     }
+
+    @Test func aMergeThatStillHasConflictMarkersIsNotSavedAndOpensAgainAsLeft() {
+        var model = Self.conflicted()
+        guard case .edit(_, let purpose)? = Self.enter("/merge", into: &model).last else {
+            Issue.record("no editor")
+            return
+        }
+        let half = "<<<<<<< mine\nmine, merged\n=======\ntheirs\n>>>>>>> theirs"
+        let effects = model.update(.edited(purpose, half))
+        #expect(effects == [.presence(.viewing, card: "k1")], "saved with conflict markers: \(effects)")
+        #expect(model.conflict != nil)
+        #expect(model.feed.last?.text.contains("still has conflict markers") == true, "\(model.feed.last?.text ?? "")")
+        // /merge opens the text as the user left it; once the markers are gone it is saved.
+        #expect(Self.enter("/merge", into: &model).last == .edit(half, .mergeDescription("k1", baseSeq: 9)))
+        #expect(model.update(.edited(purpose, "mine and theirs")).first
+            == .submit(.editCard(EditCard(card: "k1", description: "mine and theirs", baseSeq: 9))))
+    }
 }

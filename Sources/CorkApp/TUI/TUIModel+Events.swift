@@ -146,22 +146,18 @@ extension TUIModel {
             notice = "unchanged"
             return [viewing]
         }
+        if case .mergeDescription = purpose, DescriptionConflict.hasMarkers(text) {
+            // Saving this would put the markers in the description: keep it as the draft, and say so.
+            conflict?.draft = text
+            post(FeedEntry(
+                "the merged text still has conflict markers (<<<<<<< ======= >>>>>>>), so it was not saved: "
+                    + "/merge edits it again, /keep saves yours as it was, /theirs keeps theirs", kind: .error))
+            return [viewing]
+        }
         switch purpose {
         case .description(let card, let base), .mergeDescription(let card, let base):
             conflict = nil
             return [.submit(.editCard(EditCard(card: card, description: text, baseSeq: base))), viewing]
         }
     }
-}
-
-/// A description edit the server refused because someone else changed it first.
-public struct DescriptionConflict: Hashable, Sendable {
-    /// The card.
-    public var card: CardID
-    /// This user's text.
-    public var mine: String
-    /// The text now on the server.
-    public var theirs: String
-    /// The seq of the server's text (the base for an overwrite).
-    public var seq: UInt64
 }

@@ -181,10 +181,9 @@ extension TUIModel {
                     notice = "kept the server's description"
                     return []
                 default:
-                    let both = "<<<<<<< mine\n\(conflict.mine)\n=======\n\(conflict.theirs)\n>>>>>>> theirs\n"
                     return [
                         .presence(.editing, card: conflict.card),
-                        .edit(both, .mergeDescription(conflict.card, baseSeq: conflict.seq)),
+                        .edit(conflict.draft ?? conflict.marked, .mergeDescription(conflict.card, baseSeq: conflict.seq)),
                     ]
                 }
             case "/set":
