@@ -58,6 +58,12 @@ public enum TerminalRestore {
         saved.store(Int(bitPattern: pointer), ordering: .releasing)
     }
 
+    /// The published settings (those from before raw mode), while a full-screen session is active.
+    static func savedSettings() -> termios? {
+        let address = saved.load(ordering: .acquiring)
+        return UnsafeMutablePointer<SavedTerminal>(bitPattern: address)?.pointee.settings
+    }
+
     /// Withdraws the published settings (the session restored them itself).
     static func withdraw() {
         saved.store(0, ordering: .releasing)

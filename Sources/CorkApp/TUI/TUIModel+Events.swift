@@ -25,6 +25,8 @@ extension TUIModel {
             return []
         case .edited(let purpose, let text):
             return edited(purpose, text)
+        case .continued:
+            return [.redraw]
         case .history(let card, let page):
             guard history?.card == card else { return [] }
             history?.state = .loaded(page.activities.filter { $0.card == card }, more: page.more)

@@ -14,6 +14,7 @@ extension TUIModel {
             return cycleFocus()
         }
         if event == .ctrl("c") { return [.quit] }
+        if event == .ctrl("z") { return [.suspend] }
         switch focus {
         case .input: return inputKey(event)
         case .feed: return feedKey(event)

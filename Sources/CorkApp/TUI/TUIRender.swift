@@ -278,6 +278,7 @@ extension TUIModel {
         "       /archive /restore /undo [skip] /redo [skip] /filter /who /away /board /lastlog /help /quit",
         "       /set joins on|fold|off: joins and leaves each on a line, folded into one (default), or hidden",
         "       Tab completes commands, #cards, columns, labels, users; Tab again: the next one",
+        "Ctrl-Z  suspend to the shell (fg comes back)",
         "q  quit (asks again while ops are queued)       Esc or ? closes this help",
     ]
 

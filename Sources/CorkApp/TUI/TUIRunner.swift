@@ -110,6 +110,8 @@ public struct TUIRunner {
                     switch event {
                     case .key(let key): sink.yield(.key(key))
                     case .resize(let size): sink.yield(.resize(width: size.width, height: size.height))
+                    case .signal(SIGTSTP): sink.yield(.key(.ctrl("z")))  // `kill -TSTP`: as Ctrl-Z
+                    case .signal(SIGCONT): sink.yield(.continued)
                     case .signal, .endOfInput:
                         sink.yield(.key(.ctrl("c")))
                         return
@@ -126,6 +128,11 @@ public struct TUIRunner {
                     case .quit: return .quit
                     case .edit(let text, let purpose): return .edit(text, purpose)
                     case .fetchHistory(let card): fetches.yield(card)
+                    case .suspend, .redraw:
+                        if effect == .suspend { try terminal.suspend() } else { try terminal.resumeFullScreen() }
+                        // The shell wrote over the screen, and the window may have changed size meanwhile.
+                        previous = nil
+                        if let size = terminal.size() { _ = model.update(.resize(width: size.width, height: size.height)) }
                     default: await perform(effect, on: &model)
                     }
                 }
@@ -157,7 +164,7 @@ public struct TUIRunner {
             case .presence(let state, let card, let column, let index, let away):
                 await client.setPresence(state, card: card, column: column, index: index, away: away)
             case .switchBoard(let board): await client.switchBoard(to: board)
-            case .edit, .quit, .fetchHistory: break
+            case .edit, .quit, .fetchHistory, .suspend, .redraw: break
             }
         } catch {
             model.post(FeedEntry("\(error.message)", kind: .error))
