@@ -42,19 +42,51 @@ extension BoardClient {
             case .wait(let delay):
                 let reason = lastFailure?.error.message ?? "the connection ended"
                 setConnectionState(.reconnecting(in: delay, lastError: reason))
+                let early: Bool
                 do {
-                    try await Task.sleep(for: delay)
+                    early = try await waitOrRetry(delay)
                 } catch {
                     return
                 }
-                action = machine.timerFired(now: elapsed)
-                if case .none = action { action = machine.timerFired(now: elapsed + delay) }
+                if isStopped { return }
+                if early {
+                    action = machine.retryNow()
+                } else {
+                    action = machine.timerFired(now: elapsed)
+                    if case .none = action { action = machine.timerFired(now: elapsed + delay) }
+                }
             case .stop(let error):
                 stopAll(error)
                 return
             case .none:
                 return
             }
+        }
+    }
+
+    /// Ends a reconnect wait early: the next dial happens now instead of when the backoff says. Nothing while not
+    /// waiting to reconnect.
+    public func reconnectNow() {
+        guard case .reconnecting = connectionState, !isStopped else { return }
+        retrySink.yield()
+    }
+
+    /// Sleeps `delay`, or less when ``reconnectNow()`` asks; returns whether it was asked. Throws when cancelled.
+    func waitOrRetry(_ delay: Duration) async throws -> Bool {
+        let requests = retryRequests
+        return try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await Task.sleep(for: delay)
+                return false
+            }
+            group.addTask {
+                for await _ in requests { return true }
+                return false
+            }
+            // Whichever ends first (the sleep, or a request) ends the wait.
+            let asked = try await group.next() ?? false
+            group.cancelAll()
+            return asked
         }
     }
 
@@ -203,6 +235,7 @@ extension BoardClient {
         readyWaiters = []
         timerWake?.resume()
         timerWake = nil
+        retrySink.finish()
         eventSink.finish()
     }
 

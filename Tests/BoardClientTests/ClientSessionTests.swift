@@ -119,6 +119,44 @@ import Testing
         }
     }
 
+    /// After the backoff has grown, reconnectNow() dials at once instead of waiting it out.
+    @Test func reconnectNowDialsAtOnceInsteadOfWaitingOutTheBackoff() async throws {
+        let server = FakeServer()
+        var accepted = server.connections.makeAsyncIterator()
+        var configuration = server.configuration(board: nil)
+        configuration.reconnect = ReconnectPolicy(initial: .seconds(600), maximum: .seconds(600), jitter: 0)
+        try await withClient(configuration) { client in
+            let first = FakeConnection(channel: try #require(await accepted.next()))
+            _ = try await first.read()
+            try await first.welcome(clientID: "cid-1")
+            var events = client.events.makeAsyncIterator()
+            while let event = await events.next() {
+                if case .connection(.connected) = event { break }
+            }
+            try await first.close()
+            while let event = await events.next() {
+                if case .connection(.reconnecting) = event { break }
+            }
+            await client.reconnectNow()
+            // Bounded: without the early retry the next dial is ten minutes away.
+            let connections = server.connections
+            let dialled = try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    var next = connections.makeAsyncIterator()  // the only reader from here on
+                    return await next.next() != nil
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(5))
+                    return false
+                }
+                let first = try await group.next()!
+                group.cancelAll()
+                return first
+            }
+            #expect(dialled, "no new connection within 5 s of reconnectNow()")
+        }
+    }
+
     @Test func aDeltaThatDoesNotApplyMakesTheClientStartOverFromASnapshotKeepingItsPendingOps() async throws {
         let server = FakeServer()
         var accepted = server.connections.makeAsyncIterator()

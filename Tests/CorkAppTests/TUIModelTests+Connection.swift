@@ -20,7 +20,7 @@ extension TUIModelTests {
             _ = model.update(.tick)
             shown.append(model.statusText.split(separator: " · ")[1].description)
         }
-        #expect(shown == ["reconnecting in 2s", "reconnecting in 2s", "reconnecting in 1s", "reconnecting in 1s", "reconnecting…"])
+        #expect(shown == ["reconnecting in 2s (r: now)", "reconnecting in 2s (r: now)", "reconnecting in 1s (r: now)", "reconnecting in 1s (r: now)", "reconnecting…"])
         // Nothing left to count: no more ticks, so an idle client stays idle.
         #expect(!model.needsTicks)
         _ = model.update(.client(.connection(.connecting(endpoint: "127.0.0.1:7420"))))

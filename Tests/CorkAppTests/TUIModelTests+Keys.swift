@@ -17,4 +17,19 @@ extension TUIModelTests {
         var model = Self.model()
         #expect(model.update(.continued) == [.redraw])
     }
+
+    /// While the client waits to reconnect (the backoff may have grown to half a minute), `r` dials now.
+    @Test func rReconnectsNowWhileWaiting() {
+        var model = Self.model()
+        #expect(model.update(Self.key(.character("r"))).isEmpty)
+        _ = model.update(.client(.connection(.reconnecting(in: .seconds(30), lastError: "refused"))))
+        #expect(model.statusText.contains("reconnecting in 30s (r: now)"))
+        #expect(model.update(Self.key(.character("r"))) == [.reconnectNow])
+        model.focus = .feed
+        #expect(model.update(Self.key(.character("r"))) == [.reconnectNow])
+        // In the input line r is a letter.
+        model.focus = .input
+        #expect(model.update(Self.key(.character("r"))).isEmpty)
+        #expect(model.input.text == "r")
+    }
 }

@@ -51,6 +51,8 @@ public enum TUIEffect: Hashable, Sendable {
     case suspend
     /// Put raw mode and the full screen back and redraw everything (after an outside stop and continue).
     case redraw
+    /// End the reconnect wait and dial now.
+    case reconnectNow
     /// Leave.
     case quit
 }

@@ -15,6 +15,9 @@ extension TUIModel {
         }
         if event == .ctrl("c") { return [.quit] }
         if event == .ctrl("z") { return [.suspend] }
+        if event == .character("r"), focus != .input, overlay == nil, carry == nil {
+            return reconnectKey()
+        }
         switch focus {
         case .input: return inputKey(event)
         case .feed: return feedKey(event)
@@ -137,6 +140,16 @@ extension TUIModel {
         default:
             return []
         }
+    }
+
+    /// `r`: while waiting to reconnect, dial now instead of waiting out the backoff.
+    mutating func reconnectKey() -> [TUIEffect] {
+        guard case .reconnecting = connection else {
+            notice = "r reconnects while the connection is down"
+            return []
+        }
+        notice = "reconnecting now"
+        return [.reconnectNow]
     }
 
     mutating func quitKey() -> [TUIEffect] {

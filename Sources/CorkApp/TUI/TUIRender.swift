@@ -206,7 +206,7 @@ extension TUIModel {
         case .connecting: parts.append("connecting")
         case .reconnecting:
             let seconds = reconnectSecondsLeft ?? 0
-            parts.append(seconds > 0 ? "reconnecting in \(seconds)s" : "reconnecting…")
+            parts.append(seconds > 0 ? "reconnecting in \(seconds)s (r: now)" : "reconnecting…")
         case .stopped: parts.append("offline")
         }
         if pendingCount > 0 { parts.append("\(pendingCount) queued") }
@@ -278,7 +278,7 @@ extension TUIModel {
         "       /archive /restore /undo [skip] /redo [skip] /filter /who /away /board /lastlog /help /quit",
         "       /set joins on|fold|off: joins and leaves each on a line, folded into one (default), or hidden",
         "       Tab completes commands, #cards, columns, labels, users; Tab again: the next one",
-        "Ctrl-Z  suspend to the shell (fg comes back)",
+        "Ctrl-Z  suspend to the shell (fg comes back)    r  reconnect now (while the connection is down)",
         "q  quit (asks again while ops are queued)       Esc or ? closes this help",
     ]
 

@@ -164,6 +164,7 @@ public struct TUIRunner {
             case .presence(let state, let card, let column, let index, let away):
                 await client.setPresence(state, card: card, column: column, index: index, away: away)
             case .switchBoard(let board): await client.switchBoard(to: board)
+            case .reconnectNow: await client.reconnectNow()
             case .edit, .quit, .fetchHistory, .suspend, .redraw: break
             }
         } catch {
