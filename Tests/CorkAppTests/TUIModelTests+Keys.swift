@@ -32,4 +32,28 @@ extension TUIModelTests {
         #expect(model.update(Self.key(.character("r"))).isEmpty)
         #expect(model.input.text == "r")
     }
+
+    /// PgUp / PgDn move the selection a screenful of cards, G to the last card (g / Home to the first), on the board
+    /// as in the feed.
+    @Test func pageKeysAndGWorkOnTheBoard() {
+        var t = Self.testBoard()
+        for n in 3...40 { t.apply(.addCard(AddCard(card: CardID("p\(n)"), column: "todo", title: "Card \(n)"))) }
+        var model = Self.model(width: 100, height: 30)
+        model.board = t.board
+        let count = model.visibleCards(0).count
+        let page = (model.boardHeight - 1) / 2
+        #expect(model.update(Self.key(.pageDown)) == [.presence(.viewing, card: model.visibleCards(0)[page].id)])
+        #expect(model.row == page)
+        _ = model.update(Self.key(.pageDown))
+        #expect(model.row == 2 * page)
+        _ = model.update(Self.key(.pageUp))
+        #expect(model.row == page)
+        _ = model.update(Self.key(.character("G")))
+        #expect(model.row == count - 1)
+        #expect(model.render().lines.contains { $0.contains("#41 Card 40") })
+        _ = model.update(Self.key(.pageDown))
+        #expect(model.row == count - 1)
+        _ = model.update(Self.key(.character("g")))
+        #expect(model.row == 0)
+    }
 }

@@ -46,6 +46,7 @@ extension TUIModel {
         case .pageUp: feedScroll = min(feed.count, feedScroll + page)
         case .pageDown: feedScroll = max(0, feedScroll - page)
         case .end, .character("G"): feedScroll = 0
+        case .home, .character("g"): feedScroll = max(0, feed.count - 1)
         case .escape: focus = .board
         case .character("/"):
             focus = .input
@@ -82,7 +83,9 @@ extension TUIModel {
         case (.up, false), (.character("k"), _): return select(row: row - 1)
         case (.down, false), (.character("j"), _): return select(row: row + 1)
         case (.home, _), (.character("g"), _): return select(row: 0)
-        case (.end, _): return select(row: visibleCards(column).count - 1)
+        case (.end, _), (.character("G"), _): return select(row: visibleCards(column).count - 1)
+        case (.pageUp, _): return select(row: row - cardsPerPage)
+        case (.pageDown, _): return select(row: row + cardsPerPage)
         case (.character("K"), _), (.up, true): return reorder(by: -1)
         case (.character("J"), _), (.down, true): return reorder(by: 1)
         case (.character("H"), _), (.left, true): return moveTargets(toColumn: column - 1)

@@ -7,6 +7,8 @@ extension TUIModel {
     public var feedHeight: Int { max(4, min(12, height / 3)) }
     /// Rows of the board pane.
     public var boardHeight: Int { max(3, height - feedHeight - 2) }
+    /// How many cards a column shows at once (two rows each, under the header): a page for PgUp / PgDn.
+    public var cardsPerPage: Int { max(1, (boardHeight - 1) / 2) }
     /// The narrowest a column is drawn.
     public static let columnMinWidth = 22
 
@@ -70,7 +72,7 @@ extension TUIModel {
         let inner = columnWidth - 2
         screen.write(header, x: x + 1, y: 0, style: headerStyle, maxWidth: inner)
         // Cards, two rows each, scrolled so the selection (or the ghost) is visible.
-        let rows = max(1, (boardHeight - 1) / 2)
+        let rows = cardsPerPage
         var entries: [ColumnEntry] = cards.map { .card($0) }
         if let carry, carry.column == index {
             entries.removeAll { if case .card(let c) = $0 { c.id == carry.card } else { false } }
@@ -268,6 +270,7 @@ extension TUIModel {
     /// The key help (`?`).
     public static let helpLines = [
         "h j k l / arrows  move the selection      Enter  card, history; c comment, E description",
+        "PgUp / PgDn       a screenful of cards    g / G  first / last card (in the feed too)",
         "Space / m         pick the card up; arrows carry it; Enter drops it; Esc puts it back",
         "J / K             reorder in the column    H / L  move to the column left / right",
         "n  new card here   e  edit the title       E  edit the description in $EDITOR",
