@@ -44,4 +44,29 @@ extension TUIModelTests {
         #expect(model.carry == nil)
         #expect(effects == [.presence(.viewing, card: "k2")])
     }
+
+    /// A viewer is told at once that viewers cannot change the board, before `$EDITOR` opens (not after writing a
+    /// description the server then refuses), and no editing marker is shown.
+    @Test func aViewerIsToldBeforeTheEditorOpens() {
+        var t = Self.testBoard()
+        t.apply(.setMember(user: "carol", role: .viewer, name: nil))
+        var model = Self.model()
+        model.board = t.board
+        model.user = "carol"
+        let refusal = "you are a viewer here: viewers cannot change the board"
+        for key in ["E", "e", "n"] {
+            var viewer = model
+            #expect(viewer.update(Self.key(.character(Character(key)))).isEmpty, "\(key)")
+            #expect(viewer.notice == refusal, "\(key)")
+            #expect(viewer.focus == .board, "\(key)")
+        }
+        var detail = model
+        _ = detail.update(Self.key(.enter))
+        #expect(detail.update(Self.key(.character("E"))).isEmpty)
+        #expect(detail.notice == refusal)
+        #expect(Self.enter("/desc", into: &model).isEmpty)
+        #expect(model.notice == refusal)
+        // Chat is open to viewers.
+        #expect(Self.enter("hello", into: &model) == [.submit(.chat(text: "hello"))])
+    }
 }

@@ -186,7 +186,17 @@ extension TUIModel {
         [.presence(.viewing, card: selectedCard?.id)]
     }
 
+    /// Whether the user only views this board (viewers may chat, nothing else).
+    var isViewer: Bool { user.flatMap { board?.members[$0]?.role } == .viewer }
+
+    /// What a viewer is told instead of opening an editor or a title line whose text the server would refuse.
+    static let viewerRefusal = "you are a viewer here: viewers cannot change the board"
+
     mutating func startInput(_ purpose: InputPurpose, text: String) -> [TUIEffect] {
+        if purpose != .chat, isViewer {
+            notice = TUIModel.viewerRefusal
+            return []
+        }
         self.purpose = purpose
         focus = .input
         input = LineEditor(text)
@@ -196,6 +206,10 @@ extension TUIModel {
 
     mutating func editDescription(_ id: CardID) -> [TUIEffect] {
         guard let card = board?.cards[id] else { return [] }
+        guard !isViewer else {
+            notice = TUIModel.viewerRefusal
+            return []
+        }
         return [.presence(.editing, card: id), .edit(card.description, .description(id, baseSeq: card.descriptionSeq))]
     }
 
