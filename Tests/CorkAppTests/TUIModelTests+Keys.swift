@@ -56,4 +56,32 @@ extension TUIModelTests {
         _ = model.update(Self.key(.character("g")))
         #expect(model.row == 0)
     }
+
+    /// After `n` (or `/add`), the new card is selected once it shows on the board, ready for e, E, H/L.
+    @Test func aNewCardIsSelected() throws {
+        for way in ["n", "/add"] {
+            var t = Self.testBoard()
+            var model = Self.model()
+            _ = model.update(Self.key(.right))  // DOING
+            let effects: [TUIEffect]
+            if way == "n" {
+                _ = model.update(Self.key(.character("n")))
+                Self.type("Brand new", into: &model)
+                effects = model.update(Self.key(.enter))
+            } else {
+                effects = Self.enter("/add Brand new", into: &model)
+            }
+            guard case .submit(.addCard(let add))? = effects.first else {
+                Issue.record("\(way): no card added: \(effects)")
+                continue
+            }
+            #expect(add.column == "doing")
+            // DOING has a hard limit of 1 in this board: lift it so the add applies, as the server would.
+            t.apply(.setWIPLimit(column: "doing", limit: nil))
+            t.apply(.addCard(add))
+            _ = model.update(Self.loaded(t.board))
+            #expect(model.selectedCard?.id == add.card, "\(way)")
+            if way == "n" { #expect(model.focus == .board) }
+        }
+    }
 }

@@ -63,6 +63,10 @@ extension TUIModel {
             }
             marked = marked.filter { update.board.cards[$0].map { !$0.archived } ?? false }
             clampSelection()
+            if let added = selectWhenShown, update.board.cards[added] != nil, carry == nil {
+                selectWhenShown = nil
+                if select(card: added) { return presenceViewing() }
+            }
             // The drag marker ends with the drag: the others see this user viewing the card now selected.
             return carryLost ? presenceViewing() : []
         case .activity(let event):
@@ -124,6 +128,7 @@ extension TUIModel {
             return []
         }
         post(FeedEntry("rejected \(rejected.op.request.kind): \(reject.code.rawValue): \(reject.message)", kind: .error))
+        if case .op(.addCard(let add)) = rejected.op.request, add.card == selectWhenShown { selectWhenShown = nil }
         if rejected.op.board == boardID, restoreRefusedText(rejected.op.request, reason: reject.message) { return [] }
         // A conflict on a board left since (`/board`) is reported but cannot be resolved here.
         guard reject.code == .rejected(.conflict), rejected.op.board == boardID,

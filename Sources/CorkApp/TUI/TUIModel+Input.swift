@@ -57,7 +57,9 @@ extension TUIModel {
             return [.submit(.chat(text: text))]
         case .newCard(let column):
             guard !text.isEmpty else { return [] }
-            return [.submit(.addCard(AddCard(card: IDGenerator.cardID(), column: column, title: text)))]
+            let card = IDGenerator.cardID()
+            selectWhenShown = card
+            return [.submit(.addCard(AddCard(card: card, column: column, title: text)))]
         case .editTitle(let card):
             guard !text.isEmpty, board?.cards[card]?.title != text else { return presenceViewing() }
             return [.submit(.editCard(EditCard(card: card, title: text))), .presence(.viewing, card: card)]
@@ -88,7 +90,9 @@ extension TUIModel {
             case "/add":
                 guard !rest.isEmpty else { throw usage("/add TITLE") }
                 let column = columns.indices.contains(self.column) ? columns[self.column].id : nil
-                return [.submit(.addCard(AddCard(card: IDGenerator.cardID(), column: column, title: rest)))]
+                let card = IDGenerator.cardID()
+                selectWhenShown = card
+                return [.submit(.addCard(AddCard(card: card, column: column, title: rest)))]
             case "/move":
                 guard words.count >= 2 else { throw usage("/move CARD COLUMN") }
                 let card = try CardReference.resolve(words[0], in: board)

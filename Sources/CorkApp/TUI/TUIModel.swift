@@ -102,6 +102,8 @@ public struct TUIModel: Sendable {
     public var conflict: DescriptionConflict?
     /// Whether the user is away (`/away`).
     public var away: String?
+    /// A card this user just added, to select as soon as the board shows it.
+    public var selectWhenShown: CardID?
     /// The server's limits (from `welcome`), for checking the input line while it is typed.
     public var limits = WireLimits.defaults
     /// How joins and leaves show in the feed (`/set joins`).
@@ -142,6 +144,18 @@ public struct TUIModel: Sendable {
         return selectedCard.map { [$0] } ?? []
     }
 
+    /// Selects `card` where it is shown; false when it is not (archived, filtered out, gone).
+    public mutating func select(card: CardID) -> Bool {
+        for index in columns.indices {
+            if let position = visibleCards(index).firstIndex(where: { $0.id == card }) {
+                column = index
+                row = position
+                return true
+            }
+        }
+        return false
+    }
+
     /// Keeps the selection inside the board after it changed.
     public mutating func clampSelection() {
         column = max(0, min(column, columns.count - 1))
@@ -166,6 +180,7 @@ public struct TUIModel: Sendable {
         history = nil
         conflict = nil
         undo = UndoStack()
+        selectWhenShown = nil
         post(FeedEntry("switching to board \(id)", kind: .info))
     }
 
