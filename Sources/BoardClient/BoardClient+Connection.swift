@@ -68,25 +68,29 @@ extension BoardClient {
     /// waiting to reconnect.
     public func reconnectNow() {
         guard case .reconnecting = connectionState, !isStopped else { return }
-        retrySink.yield()
+        retrySink.yield(0)
     }
 
-    /// Sleeps `delay`, or less when ``reconnectNow()`` asks; returns whether it was asked. Throws when cancelled.
+    /// Sleeps `delay`, or less when ``reconnectNow()`` asks; returns whether it was asked. Throws when the client
+    /// stops meanwhile.
+    ///
+    /// The loop itself reads the request stream; a child task sleeps and then reports the end of the wait into the
+    /// same stream (and is cancelled when a request comes first). Cancelling a task that awaits an AsyncStream ends
+    /// the stream for good, so the reader is never the task that gets cancelled.
     func waitOrRetry(_ delay: Duration) async throws -> Bool {
+        retryWaits += 1
+        let wait = retryWaits
         let requests = retryRequests
-        return try await withThrowingTaskGroup(of: Bool.self) { group in
+        let sink = retrySink
+        return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await Task.sleep(for: delay)
-                return false
+                sink.yield(wait)
             }
-            group.addTask {
-                for await _ in requests { return true }
-                return false
-            }
-            // Whichever ends first (the sleep, or a request) ends the wait.
-            let asked = try await group.next() ?? false
-            group.cancelAll()
-            return asked
+            defer { group.cancelAll() }
+            // 0 is a request; an earlier wait's number (its sleeper beat the cancel) is stale.
+            for await value in requests where value == 0 || value == wait { return value == 0 }
+            throw CancellationError()
         }
     }
 

@@ -157,6 +157,37 @@ import Testing
         }
     }
 
+    /// A wait that ran its course leaves the next one intact: after 100 ms the client dials again, and then waits
+    /// its long backoff instead of dialling in a loop.
+    @Test func aWaitThatRanItsCourseLeavesTheNextBackoffIntact() async throws {
+        let server = FakeServer()
+        var accepted = server.connections.makeAsyncIterator()
+        var configuration = server.configuration(board: nil)
+        configuration.reconnect = ReconnectPolicy(
+            initial: .milliseconds(100), maximum: .seconds(600), multiplier: 10_000, jitter: 0)
+        try await withClient(configuration) { _ in
+            try await FakeConnection(channel: try #require(await accepted.next())).close()
+            // The first wait (100 ms) runs its course; the second dial follows.
+            try await FakeConnection(channel: try #require(await accepted.next())).close()
+            // The next wait is 600 s: no third dial within 2 s.
+            let connections = server.connections
+            let dialledAgain = try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    var next = connections.makeAsyncIterator()  // the only reader from here on
+                    return await next.next() != nil
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(2))
+                    return false
+                }
+                let first = try await group.next()!
+                group.cancelAll()
+                return first
+            }
+            #expect(!dialledAgain, "the client dialled again at once instead of waiting its backoff")
+        }
+    }
+
     @Test func aDeltaThatDoesNotApplyMakesTheClientStartOverFromASnapshotKeepingItsPendingOps() async throws {
         let server = FakeServer()
         var accepted = server.connections.makeAsyncIterator()

@@ -25,6 +25,10 @@ extension TUIModelTests {
         _ = model.update(.client(.connection(.reconnecting(in: .seconds(30), lastError: "refused"))))
         #expect(model.statusText.contains("reconnecting in 30s (r: now)"))
         #expect(model.update(Self.key(.character("r"))) == [.reconnectNow])
+        #expect(model.notice == "reconnecting now")
+        _ = model.update(.client(.connection(.connected(endpoint: "127.0.0.1:7420", user: "alice"))))
+        #expect(model.notice == nil)
+        _ = model.update(.client(.connection(.reconnecting(in: .seconds(30), lastError: "refused"))))
         model.focus = .feed
         #expect(model.update(Self.key(.character("r"))) == [.reconnectNow])
         // In the input line r is a letter.

@@ -99,6 +99,7 @@ extension TUIModel {
             switch state {
             case .connected(let endpoint, let user):
                 self.user = user
+                if notice == TUIModel.reconnectingNow { notice = nil }
                 if case .connected = was {} else { post(FeedEntry("connected to \(endpoint) as \(user)", kind: .info)) }
                 // A history that could not be read (offline, timed out) is asked for again once connected.
                 if case .detail(let card)? = overlay, history?.card == card, case .failed? = history?.state {

@@ -151,9 +151,12 @@ extension TUIModel {
             notice = "r reconnects while the connection is down"
             return []
         }
-        notice = "reconnecting now"
+        notice = TUIModel.reconnectingNow
         return [.reconnectNow]
     }
+
+    /// The notice `r` leaves until the connection is back.
+    static let reconnectingNow = "reconnecting now"
 
     mutating func quitKey() -> [TUIEffect] {
         if pendingCount > 0 && !confirmingQuit {
