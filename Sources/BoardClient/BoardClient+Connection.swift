@@ -13,6 +13,8 @@ extension BoardClient {
     /// task group for the client's whole life.
     func runConnection() async {
         var action = machine.start()
+        // Why the last dial or session failed: the reason the reconnecting state shows.
+        var lastFailure: ConnectionMachine.Failure?
         while !isStopped {
             switch action {
             case .connect(let index):
@@ -24,6 +26,7 @@ extension BoardClient {
                 } catch {
                     if isStopped { return }
                     let failure = BoardClient.classify(error, endpoint: endpoint)
+                    lastFailure = failure
                     logger.debug("connect failed", metadata: ["endpoint": "\(endpoint)", "error": "\(failure.error)"])
                     machine.nextRandom = Double.random(in: 0...1)
                     action = machine.connectFailed(failure, now: elapsed)
@@ -31,25 +34,63 @@ extension BoardClient {
                 }
                 machine.connected()
                 let failure = await runSession(connection, endpoint: endpoint)
+                lastFailure = failure
                 if isStopped { return }
                 logger.debug("session ended", metadata: ["endpoint": "\(endpoint)", "error": "\(failure.error)"])
                 machine.nextRandom = Double.random(in: 0...1)
                 action = machine.disconnected(failure, now: elapsed)
             case .wait(let delay):
-                setConnectionState(.reconnecting(in: delay, lastError: sessionFailure?.error.message ?? ""))
+                let reason = lastFailure?.error.message ?? "the connection ended"
+                setConnectionState(.reconnecting(in: delay, lastError: reason))
+                let early: Bool
                 do {
-                    try await Task.sleep(for: delay)
+                    early = try await waitOrRetry(delay)
                 } catch {
                     return
                 }
-                action = machine.timerFired(now: elapsed)
-                if case .none = action { action = machine.timerFired(now: elapsed + delay) }
+                if isStopped { return }
+                if early {
+                    action = machine.retryNow()
+                } else {
+                    action = machine.timerFired(now: elapsed)
+                    if case .none = action { action = machine.timerFired(now: elapsed + delay) }
+                }
             case .stop(let error):
                 stopAll(error)
                 return
             case .none:
                 return
             }
+        }
+    }
+
+    /// Ends a reconnect wait early: the next dial happens now instead of when the backoff says. Nothing while not
+    /// waiting to reconnect.
+    public func reconnectNow() {
+        guard case .reconnecting = connectionState, !isStopped else { return }
+        retrySink.yield(0)
+    }
+
+    /// Sleeps `delay`, or less when ``reconnectNow()`` asks; returns whether it was asked. Throws when the client
+    /// stops meanwhile.
+    ///
+    /// The loop itself reads the request stream; a child task sleeps and then reports the end of the wait into the
+    /// same stream (and is cancelled when a request comes first). Cancelling a task that awaits an AsyncStream ends
+    /// the stream for good, so the reader is never the task that gets cancelled.
+    func waitOrRetry(_ delay: Duration) async throws -> Bool {
+        retryWaits += 1
+        let wait = retryWaits
+        let requests = retryRequests
+        let sink = retrySink
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await Task.sleep(for: delay)
+                sink.yield(wait)
+            }
+            defer { group.cancelAll() }
+            // 0 is a request; an earlier wait's number (its sleeper beat the cancel) is stale.
+            for await value in requests where value == 0 || value == wait { return value == 0 }
+            throw CancellationError()
         }
     }
 
@@ -113,7 +154,13 @@ extension BoardClient {
                 }
             }
         } catch {
-            return sessionFailure ?? BoardClient.classify(error, endpoint: endpoint)
+            if let sessionFailure { return sessionFailure }
+            // A session that was up and then broke (the server killed, the network gone) lost its connection; it
+            // did not fail to connect.
+            if welcome != nil, !(error is ClientError) {
+                return ConnectionMachine.Failure(ClientError(.disconnected, "lost the connection to \(endpoint) (\(error))"))
+            }
+            return BoardClient.classify(error, endpoint: endpoint)
         }
         return sessionFailure
             ?? ConnectionMachine.Failure(ClientError(.disconnected, "\(endpoint) closed the connection"))
@@ -192,6 +239,7 @@ extension BoardClient {
         readyWaiters = []
         timerWake?.resume()
         timerWake = nil
+        retrySink.finish()
         eventSink.finish()
     }
 

@@ -77,6 +77,12 @@ public actor BoardClient {
     let finishedKept = 10_000
     var readyWaiters: [Waiter<Board>] = []
     var timerWake: CheckedContinuation<Void, Never>?
+    /// Ends the connection loop's reconnect wait: 0 when ``reconnectNow()`` asks, the wait's number when its sleep
+    /// is over. Only the newest is kept.
+    let retryRequests: AsyncStream<Int>
+    let retrySink: AsyncStream<Int>.Continuation
+    /// The number of the last reconnect wait.
+    var retryWaits = 0
 
     /// A request awaiting its answer; resent after a reconnect.
     struct Outstanding {
@@ -111,6 +117,7 @@ public actor BoardClient {
             throw ClientError(.tls, "cannot set up TLS: \(error)")
         }
         (events, eventSink) = AsyncStream.makeStream(of: ClientEvent.self)
+        (retryRequests, retrySink) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
         machine = ConnectionMachine(endpointCount: configuration.endpoints.count, policy: configuration.reconnect)
         boardID = configuration.board
         if let url = configuration.journal {

@@ -119,6 +119,15 @@ public struct ConnectionMachine: Sendable {
         return .connect(endpoint: endpoint)
     }
 
+    /// The owner asks to try again now (a person pressing a key while the backoff has grown): the wait ends early
+    /// and the endpoint it was waiting for is dialled. Nothing while not waiting.
+    public mutating func retryNow() -> Action {
+        guard case .waiting(_, let endpoint) = state else { return .none }
+        current = endpoint
+        state = .connecting(endpoint: endpoint)
+        return .connect(endpoint: endpoint)
+    }
+
     /// The owner stops the client.
     public mutating func stop(_ error: ClientError? = nil) -> Action {
         state = .stopped(error)

@@ -238,6 +238,46 @@ extension JSONByteWriter {
         put(UInt8(ascii: "}"))
         field(#","warning":"#, a.warning)
         field(#","undo_of":"#, a.undoOf)
+        if let names = a.names { writeNames(names) }
+        put(UInt8(ascii: "}"))
+    }
+
+    /// `,"names":{…}`: the record's names, nil fields left out, dictionary keys sorted (one encoding per record).
+    func writeNames(_ names: ActivityNames) {
+        put(#","names":{"#)
+        var first = true
+        func key(_ literal: StaticString) {
+            if !first { put(UInt8(ascii: ",")) }
+            first = false
+            put(literal)
+        }
+        func dictionary(_ literal: StaticString, _ values: [String: String]?) {
+            guard let values else { return }
+            key(literal)
+            put(UInt8(ascii: "{"))
+            for (i, id) in values.keys.sorted().enumerated() {
+                if i > 0 { put(UInt8(ascii: ",")) }
+                writeString(id)
+                put(UInt8(ascii: ":"))
+                writeString(values[id]!)
+            }
+            put(UInt8(ascii: "}"))
+        }
+        if let title = names.title {
+            key(#""title":"#)
+            writeString(title)
+        }
+        if let number = names.number {
+            key(#""number":"#)
+            writeSigned(Int64(number))
+        }
+        dictionary(#""columns":"#, names.columns)
+        dictionary(#""labels":"#, names.labels)
+        dictionary(#""milestones":"#, names.milestones)
+        if let item = names.item {
+            key(#""item":"#)
+            writeString(item)
+        }
         put(UInt8(ascii: "}"))
     }
 

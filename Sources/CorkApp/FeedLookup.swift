@@ -1,11 +1,16 @@
 import BoardCore
 
-/// Names for the ids in one activity record: from the board after the change, else the board before it, else the
-/// record's own `changes`, else the id itself.
+/// Names for the ids in one activity record: from the record's own `names` (the names at the change), else the board
+/// after the change, else the board before it, else the record's `changes`, else the id itself.
+///
+/// Records stored before `names` existed fall back to the boards, so an old change may show today's names.
 struct FeedLookup {
     let activity: Activity
     let after: Board
     let before: Board?
+
+    /// The names the record carries.
+    var names: ActivityNames? { activity.names }
 
     /// The change of `field`, if the record has one.
     func change(_ field: String) -> FieldChange? { activity.changes[field] }
@@ -23,8 +28,9 @@ struct FeedLookup {
     func card(title override: String?) -> String {
         guard let id = activity.card else { return "a card" }
         let known = after.cards[id] ?? before?.cards[id]
-        let number: Int? = known?.number ?? change("number").flatMap { $0.new.int ?? $0.old.int }.map { Int($0) }
-        let title = override ?? known?.title ?? new("title") ?? old("title")
+        let number: Int? = names?.number ?? known?.number
+            ?? change("number").flatMap { $0.new.int ?? $0.old.int }.map { Int($0) }
+        let title = override ?? names?.title ?? known?.title ?? new("title") ?? old("title")
         switch (number, title) {
         case (let n?, let t?): return "#\(n) \(FeedText.quotedTitle(t))"
         case (let n?, nil): return "#\(n)"
@@ -35,7 +41,15 @@ struct FeedLookup {
 
     /// The display name of a column, by id.
     func column(_ id: ColumnID) -> String {
-        after.column(id)?.name ?? before?.column(id)?.name ?? id.rawValue
+        names?.columns?[id.rawValue] ?? after.column(id)?.name ?? before?.column(id)?.name ?? id.rawValue
+    }
+
+    /// The name of the column the record's card was in after the change: the move's target, else the one column
+    /// the record names, else where the card is now.
+    var cardColumn: String? {
+        if let target = change("column")?.new.text { return column(ColumnID(target)) }
+        if let columns = names?.columns, columns.count == 1 { return columns.values.first }
+        return activity.card.flatMap { after.cards[$0]?.column }.map { column($0) }
     }
 
     /// The column named by a `[old, new]` value that holds a column id.
@@ -44,35 +58,35 @@ struct FeedLookup {
     /// The record's column (column ops): its name after the change, before it, or from `changes`.
     var subjectColumn: String {
         guard let id = activity.column else { return "a column" }
-        return after.column(id)?.name ?? new("name") ?? old("name") ?? before?.column(id)?.name ?? id.rawValue
+        return names?.columns?[id.rawValue] ?? after.column(id)?.name ?? new("name") ?? old("name") ?? before?.column(id)?.name ?? id.rawValue
     }
 
     /// The name of a label, by id.
     func label(_ id: LabelID) -> String {
-        after.label(id)?.name ?? before?.label(id)?.name ?? id.rawValue
+        names?.labels?[id.rawValue] ?? after.label(id)?.name ?? before?.label(id)?.name ?? id.rawValue
     }
 
     /// The record's label (label ops): its name after the change, before it, or from `changes`.
     var subjectLabel: String {
         guard let id = activity.label else { return "a label" }
-        return after.label(id)?.name ?? new("name") ?? old("name") ?? before?.label(id)?.name ?? id.rawValue
+        return names?.labels?[id.rawValue] ?? after.label(id)?.name ?? new("name") ?? old("name") ?? before?.label(id)?.name ?? id.rawValue
     }
 
     /// The title of a milestone, by id.
     func milestone(_ id: MilestoneID) -> String {
-        after.milestone(id)?.title ?? before?.milestone(id)?.title ?? id.rawValue
+        names?.milestones?[id.rawValue] ?? after.milestone(id)?.title ?? before?.milestone(id)?.title ?? id.rawValue
     }
 
     /// The record's milestone (milestone ops): its title after the change, before it, or from `changes`.
     var subjectMilestone: String {
         guard let id = activity.milestone else { return "a milestone" }
-        return after.milestone(id)?.title ?? new("title") ?? old("title") ?? before?.milestone(id)?.title
+        return names?.milestones?[id.rawValue] ?? after.milestone(id)?.title ?? new("title") ?? old("title") ?? before?.milestone(id)?.title
             ?? id.rawValue
     }
 
     /// The record's checklist item text: from `changes`, else the card after or before.
     var itemText: String {
-        let text = new("text") ?? old("text")
+        let text = new("text") ?? old("text") ?? names?.item
             ?? activity.item.flatMap { item in
                 let card = activity.card.flatMap { after.cards[$0] ?? before?.cards[$0] }
                 return card?.checklist.first { $0.id == item }?.text

@@ -6,16 +6,13 @@ extension FeedSentence {
         let card = n.card
         switch n.activity.kind {
         case "card.add":
-            let column = n.change("column").flatMap { n.column($0.new) }
-                ?? n.activity.card.flatMap { n.after.cards[$0]?.column }.map { n.column($0) }
-            return "added \(card)" + (column.map { " to \($0)" } ?? "")
+            return "added \(card)" + (n.cardColumn.map { " to \($0)" } ?? "")
         case "card.edit": return edit(n)
         case "card.move":
             if let change = n.change("column"), let from = n.column(change.old), let to = n.column(change.new) {
                 return "moved \(card) \(from) → \(to)"
             }
-            let column = n.activity.card.flatMap { n.after.cards[$0]?.column }.map { " in \(n.column($0))" } ?? ""
-            return "reordered \(card)\(column)"
+            return "reordered \(card)\(n.cardColumn.map { " in \($0)" } ?? "")"
         case "card.label", "card.unlabel":
             let (added, removed) = n.arrayDelta("labels")
             let names = (added + removed).map { n.label(LabelID($0)) }

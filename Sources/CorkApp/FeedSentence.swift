@@ -3,8 +3,9 @@ import BoardCore
 /// One activity record as one human sentence, for the chat-style feed and `cork watch`.
 ///
 /// `alice moved #12 "Login bug" TODO → DOING`, `ci-bot commented on #7 "Build": build 512 passed`,
-/// `alice undid seq 11: moved #3 "Ship corkd" DOING → TODO`, and chat as `<alice> text`. Names come from the board
-/// after the change, else the board before it, else the record's own `changes`, else the ids. Titles are cut to
+/// `alice undid seq 11: moved #3 "Ship corkd" DOING → TODO`, and chat as `<alice> text`. Names are those of the
+/// change's own time, from the record's `names`; a record without them (stored before they existed) takes them from
+/// the board after the change, else the board before it, else the record's own `changes`, else the ids. Titles are cut to
 /// `titleMax` characters and comment or chat text to `textMax`, with `…`. The result is one plain line: no colours
 /// and no control characters.
 public enum FeedSentence {
@@ -24,6 +25,11 @@ public enum FeedSentence {
         if let undone = activity.undoOf { sentence = "undid seq \(undone): \(sentence)" }
         if let warning = activity.warning { sentence += " (\(describe(warning: warning, names)))" }
         return "\(actor) \(sentence)"
+    }
+
+    /// What `activity` did, without the actor or an undo's prefix: `moved #12 "Login bug" TODO → DOING`.
+    public static func describe(_ activity: Activity, after: Board, before: Board? = nil) -> String {
+        predicate(FeedLookup(activity: activity, after: after, before: before))
     }
 
     /// What the actor did, without the actor: `moved #12 "Login bug" TODO → DOING`.
@@ -117,7 +123,6 @@ public enum FeedSentence {
 
     private static func describe(warning: String, _ n: FeedLookup) -> String {
         guard warning == "wip_exceeded" else { return "warning: \(FeedText.truncate(warning, max: titleMax))" }
-        let column = n.activity.card.flatMap { n.after.cards[$0]?.column }.map { n.column($0) }
-        return "\(column ?? "the column") is over its WIP limit"
+        return "\(n.cardColumn ?? "the column") is over its WIP limit"
     }
 }

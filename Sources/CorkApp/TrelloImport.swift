@@ -11,9 +11,10 @@ import Foundation
 /// when the due date was marked complete and `card.archive` when the card or its list was closed.
 ///
 /// Ids are `t-<Trello id>` (with `-2`, `-3`, … when the board already uses one), so the same export onto the same
-/// board always gives the same ops. Importing again is refused card by card by the server: each `card.add` carries
-/// a `ref` the board already has, and gets `duplicate_ref`. A client applying `ops` should then skip the later ops
-/// about that card (those whose `Op.card` is the refused card's id).
+/// board always gives the same ops. Importing again plans nothing for a card the board already has (the same `ref`):
+/// it is listed in `summary.existingCards` and neither it nor its parts are sent. Should the board gain such a card
+/// between planning and applying, the server refuses its `card.add` with `duplicate_ref`, and a client applying
+/// `ops` should then skip the later ops about that card (those whose `Op.card` is the refused card's id).
 ///
 /// Trello members are not Corkboard users, so no one is assigned; attachments are not imported. Both are listed in
 /// `summary.warnings`, as is anything cut to fit a limit.

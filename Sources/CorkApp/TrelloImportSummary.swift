@@ -1,3 +1,5 @@
+import BoardCore
+
 /// What a Trello import will do: counts of what it creates, and warnings about what it leaves out.
 public struct TrelloImportSummary: Hashable, Sendable {
     /// The Trello board's name.
@@ -8,6 +10,9 @@ public struct TrelloImportSummary: Hashable, Sendable {
     public var columnsReused = 0
     /// Cards added (archived ones included).
     public var cards = 0
+    /// Cards of the export already on the board (a card with the same Trello ref: imported before), in order; they
+    /// and their checklists and comments are not sent again.
+    public var existingCards: [CardID] = []
     /// Labels created (labels whose name the board already has are reused, not counted).
     public var labelsCreated = 0
     /// Checklist items added.

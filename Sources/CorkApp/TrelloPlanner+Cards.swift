@@ -16,6 +16,12 @@ extension TrelloPlanner {
                 planCard(card, in: list, checklists: checklists[card.id] ?? [], comments: comments[card.id] ?? [])
             }
         }
+        let existing = summary.existingCards.count
+        if existing > 0 {
+            summary.warnings.append(
+                "\(existing) card\(existing == 1 ? " is" : "s are") already on the board (same Trello ref) and "
+                    + "\(existing == 1 ? "was" : "were") skipped")
+        }
         for card in export.cards where !known.contains(card.idList) {
             summary.warnings.append(
                 "card \(FeedText.quotedTitle(card.name)) was skipped: its list \(card.idList) is not in the export")
@@ -31,6 +37,12 @@ extension TrelloPlanner {
         _ card: TrelloExport.Card, in list: TrelloExport.List, checklists: [TrelloExport.Checklist],
         comments: [TrelloExport.Action]
     ) {
+        let ref = identifierRef(card.shortLink ?? card.id)
+        // Imported before: nothing of it is sent again (the server would refuse the add as duplicate_ref).
+        if let existing = board.card(ref: ref) {
+            summary.existingCards.append(existing.id)
+            return
+        }
         var cut = false
         let title = ImportText.line(card.name, max: Limits.titleMaxCharacters, fallback: "Untitled card", cut: &cut)
         let quoted = FeedText.quotedTitle(title)
@@ -60,12 +72,6 @@ extension TrelloPlanner {
         if labels.count > Limits.labelsPerCardMax {
             summary.warnings.append("card \(quoted) keeps its first \(Limits.labelsPerCardMax) labels")
             labels = Array(labels.prefix(Limits.labelsPerCardMax))
-        }
-        let ref = identifierRef(card.shortLink ?? card.id)
-        if let existing = board.card(ref: ref) {
-            summary.warnings.append(
-                "card \(quoted) is already on the board as #\(existing.number) (ref \(ref)); "
-                    + "the server will refuse it as duplicate_ref")
         }
         let archived = card.closed || list.closed
         if let wip = board.column(column)?.wip, wip.hard, (columnCounts[column] ?? 0) + 1 > wip.limit {

@@ -100,8 +100,10 @@ private func forwardSignal(_ signal: Int32) {
 
 /// The handlers `withEvents` installs for the signals it reports, and the ones they replaced.
 struct SignalHandlers {
-    /// The signals forwarded to the event stream.
-    static let signals: [Int32] = [SIGWINCH, SIGINT, SIGTERM, SIGHUP]
+    /// The signals forwarded to the event stream. SIGTSTP (a `kill -TSTP`; Ctrl-Z itself arrives as a key in raw
+    /// mode) is reported so the app can restore the terminal before it stops (``Terminal/suspend()``); SIGCONT so it
+    /// can redraw after someone else stopped and continued it.
+    static let signals: [Int32] = [SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT]
     /// The actions in place before, to put back.
     private var previous: [Int32: sigaction] = [:]
 

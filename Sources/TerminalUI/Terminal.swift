@@ -54,12 +54,7 @@ public struct Terminal: Sendable {
         guard tcgetattr(input, &original) == 0 else {
             throw TerminalError(.notATerminal, operation: "tcgetattr", errno: errno)
         }
-        var raw = original
-        cfmakeraw(&raw)
-        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
-            cc[Int(VMIN)] = 1
-            cc[Int(VTIME)] = 0
-        }
+        var raw = Terminal.rawSettings(from: original)
         TerminalRestore.publish(input: input, output: output, settings: original)
         guard tcsetattr(input, TCSAFLUSH, &raw) == 0 else {
             let failure = errno
@@ -80,5 +75,16 @@ public struct Terminal: Sendable {
             restore()
             throw error
         }
+    }
+
+    /// `original` in raw mode: no echo, no line discipline, no signals from keys; reads return after one byte.
+    static func rawSettings(from original: termios) -> termios {
+        var raw = original
+        cfmakeraw(&raw)
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        return raw
     }
 }

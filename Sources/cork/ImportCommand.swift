@@ -31,6 +31,8 @@ struct ImportCommand: AsyncParsableCommand {
         let report = try await session.withBoard { client, board in
             let ops: [Op]
             var notes: [String]
+            // Cards of the file the board already has: not sent, counted as already there.
+            var existing: [CardID] = []
             switch format {
             case .trello:
                 let plan: TrelloImport
@@ -41,6 +43,7 @@ struct ImportCommand: AsyncParsableCommand {
                 }
                 ops = plan.ops
                 notes = plan.summary.warnings
+                existing = plan.summary.existingCards
                 let s = plan.summary
                 Output.line(
                     "importing Trello board \(FeedTextShim.quoted(s.boardName)): \(s.cards) cards, \(s.columnsCreated) new columns, "
@@ -53,13 +56,15 @@ struct ImportCommand: AsyncParsableCommand {
             }
             for note in notes { Output.standardError("cork: note: \(note)\n") }
             notes = []
-            return try await OpSequence.apply(ops) { op in
+            var report = try await OpSequence.apply(ops) { op in
                 do {
                     return try await client.perform(op, timeout: session.timeout)
                 } catch {
                     throw CorkFailure.from(error)
                 }
             }
+            report.existingCards = existing + report.existingCards
+            return report
         }
         Output.line(report.summary)
         for failure in report.failures {

@@ -94,6 +94,100 @@ import Testing
         }
     }
 
+    /// A connection that just ends (the server killed with -9) says why in the reconnecting state, never "".
+    @Test func aDroppedConnectionSaysWhyWhileReconnecting() async throws {
+        let server = FakeServer()
+        var accepted = server.connections.makeAsyncIterator()
+        try await withClient(server.configuration(board: nil)) { client in
+            let first = FakeConnection(channel: try #require(await accepted.next()))
+            _ = try await first.read()
+            try await first.welcome(clientID: "cid-1")
+            var events = client.events.makeAsyncIterator()
+            while let event = await events.next() {
+                if case .connection(.connected) = event { break }
+            }
+            try await first.close()
+            var reason: String?
+            while let event = await events.next() {
+                if case .connection(.reconnecting(_, let lastError)) = event {
+                    reason = lastError
+                    break
+                }
+            }
+            #expect(reason?.isEmpty == false, "reconnecting with reason \(String(describing: reason))")
+            #expect(reason?.contains("closed the connection") == true, "\(String(describing: reason))")
+        }
+    }
+
+    /// After the backoff has grown, reconnectNow() dials at once instead of waiting it out.
+    @Test func reconnectNowDialsAtOnceInsteadOfWaitingOutTheBackoff() async throws {
+        let server = FakeServer()
+        var accepted = server.connections.makeAsyncIterator()
+        var configuration = server.configuration(board: nil)
+        configuration.reconnect = ReconnectPolicy(initial: .seconds(600), maximum: .seconds(600), jitter: 0)
+        try await withClient(configuration) { client in
+            let first = FakeConnection(channel: try #require(await accepted.next()))
+            _ = try await first.read()
+            try await first.welcome(clientID: "cid-1")
+            var events = client.events.makeAsyncIterator()
+            while let event = await events.next() {
+                if case .connection(.connected) = event { break }
+            }
+            try await first.close()
+            while let event = await events.next() {
+                if case .connection(.reconnecting) = event { break }
+            }
+            await client.reconnectNow()
+            // Bounded: without the early retry the next dial is ten minutes away.
+            let connections = server.connections
+            let dialled = try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    var next = connections.makeAsyncIterator()  // the only reader from here on
+                    return await next.next() != nil
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(5))
+                    return false
+                }
+                let first = try await group.next()!
+                group.cancelAll()
+                return first
+            }
+            #expect(dialled, "no new connection within 5 s of reconnectNow()")
+        }
+    }
+
+    /// A wait that ran its course leaves the next one intact: after 100 ms the client dials again, and then waits
+    /// its long backoff instead of dialling in a loop.
+    @Test func aWaitThatRanItsCourseLeavesTheNextBackoffIntact() async throws {
+        let server = FakeServer()
+        var accepted = server.connections.makeAsyncIterator()
+        var configuration = server.configuration(board: nil)
+        configuration.reconnect = ReconnectPolicy(
+            initial: .milliseconds(100), maximum: .seconds(600), multiplier: 10_000, jitter: 0)
+        try await withClient(configuration) { _ in
+            try await FakeConnection(channel: try #require(await accepted.next())).close()
+            // The first wait (100 ms) runs its course; the second dial follows.
+            try await FakeConnection(channel: try #require(await accepted.next())).close()
+            // The next wait is 600 s: no third dial within 2 s.
+            let connections = server.connections
+            let dialledAgain = try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    var next = connections.makeAsyncIterator()  // the only reader from here on
+                    return await next.next() != nil
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(2))
+                    return false
+                }
+                let first = try await group.next()!
+                group.cancelAll()
+                return first
+            }
+            #expect(!dialledAgain, "the client dialled again at once instead of waiting its backoff")
+        }
+    }
+
     @Test func aDeltaThatDoesNotApplyMakesTheClientStartOverFromASnapshotKeepingItsPendingOps() async throws {
         let server = FakeServer()
         var accepted = server.connections.makeAsyncIterator()

@@ -37,6 +37,19 @@ import Testing
         #expect(machine.disconnected(dropped, now: now) == .wait(delay: .milliseconds(100)))
     }
 
+    /// The user asks to reconnect now (`r` in cork): the wait ends early, once, and the backoff goes on from there.
+    @Test func retryNowEndsTheWaitEarly() {
+        var machine = ConnectionMachine(endpointCount: 1, policy: Self.policy)
+        machine.nextRandom = 0
+        #expect(machine.retryNow() == .none, "nothing to cut short before the first dial")
+        _ = machine.start()
+        #expect(machine.retryNow() == .none, "nor while dialling")
+        #expect(machine.connectFailed(Self.refused, now: .zero) == .wait(delay: .milliseconds(100)))
+        #expect(machine.retryNow() == .connect(endpoint: 0))
+        #expect(machine.timerFired(now: .seconds(1)) == .none, "the cut-short wait's timer does nothing")
+        #expect(machine.connectFailed(Self.refused, now: .zero) == .wait(delay: .milliseconds(200)))
+    }
+
     @Test func aDownEndpointMovesToTheNextAtOnceThenTheRoundBacksOff() {
         var machine = ConnectionMachine(endpointCount: 3, policy: Self.policy)
         machine.nextRandom = 0

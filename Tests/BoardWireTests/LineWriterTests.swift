@@ -93,7 +93,10 @@ import Testing
                 ])),
             "weird \"key\"\n\u{1}": FieldChange(old: .bool(false), new: .int(0)),
         ],
-        warning: "wip_exceeded", undoOf: 17)
+        warning: "wip_exceeded", undoOf: 17,
+        names: ActivityNames(
+            title: "Old \"t\"\n", number: 7, columns: ["todo": "TODO", "do\"ing": "DOING\u{1}", "z": ""],
+            labels: ["bug": "Bug 😀"], milestones: ["m1": "v1.0"], item: "Draft\u{2028}"))
 
     // MARK: Checks
 
@@ -272,11 +275,21 @@ import Testing
                 seq: UInt64(pick), at: Self.at, actor: "alice", kind: op.kind, card: op.card,
                 text: hasText ? Self.string(&stream) : nil, changes: changes,
                 warning: pick % 5 == 0 ? "wip_exceeded" : nil, undoOf: pick % 7 == 0 ? 3 : nil)
+            var activityWithNames = activity
+            switch pick % 4 {
+            case 0: activityWithNames.names = ActivityNames(title: Self.string(&stream), number: pick)
+            case 1: activityWithNames.names = ActivityNames(labels: [Self.string(&stream): Self.string(&stream)])
+            case 2:
+                var columns = [Self.string(&stream): Self.string(&stream)]
+                columns[Self.string(&stream)] = "x"
+                activityWithNames.names = ActivityNames(columns: columns, milestones: [:], item: Self.string(&stream))
+            default: break
+            }
             let withClient = (stream.next() ?? 0) % 2 == 0
             Self.check(
                 Self.delta(
                     op, seq: UInt64(pick), clientID: withClient ? ClientID("c-\(pick % 10)") : nil,
-                    mut: withClient ? UInt64(pick) : nil, activity: activity))
+                    mut: withClient ? UInt64(pick) : nil, activity: activityWithNames))
         }
     }
 

@@ -162,8 +162,13 @@ import Darwin
             #expect(exported.cards.values.allSatisfy { $0.ref?.hasPrefix("trello:") == true })
             let count = exported.cards.count
             // Again (format guessed): nothing new.
-            let second = try await cork.ok(["import", Self.trelloFixture.path])
+            let repeated = try await cork.run(["import", Self.trelloFixture.path])
+            let second = repeated.standardOutput
+            #expect(repeated.exit.isSuccess, "\(repeated.standardError)")
             #expect(second.contains("applied 0 ops, \(count) cards already there"), "\(second)")
+            // Nothing is said about refusals that never come: the cards are not sent.
+            #expect(!repeated.standardError.contains("duplicate_ref"), "\(repeated.standardError)")
+            #expect(repeated.standardError.contains("\(count) cards are already on the board"), "\(repeated.standardError)")
             let after = try JSONDecoder().decode(Board.self, from: Data(try await cork.ok(["export"]).utf8))
             #expect(after.seq == exported.seq)
             try await cork.fails(["import", corkd.root.appendingPathComponent("missing.json").path], with: 1)

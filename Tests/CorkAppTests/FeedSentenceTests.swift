@@ -131,6 +131,42 @@ import Testing
             == "alice undid seq \(add.change.activity.seq): archived #4 \"Oops\"")
     }
 
+    /// History read later (`cork history`, the card detail) tells each change with the titles and column names of
+    /// its own time, from the record, not today's board.
+    @Test func oldChangesAreToldWithTheNamesOfTheirTime() throws {
+        var t = TestBoard.standard()
+        let added = try t.change(.addCard(AddCard(card: "c6", column: "todo", title: "Gamma")))
+        let reordered = try t.change(.moveCard(card: "c6", column: "todo", placement: .top))
+        let labelled = try t.change(.addLabel(card: "c6", label: "docs"))
+        let item = try t.change(.addChecklistItem(card: "c6", item: "i1", text: "Draft", done: false, index: nil))
+        let checked = try t.change(.editChecklistItem(card: "c6", item: "i1", text: nil, done: true))
+        let moved = try t.change(.moveCard(card: "c6", column: "doing", placement: .bottom))
+        let column = try t.change(.addColumn(column: "qa", name: "QA", index: nil))
+        // Later: everything renamed, the card moved on, the label and the column gone.
+        t.apply(.editCard(EditCard(card: "c6", title: "Gamma renamed")))
+        t.apply(.moveCard(card: "c6", column: "done", placement: .bottom))
+        t.apply(.renameColumn(column: "todo", name: "BACKLOG"))
+        t.apply(.renameColumn(column: "doing", name: "NOW"))
+        t.apply(.updateLabel(label: "docs", name: "documentation", color: nil))
+        t.apply(.editChecklistItem(card: "c6", item: "i1", text: "Draft v2", done: nil))
+        t.apply(.renameColumn(column: "qa", name: "TESTING"))
+        t.apply(.removeColumn(column: "qa"))
+        let today = t.board
+        #expect(FeedSentence.render(added.activity, after: today) == "alice added #4 \"Gamma\" to TODO")
+        #expect(FeedSentence.render(reordered.activity, after: today) == "alice reordered #4 \"Gamma\" in TODO")
+        #expect(FeedSentence.render(labelled.activity, after: today) == "alice added label Docs to #4 \"Gamma\"")
+        #expect(FeedSentence.render(item.activity, after: today)
+            == "alice added \"Draft\" to the checklist of #4 \"Gamma\"")
+        #expect(FeedSentence.render(checked.activity, after: today) == "alice checked off \"Draft\" on #4 \"Gamma\"")
+        #expect(FeedSentence.render(moved.activity, after: today) == "alice moved #4 \"Gamma\" TODO → DOING")
+        #expect(FeedSentence.render(column.activity, after: today) == "alice added column QA")
+
+        // A record stored before records carried names (no `names`) still renders, with today's names.
+        var old = reordered.activity
+        old.names = nil
+        #expect(FeedSentence.render(old, after: today) == "alice reordered #4 \"Gamma renamed\" in DONE")
+    }
+
     @Test func longTitlesAreCutWithAnEllipsis() {
         var t = TestBoard.standard()
         let title = "Investigate the intermittent login failure on Safari when cookies are blocked"
@@ -173,6 +209,7 @@ import Testing
         // With nothing at all, the id.
         var bare = change.activity
         bare.changes = [:]
+        bare.names = nil
         #expect(FeedSentence.render(bare, after: change.board) == "alice purged card c2")
     }
 
@@ -184,14 +221,20 @@ import Testing
         let label = try #require(r_label)
         t.apply(.deleteLabel(label: "docs"))
         t.apply(.purgeCard(card: "c1"))
-        // Rendered later, against today's board: c1 and docs are gone.
-        #expect(FeedSentence.render(comment.change.activity, after: t.board, before: comment.before)
+        // Rendered later, against today's board: c1 and docs are gone, and the records' names still name them.
+        #expect(FeedSentence.render(comment.change.activity, after: t.board) == "alice commented on #1 \"Login bug\": hi")
+        #expect(FeedSentence.render(label.change.activity, after: t.board) == "alice added label Docs to #2 \"Write docs\"")
+        // A record without names (stored before they existed) takes them from the board before, else the ids.
+        var oldComment = comment.change.activity
+        oldComment.names = nil
+        var oldLabel = label.change.activity
+        oldLabel.names = nil
+        #expect(FeedSentence.render(oldComment, after: t.board, before: comment.before)
             == "alice commented on #1 \"Login bug\": hi")
-        #expect(FeedSentence.render(comment.change.activity, after: t.board) == "alice commented on card c1: hi")
-        #expect(FeedSentence.render(label.change.activity, after: t.board, before: label.before)
+        #expect(FeedSentence.render(oldComment, after: t.board) == "alice commented on card c1: hi")
+        #expect(FeedSentence.render(oldLabel, after: t.board, before: label.before)
             == "alice added label Docs to #2 \"Write docs\"")
-        #expect(FeedSentence.render(label.change.activity, after: t.board)
-            == "alice added label docs to #2 \"Write docs\"")
+        #expect(FeedSentence.render(oldLabel, after: t.board) == "alice added label docs to #2 \"Write docs\"")
     }
 
     @Test func unknownKindsAndWarningsFallBackGracefully() {

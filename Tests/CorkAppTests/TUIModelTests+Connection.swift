@@ -20,7 +20,7 @@ extension TUIModelTests {
             _ = model.update(.tick)
             shown.append(model.statusText.split(separator: " · ")[1].description)
         }
-        #expect(shown == ["reconnecting in 2s", "reconnecting in 2s", "reconnecting in 1s", "reconnecting in 1s", "reconnecting…"])
+        #expect(shown == ["reconnecting in 2s (r: now)", "reconnecting in 2s (r: now)", "reconnecting in 1s (r: now)", "reconnecting in 1s (r: now)", "reconnecting…"])
         // Nothing left to count: no more ticks, so an idle client stays idle.
         #expect(!model.needsTicks)
         _ = model.update(.client(.connection(.connecting(endpoint: "127.0.0.1:7420"))))
@@ -31,12 +31,18 @@ extension TUIModelTests {
         #expect(model.statusText.contains("connected") && model.reconnectAt == nil && !model.needsTicks)
     }
 
+    @Test func aConnectionLostWithoutAReasonSaysSoWithoutADanglingColon() {
+        var model = Self.model()
+        _ = model.update(.client(.connection(.reconnecting(in: .seconds(1), lastError: ""))))
+        #expect(model.feed.last?.text == "connection lost")
+    }
+
     @Test func slashBoardFollowsTheNewBoardAndForgetsTheOld() {
         var model = Self.model()
         _ = Self.enter("/filter label:bug", into: &model)
         let activity = Activity(seq: 7, at: Timestamp(milliseconds: 0), actor: "alice", kind: "card.close", card: "k1", changes: [:])
         _ = model.update(.client(.activity(ActivityEvent(activity: activity, op: .closeCard(card: "k1"), isOwn: true, board: model.board!))))
-        #expect(model.ownSeqs == [7])
+        #expect(model.undo.undoable.map(\.seq) == [7])
 
         #expect(Self.enter("/board ops", into: &model) == [.switchBoard("ops")])
         #expect(model.boardID == "ops" && model.board == nil && model.filter == nil)

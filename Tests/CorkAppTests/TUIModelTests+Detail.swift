@@ -29,8 +29,8 @@ extension TUIModelTests {
         var lines = model.render().lines
         #expect(!lines.contains { $0.contains("loading…") })
         let sentences = [
-            // Names are today's (the board's now), as in `cork history`; a rename says both titles.
-            "alice added #1 \"Fix the login\" to TODO",
+            // Each change with the names of its time, as in `cork history`; a rename says both titles.
+            "alice added #1 \"Fix login\" to TODO",
             "bob renamed #1 \"Fix login\" → \"Fix the login\"",
             "alice assigned bob to #1 \"Fix the login\"",
         ]

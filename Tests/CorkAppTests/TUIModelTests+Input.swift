@@ -101,7 +101,10 @@ extension TUIModelTests {
     @Test(arguments: [
         ("/keep", [TUIEffect.submit(.editCard(EditCard(card: "k1", description: "mine", baseSeq: 9)))]),
         ("/theirs", []),
-        ("/merge", [.edit("<<<<<<< mine\nmine\n=======\ntheirs\n>>>>>>> theirs\n", .mergeDescription("k1", baseSeq: 9))]),
+        ("/merge", [
+            .presence(.editing, card: "k1"),
+            .edit("<<<<<<< mine\nmine\n=======\ntheirs\n>>>>>>> theirs\n", .mergeDescription("k1", baseSeq: 9)),
+        ]),
     ])
     func aDescriptionConflictIsResolvedByTheUsersChoice(command: String, effects: [TUIEffect]) {
         var model = Self.conflicted()
@@ -113,18 +116,36 @@ extension TUIModelTests {
     @Test func mergingInTheEditorSubmitsTheMergedTextOverTheServersVersion() {
         var model = Self.conflicted()
         let opened = Self.enter("/merge", into: &model)
-        guard case .edit(_, let purpose)? = opened.first else {
+        guard case .edit(_, let purpose)? = opened.last else {
             Issue.record("no editor: \(opened)")
             return
         }
         // Leaving the editor unchanged keeps the choice open.
-        #expect(model.update(.edited(purpose, nil)).isEmpty)
+        #expect(model.update(.edited(purpose, nil)) == [.presence(.viewing, card: "k1")])
         #expect(model.conflict != nil)
         #expect(model.update(.edited(purpose, "mine and theirs")) == [
-            .submit(.editCard(EditCard(card: "k1", description: "mine and theirs", baseSeq: 9)))
+            .submit(.editCard(EditCard(card: "k1", description: "mine and theirs", baseSeq: 9))),
+            .presence(.viewing, card: "k1"),
         ])
         #expect(model.conflict == nil)
         #expect(Self.enter("/keep", into: &model).isEmpty)
         #expect(model.notice == "no description conflict to resolve")
+    }
+
+    @Test func aMergeThatStillHasConflictMarkersIsNotSavedAndOpensAgainAsLeft() {
+        var model = Self.conflicted()
+        guard case .edit(_, let purpose)? = Self.enter("/merge", into: &model).last else {
+            Issue.record("no editor")
+            return
+        }
+        let half = "<<<<<<< mine\nmine, merged\n=======\ntheirs\n>>>>>>> theirs"
+        let effects = model.update(.edited(purpose, half))
+        #expect(effects == [.presence(.viewing, card: "k1")], "saved with conflict markers: \(effects)")
+        #expect(model.conflict != nil)
+        #expect(model.feed.last?.text.contains("still has conflict markers") == true, "\(model.feed.last?.text ?? "")")
+        // /merge opens the text as the user left it; once the markers are gone it is saved.
+        #expect(Self.enter("/merge", into: &model).last == .edit(half, .mergeDescription("k1", baseSeq: 9)))
+        #expect(model.update(.edited(purpose, "mine and theirs")).first
+            == .submit(.editCard(EditCard(card: "k1", description: "mine and theirs", baseSeq: 9))))
     }
 }

@@ -117,12 +117,16 @@ import Glibc
             #expect(abs(cardOffset - doingOffset) <= 2, "#1 is not under DOING:\n\(screen)")
             #expect(!screen.contains("owner is dragging"), "the ghost stayed after the drop:\n\(screen)")
 
-            // Bob chats; Alice's feed shows it.
+            // Bob chats, with a flag and a joined emoji (each arrives as several scalars, which once crashed the
+            // line editor); Alice's feed shows it.
             try await tmux.keys("B", "Tab")
             try await tmux.keys("B", "Tab")
-            try await tmux.keys("B", "-l", "hello from bob")
+            try await tmux.keys("B", "-l", "hello from bob 🇩🇪 👩‍💻")
+            // Back over the emoji, delete the space, type another flag and a space: whole clusters each time.
+            try await tmux.keys("B", "Left", "BSpace")
+            try await tmux.keys("B", "-l", "🇫🇷 ")
             try await tmux.keys("B", "Enter")
-            try await tmux.waitFor("<bob> hello from bob", in: "A")
+            try await tmux.waitFor("<bob> hello from bob 🇩🇪🇫🇷 👩‍💻", in: "A")
 
             // Alice opens #1 (still selected where she dropped it): the detail fetches its history from corkd, which
             // holds the add from before her cork started.
@@ -143,6 +147,67 @@ import Glibc
                 try await Task.sleep(for: .milliseconds(100))
             }
             #expect(sessions.isEmpty, "cork did not quit: \(sessions)")
+        }
+    }
+
+    /// Ctrl-Z hands the terminal back to the shell like any full-screen program (the main screen, the cursor, the
+    /// shell's line discipline), and `fg` brings the board back, redrawn and live.
+    @Test func ctrlZSuspendsToTheShellAndFgBringsTheBoardBack() async throws {
+        guard (try? SpawnedProcess.tool("tmux")) != nil else {
+            Issue.record("tmux is not installed (.ci/run installs it)")
+            return
+        }
+        try await withCorkd { corkd in
+            let alice = try CorkProcess(corkd, url: nil, configName: "alice")
+            _ = try await alice.ok(["join", corkd.ownerURL])
+            _ = try await alice.ok(["add", "Fix login"])
+            let tmux = try Tmux(logDirectory: corkd.logDirectory)
+            defer { tmux.kill() }
+            // An interactive shell with job control, as a person has.
+            try await tmux.run([
+                "new-session", "-d", "-s", "S", "-x", "100", "-y", "30", "env", "PS1=ready$ ", "bash", "--norc", "--noprofile", "-i",
+            ])
+            try await tmux.waitFor("ready$", in: "S")
+            let command = "XDG_CONFIG_HOME='\(alice.configHome.path)' TERM=xterm-256color '\(CorkProcess.executable.path)' 2>>'\(corkd.logDirectory.path)/tui-S.err'"
+            try await tmux.keys("S", "-l", command)
+            try await tmux.keys("S", "Enter")
+            try await tmux.waitFor("#1 Fix login", in: "S")
+
+            try await tmux.keys("S", "C-z")
+            let shell = try await tmux.waitFor("Stopped", in: "S")
+            #expect(!shell.contains("#1 Fix login"), "the board stayed on screen:\n\(shell)")
+            // The shell reads lines again (cooked mode, echo): a command typed now runs.
+            try await tmux.keys("S", "-l", "echo still-here")
+            try await tmux.keys("S", "Enter")
+            try await tmux.waitFor("\nstill-here", in: "S")
+
+            // (clear: so the next "Stopped" looked for is a new one)
+            try await tmux.keys("S", "-l", "clear; fg")
+            try await tmux.keys("S", "Enter")
+            try await tmux.waitFor("#1 Fix login", in: "S")
+
+            // Stopped from outside: SIGTSTP is handled as Ctrl-Z; SIGSTOP cannot be, but on fg (SIGCONT) the board
+            // takes the terminal back and redraws.
+            let shellPID = try await tmux.run(["list-panes", "-t", "S", "-F", "#{pane_pid}"])
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let children = try String(contentsOfFile: "/proc/\(shellPID)/task/\(shellPID)/children", encoding: .utf8)
+            let cork = try #require(children.split(separator: " ").first.flatMap { pid_t($0) }, "no cork under the shell")
+            for signal in [SIGTSTP, SIGSTOP] {
+                kill(cork, signal)
+                let stopped = try await tmux.waitFor("Stopped", in: "S")
+                if signal == SIGTSTP { #expect(!stopped.contains("#1 Fix login"), "the board stayed:\n\(stopped)") }
+                try await tmux.keys("S", "-l", "clear; fg")
+                try await tmux.keys("S", "Enter")
+                try await tmux.waitFor("#1 Fix login", in: "S")
+            }
+            // Live again: keys reach it (? opens the help), and q quits back to the shell.
+            try await tmux.keys("S", "?")
+            try await tmux.waitFor("Esc or ? closes this help", in: "S")
+            try await tmux.keys("S", "Escape")
+            try await Task.sleep(for: .milliseconds(200))
+            try await tmux.keys("S", "q")
+            let back = try await tmux.waitFor("ready$", in: "S")
+            #expect(!back.contains("Esc or ? closes this help"), "the board stayed after quitting:\n\(back)")
         }
     }
 }

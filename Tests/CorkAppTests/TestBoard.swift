@@ -61,6 +61,20 @@ struct TestBoard {
         }
     }
 
+    /// `apply` for `try`: the change, or a thrown error when it was rejected (recorded as an issue too).
+    mutating func change(
+        _ op: Op, as actor: UserID = "alice", sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Change {
+        let result = apply(op, as: actor, sourceLocation: sourceLocation)
+        return try #require(result, sourceLocation: sourceLocation).change
+    }
+
+    /// `undo` for `try`: the undo change, or a thrown error when it was refused (recorded as an issue too).
+    mutating func undoChange(seq: UInt64, sourceLocation: SourceLocation = #_sourceLocation) throws -> Change {
+        let result = undo(seq: seq, sourceLocation: sourceLocation)
+        return try #require(result, sourceLocation: sourceLocation).change
+    }
+
     /// Members bob (editor), carol (viewer) and ci-bot (bot); labels bug and docs; milestone v1; cards
     /// #1 "Login bug" (todo, bug), #2 "Write docs" (todo), #3 "Ship corkd" (doing, ref GH-12).
     static func standard() -> TestBoard {

@@ -86,6 +86,35 @@ private struct PseudoTerminal {
         }
     }
 
+    /// A Swift runtime trap inside a full-screen session (the line editor's old "String index is out of bounds"):
+    /// the fatal-signal handler leaves the alternate screen and shows the cursor before the process dies of it.
+    @Test func aCrashInsideTheFullScreenRestoresTheTerminalFirst() async throws {
+        #if arch(x86_64)
+        let trap = SIGILL
+        #else
+        let trap = SIGTRAP
+        #endif
+        let result = await #expect(processExitsWith: .signal(trap), observing: [\.standardOutputContent]) {
+            let pty = try PseudoTerminal()
+            try await Terminal(input: pty.secondary, output: STDOUT_FILENO).withFullScreen {
+                let text = "🇩"
+                _ = text.index(text.startIndex, offsetBy: Int(getpid()) > 0 ? 2 : 0)
+            }
+        }
+        let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+        #expect(output.hasPrefix(TerminalControl.enterFullScreen), "\(output.debugDescription)")
+        #expect(output.hasSuffix(TerminalControl.leaveFullScreen), "\(output.debugDescription)")
+    }
+
+    @Test func anAbortInsideTheFullScreenRestoresTheTerminalFirst() async throws {
+        let result = await #expect(processExitsWith: .signal(SIGABRT), observing: [\.standardOutputContent]) {
+            let pty = try PseudoTerminal()
+            try await Terminal(input: pty.secondary, output: STDOUT_FILENO).withFullScreen { if getpid() > 0 { abort() } }
+        }
+        let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+        #expect(output.hasSuffix(TerminalControl.leaveFullScreen), "\(output.debugDescription)")
+    }
+
     @Test func theSizeComesFromTheTerminal() throws {
         let pty = try PseudoTerminal()
         defer { pty.close() }

@@ -32,13 +32,16 @@ public struct Activity: Hashable, Sendable, Codable {
     public var warning: String?
     /// When this change undid an earlier one, that change's seq.
     public var undoOf: UInt64?
+    /// The names of what the record mentions as they were at the change (absent in records stored before names
+    /// existed).
+    public var names: ActivityNames?
 
     /// Makes an activity record.
     public init(
         seq: UInt64, at: Timestamp, actor: UserID, kind: String, card: CardID? = nil, column: ColumnID? = nil,
         label: LabelID? = nil, milestone: MilestoneID? = nil, member: UserID? = nil, comment: CommentID? = nil,
         item: ChecklistItemID? = nil, text: String? = nil, changes: [String: FieldChange] = [:],
-        warning: String? = nil, undoOf: UInt64? = nil
+        warning: String? = nil, undoOf: UInt64? = nil, names: ActivityNames? = nil
     ) {
         self.seq = seq
         self.at = at
@@ -55,11 +58,13 @@ public struct Activity: Hashable, Sendable, Codable {
         self.changes = changes
         self.warning = warning
         self.undoOf = undoOf
+        self.names = names
     }
 
     enum CodingKeys: String, CodingKey {
         case seq, at, actor, kind, card, column, label, milestone, member, comment, item, text, changes, warning
         case undoOf = "undo_of"
+        case names
     }
 }
 

@@ -48,6 +48,7 @@ extension Board {
         if changes.isEmpty && subject != .chat && !outcome.reordered {
             return .success((activity, nil, true))
         }
+        activity.names = names(for: activity)
         if let card = subject.card, cards[card] != nil {
             cards[card]!.updatedBy = context.actor
             cards[card]!.updatedAt = context.now

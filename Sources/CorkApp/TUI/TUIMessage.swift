@@ -21,6 +21,8 @@ public enum TUIMessage: Sendable {
     case historyFailed(CardID, String)
     /// `$EDITOR` closed: the new text, or nil when it was left unchanged or failed.
     case edited(EditorPurpose, String?)
+    /// The process was continued after someone else stopped it (SIGCONT): the screen must be drawn again.
+    case continued
 }
 
 /// What `$EDITOR` is editing.
@@ -45,6 +47,12 @@ public enum TUIEffect: Hashable, Sendable {
     case switchBoard(BoardID)
     /// Read a card's history; the answer comes back as ``TUIMessage/history(_:_:)`` (or `historyFailed`).
     case fetchHistory(CardID)
+    /// Give the terminal back to the shell and stop (Ctrl-Z); on `fg`, take it again and redraw everything.
+    case suspend
+    /// Put raw mode and the full screen back and redraw everything (after an outside stop and continue).
+    case redraw
+    /// End the reconnect wait and dial now.
+    case reconnectNow
     /// Leave.
     case quit
 }

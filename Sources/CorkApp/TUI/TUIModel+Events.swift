@@ -25,6 +25,8 @@ extension TUIModel {
             return []
         case .edited(let purpose, let text):
             return edited(purpose, text)
+        case .continued:
+            return [.redraw]
         case .history(let card, let page):
             guard history?.card == card else { return [] }
             history?.state = .loaded(page.activities.filter { $0.card == card }, more: page.more)
@@ -54,31 +56,36 @@ extension TUIModel {
             let carried = carry.flatMap { update.board.cards[$0.card] }
             board = update.board
             for card in update.changedByOthers { highlights[card] = tick + TUIModel.highlightTicks }
-            if carry != nil, carried == nil || carried?.archived == true {
+            let carryLost = carry != nil && (carried == nil || carried?.archived == true)
+            if carryLost {
                 carry = nil
                 notice = "the card you carried is gone"
             }
             marked = marked.filter { update.board.cards[$0].map { !$0.archived } ?? false }
             clampSelection()
-            return []
+            if let added = selectWhenShown, update.board.cards[added] != nil, carry == nil {
+                selectWhenShown = nil
+                if select(card: added) { return presenceViewing() }
+            }
+            // The drag marker ends with the drag: the others see this user viewing the card now selected.
+            return carryLost ? presenceViewing() : []
         case .activity(let event):
             guard event.board.id == boardID else { return [] }
             history?.append(event.activity)
-            let text = FeedSentence.render(event.activity, after: event.board)
             let isChat = event.activity.kind == "chat"
+            let own = event.isOwn && !isChat ? recordOwn(event.activity, after: event.board) : nil
+            let text = own ?? FeedSentence.render(event.activity, after: event.board)
             let mentions = user.map { text.contains("@\($0.rawValue)") } ?? false
             post(FeedEntry(text, kind: isChat ? .chat : .activity, mentionsMe: mentions && !event.isOwn, seq: event.activity.seq))
-            if event.isOwn, !isChat { ownSeqs.append(event.activity.seq) }
-            if ownSeqs.count > 100 { ownSeqs.removeFirst(ownSeqs.count - 100) }
             return []
         case .presence(let event):
             let before = presence
             presence = event.sessions
             switch event.change {
             case .updated(let entry) where before[entry.session] == nil && entry.user != user:
-                post(FeedEntry("\(entry.user) joined", kind: .presence))
+                postPresence(entry.user, joined: true)
             case .left(let session, let who) where before[session] != nil && who != user:
-                post(FeedEntry("\(who) left", kind: .presence))
+                postPresence(who, joined: false)
             default:
                 break
             }
@@ -92,6 +99,7 @@ extension TUIModel {
             switch state {
             case .connected(let endpoint, let user):
                 self.user = user
+                if notice == TUIModel.reconnectingNow { notice = nil }
                 if case .connected = was {} else { post(FeedEntry("connected to \(endpoint) as \(user)", kind: .info)) }
                 // A history that could not be read (offline, timed out) is asked for again once connected.
                 if case .detail(let card)? = overlay, history?.card == card, case .failed? = history?.state {
@@ -100,7 +108,9 @@ extension TUIModel {
                 }
             case .reconnecting(let delay, let error):
                 reconnectAt = tick(after: delay)
-                if case .connected = was { post(FeedEntry("connection lost: \(error)", kind: .error)) }
+                if case .connected = was {
+                    post(FeedEntry(error.isEmpty ? "connection lost" : "connection lost: \(error)", kind: .error))
+                }
             case .stopped(let error?):
                 post(FeedEntry("stopped: \(error.message)", kind: .error))
             default:
@@ -115,7 +125,12 @@ extension TUIModel {
 
     mutating func rejectedOp(_ rejected: RejectedOp) -> [TUIEffect] {
         let reject = rejected.reject
+        if case .undo(let seq) = rejected.op.request, rejected.op.board == boardID, refusedUndo(of: seq, reject) {
+            return []
+        }
         post(FeedEntry("rejected \(rejected.op.request.kind): \(reject.code.rawValue): \(reject.message)", kind: .error))
+        if case .op(.addCard(let add)) = rejected.op.request, add.card == selectWhenShown { selectWhenShown = nil }
+        if rejected.op.board == boardID, restoreRefusedText(rejected.op.request, reason: reject.message) { return [] }
         // A conflict on a board left since (`/board`) is reported but cannot be resolved here.
         guard reject.code == .rejected(.conflict), rejected.op.board == boardID,
             case .op(.editCard(let edit)) = rejected.op.request,
@@ -127,27 +142,30 @@ extension TUIModel {
         return []
     }
 
+    /// `$EDITOR` returned: the new text is submitted, and either way the others are told at once that this user
+    /// no longer edits the card (the ✎ marker must not outlive the editor, whatever came of it).
     mutating func edited(_ purpose: EditorPurpose, _ text: String?) -> [TUIEffect] {
+        let card: CardID
+        switch purpose {
+        case .description(let id, _), .mergeDescription(let id, _): card = id
+        }
+        let viewing = TUIEffect.presence(.viewing, card: card)
         guard let text else {
             notice = "unchanged"
-            return []
+            return [viewing]
+        }
+        if case .mergeDescription = purpose, DescriptionConflict.hasMarkers(text) {
+            // Saving this would put the markers in the description: keep it as the draft, and say so.
+            conflict?.draft = text
+            post(FeedEntry(
+                "the merged text still has conflict markers (<<<<<<< ======= >>>>>>>), so it was not saved: "
+                    + "/merge edits it again, /keep saves yours as it was, /theirs keeps theirs", kind: .error))
+            return [viewing]
         }
         switch purpose {
         case .description(let card, let base), .mergeDescription(let card, let base):
             conflict = nil
-            return [.submit(.editCard(EditCard(card: card, description: text, baseSeq: base)))]
+            return [.submit(.editCard(EditCard(card: card, description: text, baseSeq: base))), viewing]
         }
     }
-}
-
-/// A description edit the server refused because someone else changed it first.
-public struct DescriptionConflict: Hashable, Sendable {
-    /// The card.
-    public var card: CardID
-    /// This user's text.
-    public var mine: String
-    /// The text now on the server.
-    public var theirs: String
-    /// The seq of the server's text (the base for an overwrite).
-    public var seq: UInt64
 }

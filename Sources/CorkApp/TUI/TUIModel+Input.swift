@@ -33,6 +33,10 @@ extension TUIModel {
             focus = .board
             return wasEditing ? presenceViewing() : []
         case .enter:
+            if let overLimit {
+                notice = overLimit
+                return []
+            }
             let text = input.text.trimmingCharacters(in: .whitespaces)
             input = LineEditor()
             let purpose = self.purpose
@@ -53,7 +57,9 @@ extension TUIModel {
             return [.submit(.chat(text: text))]
         case .newCard(let column):
             guard !text.isEmpty else { return [] }
-            return [.submit(.addCard(AddCard(card: IDGenerator.cardID(), column: column, title: text)))]
+            let card = IDGenerator.cardID()
+            selectWhenShown = card
+            return [.submit(.addCard(AddCard(card: card, column: column, title: text)))]
         case .editTitle(let card):
             guard !text.isEmpty, board?.cards[card]?.title != text else { return presenceViewing() }
             return [.submit(.editCard(EditCard(card: card, title: text))), .presence(.viewing, card: card)]
@@ -66,7 +72,7 @@ extension TUIModel {
     /// The slash commands, for `/help` and tab completion.
     public static let commands = [
         "/add", "/move", "/edit", "/desc", "/due", "/label", "/assign", "/comment", "/close", "/reopen", "/archive",
-        "/restore", "/undo", "/filter", "/who", "/away", "/board", "/lastlog", "/keep", "/theirs", "/merge", "/help",
+        "/restore", "/undo", "/redo", "/filter", "/who", "/away", "/board", "/lastlog", "/keep", "/theirs", "/merge", "/set", "/help",
         "/quit",
     ]
 
@@ -84,7 +90,9 @@ extension TUIModel {
             case "/add":
                 guard !rest.isEmpty else { throw usage("/add TITLE") }
                 let column = columns.indices.contains(self.column) ? columns[self.column].id : nil
-                return [.submit(.addCard(AddCard(card: IDGenerator.cardID(), column: column, title: rest)))]
+                let card = IDGenerator.cardID()
+                selectWhenShown = card
+                return [.submit(.addCard(AddCard(card: card, column: column, title: rest)))]
             case "/move":
                 guard words.count >= 2 else { throw usage("/move CARD COLUMN") }
                 let card = try CardReference.resolve(words[0], in: board)
@@ -128,8 +136,11 @@ extension TUIModel {
                     default: .submit(.restoreCard(card: card.id))
                     }
                 }
-            case "/undo":
-                return undoLast()
+            case "/undo", "/redo":
+                let direction: UndoStack.Direction = name == "/undo" ? .undo : .redo
+                if rest == "skip" { return skipUndo(direction) }
+                guard rest.isEmpty else { throw usage("\(name) [skip]") }
+                return undoKey(direction)
             case "/filter":
                 if rest.isEmpty {
                     filter = nil
@@ -174,9 +185,19 @@ extension TUIModel {
                     notice = "kept the server's description"
                     return []
                 default:
-                    let both = "<<<<<<< mine\n\(conflict.mine)\n=======\n\(conflict.theirs)\n>>>>>>> theirs\n"
-                    return [.edit(both, .mergeDescription(conflict.card, baseSeq: conflict.seq))]
+                    return [
+                        .presence(.editing, card: conflict.card),
+                        .edit(conflict.draft ?? conflict.marked, .mergeDescription(conflict.card, baseSeq: conflict.seq)),
+                    ]
                 }
+            case "/set":
+                guard words.count <= 2, words.first ?? "joins" == "joins" else { throw usage("/set joins on|fold|off") }
+                if words.count == 2 {
+                    guard let display = JoinsDisplay(rawValue: words[1]) else { throw usage("/set joins on|fold|off") }
+                    joins = display
+                }
+                post(FeedEntry("joins and leaves: \(joins.rawValue)", kind: .info))
+                return []
             case "/help":
                 overlay = .help
                 focus = .board

@@ -14,6 +14,10 @@ extension TUIModel {
             return cycleFocus()
         }
         if event == .ctrl("c") { return [.quit] }
+        if event == .ctrl("z") { return [.suspend] }
+        if event == .character("r"), focus != .input, overlay == nil, carry == nil {
+            return reconnectKey()
+        }
         switch focus {
         case .input: return inputKey(event)
         case .feed: return feedKey(event)
@@ -42,6 +46,7 @@ extension TUIModel {
         case .pageUp: feedScroll = min(feed.count, feedScroll + page)
         case .pageDown: feedScroll = max(0, feedScroll - page)
         case .end, .character("G"): feedScroll = 0
+        case .home, .character("g"): feedScroll = max(0, feed.count - 1)
         case .escape: focus = .board
         case .character("/"):
             focus = .input
@@ -78,7 +83,9 @@ extension TUIModel {
         case (.up, false), (.character("k"), _): return select(row: row - 1)
         case (.down, false), (.character("j"), _): return select(row: row + 1)
         case (.home, _), (.character("g"), _): return select(row: 0)
-        case (.end, _): return select(row: visibleCards(column).count - 1)
+        case (.end, _), (.character("G"), _): return select(row: visibleCards(column).count - 1)
+        case (.pageUp, _): return select(row: row - cardsPerPage)
+        case (.pageDown, _): return select(row: row + cardsPerPage)
         case (.character("K"), _), (.up, true): return reorder(by: -1)
         case (.character("J"), _), (.down, true): return reorder(by: 1)
         case (.character("H"), _), (.left, true): return moveTargets(toColumn: column - 1)
@@ -121,7 +128,9 @@ extension TUIModel {
             let effects = targets.map { TUIEffect.submit($0.closed ? .reopenCard(card: $0.id) : .closeCard(card: $0.id)) }
             return effects
         case (.character("u"), _):
-            return undoLast()
+            return undoKey(.undo)
+        case (.character("U"), _):
+            return undoKey(.redo)
         case (.character("/"), _):
             return startInput(.chat, text: "/filter ")
         case (.character("?"), _):
@@ -135,6 +144,19 @@ extension TUIModel {
             return []
         }
     }
+
+    /// `r`: while waiting to reconnect, dial now instead of waiting out the backoff.
+    mutating func reconnectKey() -> [TUIEffect] {
+        guard case .reconnecting = connection else {
+            notice = "r reconnects while the connection is down"
+            return []
+        }
+        notice = TUIModel.reconnectingNow
+        return [.reconnectNow]
+    }
+
+    /// The notice `r` leaves until the connection is back.
+    static let reconnectingNow = "reconnecting now"
 
     mutating func quitKey() -> [TUIEffect] {
         if pendingCount > 0 && !confirmingQuit {
@@ -167,7 +189,17 @@ extension TUIModel {
         [.presence(.viewing, card: selectedCard?.id)]
     }
 
+    /// Whether the user only views this board (viewers may chat, nothing else).
+    var isViewer: Bool { user.flatMap { board?.members[$0]?.role } == .viewer }
+
+    /// What a viewer is told instead of opening an editor or a title line whose text the server would refuse.
+    static let viewerRefusal = "you are a viewer here: viewers cannot change the board"
+
     mutating func startInput(_ purpose: InputPurpose, text: String) -> [TUIEffect] {
+        if purpose != .chat, isViewer {
+            notice = TUIModel.viewerRefusal
+            return []
+        }
         self.purpose = purpose
         focus = .input
         input = LineEditor(text)
@@ -177,15 +209,11 @@ extension TUIModel {
 
     mutating func editDescription(_ id: CardID) -> [TUIEffect] {
         guard let card = board?.cards[id] else { return [] }
-        return [.presence(.editing, card: id), .edit(card.description, .description(id, baseSeq: card.descriptionSeq))]
-    }
-
-    mutating func undoLast() -> [TUIEffect] {
-        guard let seq = ownSeqs.popLast() else {
-            notice = "nothing of yours to undo"
+        guard !isViewer else {
+            notice = TUIModel.viewerRefusal
             return []
         }
-        return [.undo(seq: seq)]
+        return [.presence(.editing, card: id), .edit(card.description, .description(id, baseSeq: card.descriptionSeq))]
     }
 
     /// `J`/`K`: swap the selected card with its neighbour (one intent move: after or before that neighbour).

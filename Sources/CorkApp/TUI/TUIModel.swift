@@ -84,8 +84,8 @@ public struct TUIModel: Sendable {
     public var highlights: [CardID: Int] = [:]
     /// The overlay shown, if any.
     public var overlay: Overlay?
-    /// Seqs of this user's own changes, newest last (what `u` undoes).
-    public var ownSeqs: [UInt64] = []
+    /// This user's own changes, for undo (`u`) and redo (`U`).
+    public var undo = UndoStack()
     /// A one-line notice in the status line (errors, confirmations).
     public var notice: String?
     /// Set after `q` with ops still queued: a second `q` quits.
@@ -102,6 +102,12 @@ public struct TUIModel: Sendable {
     public var conflict: DescriptionConflict?
     /// Whether the user is away (`/away`).
     public var away: String?
+    /// A card this user just added, to select as soon as the board shows it.
+    public var selectWhenShown: CardID?
+    /// The server's limits (from `welcome`), for checking the input line while it is typed.
+    public var limits = WireLimits.defaults
+    /// How joins and leaves show in the feed (`/set joins`).
+    public var joins: JoinsDisplay = .fold
     /// The most feed entries kept.
     public static let feedMax = 2_000
 
@@ -138,6 +144,18 @@ public struct TUIModel: Sendable {
         return selectedCard.map { [$0] } ?? []
     }
 
+    /// Selects `card` where it is shown; false when it is not (archived, filtered out, gone).
+    public mutating func select(card: CardID) -> Bool {
+        for index in columns.indices {
+            if let position = visibleCards(index).firstIndex(where: { $0.id == card }) {
+                column = index
+                row = position
+                return true
+            }
+        }
+        return false
+    }
+
     /// Keeps the selection inside the board after it changed.
     public mutating func clampSelection() {
         column = max(0, min(column, columns.count - 1))
@@ -161,8 +179,46 @@ public struct TUIModel: Sendable {
         overlay = nil
         history = nil
         conflict = nil
-        ownSeqs = []
+        undo = UndoStack()
+        selectWhenShown = nil
         post(FeedEntry("switching to board \(id)", kind: .info))
+    }
+
+    /// How far back, in feed lines, a join or leave still folds into the last presence line.
+    public static let joinsFoldWindow = 50
+
+    /// Reports a join or leave as ``joins`` says: its own line, folded into the last presence line (which moves to
+    /// the bottom), or not at all.
+    public mutating func postPresence(_ who: UserID, joined: Bool) {
+        switch joins {
+        case .off:
+            return
+        case .on:
+            post(FeedEntry("\(who) \(joined ? "joined" : "left")", kind: .presence))
+        case .fold:
+            guard let index = feed.indices.suffix(TUIModel.joinsFoldWindow).last(where: { feed[$0].tally != nil }),
+                var tally = feed[index].tally
+            else {
+                var tally = PresenceTally()
+                tally.add(who, joined: joined)
+                var entry = FeedEntry(tally.text, kind: .presence)
+                entry.tally = tally
+                post(entry)
+                return
+            }
+            tally.add(who, joined: joined)
+            var entry = feed[index]
+            entry.tally = tally
+            entry.text = tally.text
+            // Scrolled back, the line changes where it is (moving it would shift what the user reads).
+            if feedScroll > 0 || index == feed.count - 1 {
+                feed[index] = entry
+                return
+            }
+            if index >= feed.count - unread { unread -= 1 }
+            feed.remove(at: index)
+            post(entry)
+        }
     }
 
     /// Adds a feed line.
@@ -172,6 +228,16 @@ public struct TUIModel: Sendable {
         if focus != .feed || feedScroll > 0 { unread += 1 }
         if feedScroll > 0 { feedScroll += 1 }
     }
+}
+
+/// How joins and leaves show in the feed.
+public enum JoinsDisplay: String, Hashable, Sendable, CaseIterable {
+    /// Each on its own line.
+    case on
+    /// A run of them folded into one line, kept at the bottom while the run goes on (the default).
+    case fold
+    /// Not at all (`/who` still lists who is here).
+    case off
 }
 
 /// One line of the feed.
@@ -198,6 +264,8 @@ public struct FeedEntry: Hashable, Sendable {
     public var mentionsMe: Bool
     /// The change's seq, when it is one.
     public var seq: UInt64?
+    /// The joins and leaves folded into this line, when it is a folded presence line.
+    public var tally: PresenceTally?
 
     /// A feed line.
     public init(_ text: String, kind: Kind, mentionsMe: Bool = false, seq: UInt64? = nil) {

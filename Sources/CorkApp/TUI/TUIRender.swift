@@ -7,6 +7,8 @@ extension TUIModel {
     public var feedHeight: Int { max(4, min(12, height / 3)) }
     /// Rows of the board pane.
     public var boardHeight: Int { max(3, height - feedHeight - 2) }
+    /// How many cards a column shows at once (two rows each, under the header): a page for PgUp / PgDn.
+    public var cardsPerPage: Int { max(1, (boardHeight - 1) / 2) }
     /// The narrowest a column is drawn.
     public static let columnMinWidth = 22
 
@@ -70,7 +72,7 @@ extension TUIModel {
         let inner = columnWidth - 2
         screen.write(header, x: x + 1, y: 0, style: headerStyle, maxWidth: inner)
         // Cards, two rows each, scrolled so the selection (or the ghost) is visible.
-        let rows = max(1, (boardHeight - 1) / 2)
+        let rows = cardsPerPage
         var entries: [ColumnEntry] = cards.map { .card($0) }
         if let carry, carry.column == index {
             entries.removeAll { if case .card(let c) = $0 { c.id == carry.card } else { false } }
@@ -153,11 +155,18 @@ extension TUIModel {
             let days = due.daysSinceEpoch - today.daysSinceEpoch
             var style = Style()
             if !card.closed && days < 0 { style.foreground = .ansi(.red) } else if !card.closed && days <= 2 { style.foreground = .ansi(.yellow) }
-            put(due.description, style)
+            // Overdue is marked in text too (`!`), so it shows without colour (NO_COLOR) and to the colour-blind.
+            put((isOverdue(card) ? "!" : "") + due.description, style)
         }
         if !card.assignees.isEmpty {
             put(card.assignees.map { initials($0) }.joined(separator: ","), Style(foreground: .ansi(.cyan)))
         }
+    }
+
+    /// Whether `card` is open and its due date has passed.
+    func isOverdue(_ card: Card) -> Bool {
+        guard let due = card.due, !card.closed else { return false }
+        return due.daysSinceEpoch < today.daysSinceEpoch
     }
 
     /// Two capitals from a user id: `alice` → `AL`, `bob.smith` → `BS`.
@@ -199,7 +208,7 @@ extension TUIModel {
         case .connecting: parts.append("connecting")
         case .reconnecting:
             let seconds = reconnectSecondsLeft ?? 0
-            parts.append(seconds > 0 ? "reconnecting in \(seconds)s" : "reconnecting…")
+            parts.append(seconds > 0 ? "reconnecting in \(seconds)s (r: now)" : "reconnecting…")
         case .stopped: parts.append("offline")
         }
         if pendingCount > 0 { parts.append("\(pendingCount) queued") }
@@ -228,8 +237,14 @@ extension TUIModel {
         }
         let style = Style(attributes: focus == .input ? [] : .dim)
         let used = screen.write(prompt, x: 0, y: y, style: Style(foreground: .ansi(.cyan)), maxWidth: width)
-        let room = max(1, width - used - 1)
-        let before = String(input.text.prefix(input.cursor))
+        var room = max(1, width - used - 1)
+        // Near or past the limit, the room left (or how far over) at the end of the line.
+        if let counter = inputCounter, width - used - counter.text.count - 2 >= 10 {
+            room -= counter.text.count + 1
+            let counterStyle = Style(foreground: counter.over ? .ansi(.red) : .ansi(.yellow), attributes: counter.over ? .bold : [])
+            screen.write(counter.text, x: width - counter.text.count, y: y, style: counterStyle)
+        }
+        let before = input.beforeCursor
         let beforeWidth = DisplayWidth.of(before)
         let skip = max(0, beforeWidth - room + 1)
         let shown = TUIModel.dropping(width: skip, from: input.text)
@@ -255,15 +270,18 @@ extension TUIModel {
     /// The key help (`?`).
     public static let helpLines = [
         "h j k l / arrows  move the selection      Enter  card, history; c comment, E description",
+        "PgUp / PgDn       a screenful of cards    g / G  first / last card (in the feed too)",
         "Space / m         pick the card up; arrows carry it; Enter drops it; Esc puts it back",
         "J / K             reorder in the column    H / L  move to the column left / right",
         "n  new card here   e  edit the title       E  edit the description in $EDITOR",
-        "x  archive         C  close / reopen       u  undo your last change",
+        "x  archive         C  close / reopen       u / U  undo / redo your own changes, newest first",
         "v  multi-select (Space marks; H/L, x, C and /label apply to all)",
         "/  filter (label:bug @me due:overdue is:open \"words\")   Tab  board → feed → input",
         "Input: text is chat; /add /move /edit /desc /due /label /assign /comment /close /reopen",
-        "       /archive /restore /undo /filter /who /away /board /lastlog /help /quit",
+        "       /archive /restore /undo [skip] /redo [skip] /filter /who /away /board /lastlog /help /quit",
+        "       /set joins on|fold|off: joins and leaves each on a line, folded into one (default), or hidden",
         "       Tab completes commands, #cards, columns, labels, users; Tab again: the next one",
+        "Ctrl-Z  suspend to the shell (fg comes back)    r  reconnect now (while the connection is down)",
         "q  quit (asks again while ops are queued)       Esc or ? closes this help",
     ]
 
@@ -284,7 +302,7 @@ extension TUIModel {
         lines.append(("#\(card.number) \(card.title)", Style(attributes: .bold)))
         var facts = [board.column(card.column)?.name ?? card.column.rawValue, card.closed ? "closed" : "open"]
         if card.archived { facts.append("archived") }
-        if let due = card.due { facts.append("due \(due)") }
+        if let due = card.due { facts.append("due \(due)\(isOverdue(card) ? " (overdue)" : "")") }
         if !card.labels.isEmpty { facts.append("labels " + card.labels.compactMap { board.label($0)?.name }.joined(separator: ", ")) }
         if !card.assignees.isEmpty { facts.append("assigned " + card.assignees.map(\.rawValue).joined(separator: ", ")) }
         if let ref = card.ref { facts.append("ref \(ref)") }

@@ -45,6 +45,7 @@ public struct TUIRunner {
         model.board = board
         model.user = await client.user
         model.connection = await client.state
+        model.limits = await client.welcome?.limits ?? .defaults
         let renderer = Renderer(colorMode: ColorMode.detect(environment: environment))
         let (messages, sink) = AsyncStream.makeStream(of: TUIMessage.self)
         let (ticks, tickSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -109,6 +110,8 @@ public struct TUIRunner {
                     switch event {
                     case .key(let key): sink.yield(.key(key))
                     case .resize(let size): sink.yield(.resize(width: size.width, height: size.height))
+                    case .signal(SIGTSTP): sink.yield(.key(.ctrl("z")))  // `kill -TSTP`: as Ctrl-Z
+                    case .signal(SIGCONT): sink.yield(.continued)
                     case .signal, .endOfInput:
                         sink.yield(.key(.ctrl("c")))
                         return
@@ -125,10 +128,18 @@ public struct TUIRunner {
                     case .quit: return .quit
                     case .edit(let text, let purpose): return .edit(text, purpose)
                     case .fetchHistory(let card): fetches.yield(card)
+                    case .suspend, .redraw:
+                        if effect == .suspend { try terminal.suspend() } else { try terminal.resumeFullScreen() }
+                        // The shell wrote over the screen, and the window may have changed size meanwhile.
+                        previous = nil
+                        if let size = terminal.size() { _ = model.update(.resize(width: size.width, height: size.height)) }
                     default: await perform(effect, on: &model)
                     }
                 }
                 model.pendingCount = await client.pendingOps.count
+                if case .client(.connection(.connected)) = message, let limits = await client.welcome?.limits {
+                    model.limits = limits
+                }
                 if model.needsTicks { ticks.yield() }
                 try draw(model, previous: &previous, renderer: renderer)
             }
@@ -153,7 +164,8 @@ public struct TUIRunner {
             case .presence(let state, let card, let column, let index, let away):
                 await client.setPresence(state, card: card, column: column, index: index, away: away)
             case .switchBoard(let board): await client.switchBoard(to: board)
-            case .edit, .quit, .fetchHistory: break
+            case .reconnectNow: await client.reconnectNow()
+            case .edit, .quit, .fetchHistory, .suspend, .redraw: break
             }
         } catch {
             model.post(FeedEntry("\(error.message)", kind: .error))
@@ -162,11 +174,19 @@ public struct TUIRunner {
 
     /// Opens `$VISUAL` / `$EDITOR` (else `vi`) on `text` in a temporary file; the new text, or nil if unchanged.
     func runEditor(_ text: String) async -> String? {
+        await TUIRunner.runEditor(text, environment: environment)
+    }
+
+    /// Opens `$VISUAL` / `$EDITOR` from `environment` (else `vi`) on `text` in a temporary file; the new text, or nil
+    /// if unchanged or the editor failed.
+    static func runEditor(_ text: String, environment: [String: String]) async -> String? {
         let editor = environment["VISUAL"] ?? environment["EDITOR"] ?? "vi"
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("cork-\(UUID().uuidString).md")
         defer { try? FileManager.default.removeItem(at: file) }
         do {
-            try text.write(to: file, atomically: true, encoding: .utf8)
+            // A text file ends in a newline (editors expect it, and some flag or add it); the text does not need one.
+            let contents = text.isEmpty || text.hasSuffix("\n") ? text : text + "\n"
+            try contents.write(to: file, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "\(editor) \"$1\"", "cork-editor", file.path]
