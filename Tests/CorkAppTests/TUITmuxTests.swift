@@ -168,7 +168,11 @@ import Glibc
                 "new-session", "-d", "-s", "S", "-x", "100", "-y", "30", "env", "PS1=ready$ ", "bash", "--norc", "--noprofile", "-i",
             ])
             try await tmux.waitFor("ready$", in: "S")
-            let command = "XDG_CONFIG_HOME='\(alice.configHome.path)' TERM=xterm-256color '\(CorkProcess.executable.path)' 2>>'\(corkd.logDirectory.path)/tui-S.err'"
+            // As nobody under a root test run (setpriv execs cork, so the shell's job control still has it).
+            let unprivileged = try Unprivileged.shellCommand(
+                CorkProcess.executable, [],
+                environment: ["XDG_CONFIG_HOME": alice.configHome.path, "HOME": corkd.root.path, "TERM": "xterm-256color"])
+            let command = "\(unprivileged) 2>>'\(corkd.logDirectory.path)/tui-S.err'"
             try await tmux.keys("S", "-l", command)
             try await tmux.keys("S", "Enter")
             try await tmux.waitFor("#1 Fix login", in: "S")
@@ -192,6 +196,10 @@ import Glibc
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             let children = try String(contentsOfFile: "/proc/\(shellPID)/task/\(shellPID)/children", encoding: .utf8)
             let cork = try #require(children.split(separator: " ").first.flatMap { pid_t($0) }, "no cork under the shell")
+            if Unprivileged.isActive {
+                let status = try String(contentsOfFile: "/proc/\(cork)/status", encoding: .utf8)
+                #expect(status.contains("\nUid:\t65534\t"), "cork should run as nobody under a root test run")
+            }
             for signal in [SIGTSTP, SIGSTOP] {
                 kill(cork, signal)
                 let stopped = try await tmux.waitFor("Stopped", in: "S")
