@@ -207,8 +207,8 @@ extension JSONByteWriter {
     }
 
     /// An activity record, fields in declaration order, nil ones left out, `changes` always written (as the
-    /// synthesized `Activity.encode(to:)`).
-    func writeActivity(_ a: Activity) {
+    /// synthesized `Activity.encode(to:)`); `names` only when `withNames` (a delta's record leaves them out).
+    func writeActivity(_ a: Activity, withNames: Bool = true) {
         put(#"{"seq":"#)
         writeUnsigned(a.seq)
         put(#","at":"#)
@@ -238,7 +238,7 @@ extension JSONByteWriter {
         put(UInt8(ascii: "}"))
         field(#","warning":"#, a.warning)
         field(#","undo_of":"#, a.undoOf)
-        if let names = a.names { writeNames(names) }
+        if withNames, let names = a.names { writeNames(names) }
         put(UInt8(ascii: "}"))
     }
 

@@ -136,7 +136,8 @@ extension JSONByteWriter {
         put(#","op":"#)
         writeOp(op)
         put(#","activity":"#)
-        writeActivity(activity)
+        // Without `names`: every receiver holds the board of that moment (Protocol.md, "Activity records").
+        writeActivity(activity, withNames: false)
         put(UInt8(ascii: "}"))
     }
 }

@@ -17,7 +17,8 @@ extension ServerMessage {
         public var mut: UInt64?
         /// The op as applied (for an undo, the inverse op); replicas apply it with the pure reducer.
         public var op: Op
-        /// The change's activity record.
+        /// The change's activity record, without `names` (its receivers hold the board of that moment; the stored
+        /// record and `history` replies carry them).
         public var activity: Activity
 
         /// Makes a delta.
@@ -32,6 +33,8 @@ extension ServerMessage {
             self.clientID = clientID
             self.mut = mut
             self.op = op
+            var activity = activity
+            activity.names = nil
             self.activity = activity
         }
 
