@@ -21,17 +21,28 @@ struct AdminPoller {
 
     func run() async {
         var last: Int64 = 0
+        /// Outcomes of applied commands the store has not recorded yet: written again on the next tick, never
+        /// applied again (a create that worked would then be recorded as refused, and the tool told so).
+        var unrecorded: [(id: Int64, failure: AdminFailure?)] = []
         var swept = ContinuousClock.now
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
+                if !unrecorded.isEmpty {
+                    try await store.finish(unrecorded)
+                    unrecorded = []
+                }
                 let batch = try await store.pendingCommands(after: last)
-                if !batch.isEmpty {
+                if let newest = batch.last {
                     let failures = await apply(batch.map(\.command))
-                    try await store.finish(zip(batch, failures).map { ($0.id, $1) })
-                    last = batch.last!.id
+                    last = newest.id
+                    unrecorded = zip(batch, failures).map { ($0.id, $1) }
+                    try await store.finish(unrecorded)
+                    unrecorded = []
                 }
             } catch {
-                logger.warning("admin queue unreadable", metadata: ["error": "\(error)"])
+                logger.warning(
+                    unrecorded.isEmpty ? "admin queue unreadable" : "admin outcomes not recorded; retrying",
+                    metadata: ["error": "\(error)", "commands": "\(unrecorded.map(\.id))"])
             }
             if ContinuousClock.now - swept >= presenceSweep {
                 swept = ContinuousClock.now

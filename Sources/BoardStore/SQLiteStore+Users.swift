@@ -101,4 +101,14 @@ extension SQLiteStore {
         logger.debug("invited users", metadata: ["count": "\(rows.count)"])
         return tokens
     }
+
+    /// Deletes the tokens `inviteUsers` issued for invites that were then refused (their URLs were never handed
+    /// out, so nothing else could ever revoke them). The users themselves stay.
+    public func withdrawTokens(_ tokens: [String]) async throws(StoreError) {
+        guard !tokens.isEmpty else { return }
+        let hashes = tokens.map(Token.hash)
+        try await write("withdraw \(hashes.count) token(s)") { db in
+            for hash in hashes { try db.execute(sql: "DELETE FROM tokens WHERE hash = ?", arguments: [hash]) }
+        }
+    }
 }

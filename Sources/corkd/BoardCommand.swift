@@ -59,9 +59,8 @@ struct BoardCommand: AsyncParsableCommand {
                 guard let board = BoardID(validating: id) else { throw CorkdExit.usage("\(id) is not a board id (1–64 of A–Z a–z 0–9 _ . -)") }
                 boards.append(board)
             }
-            if let name, name.isEmpty || name.count > Limits.boardNameMaxCharacters {
-                throw CorkdExit.usage("--name must be 1–\(Limits.boardNameMaxCharacters) characters")
-            }
+            // The same rule as `board.create` over the wire (length, not only spaces, no control characters).
+            if let name, let problem = Board.nameProblem(name) { throw CorkdExit.usage("--name: \(problem)") }
             guard let owner = UserID(validating: self.owner) else { throw CorkdExit.usage("--owner \(self.owner) is not a user name") }
             let administration = try await admin.open(data)
             let commands = boards.map { AdminCommand.createBoard(board: $0, name: name ?? $0.rawValue, owner: owner) }

@@ -91,6 +91,18 @@ struct Invite: AsyncParsableCommand {
         }
         let commands = entries.flatMap { entry in entry.boards.map { AdminCommand.addMember(board: $0, user: entry.user, role: entry.role) } }
         let failures = try await admin.apply(commands, with: administration)
+        // A refused invite prints no URL: its token must not stay valid.
+        var refused: [String] = []
+        var index = 0
+        for (entry, token) in zip(entries, tokens) {
+            if failures[index..<index + entry.boards.count].contains(where: { $0 != nil }) { refused.append(token) }
+            index += entry.boards.count
+        }
+        do {
+            try await administration.store.withdrawTokens(refused)
+        } catch {
+            Console.error("corkd: the tokens of the refused invites could not be withdrawn (\(error.message)); run corkd revoke for those users\n")
+        }
         await administration.close()
 
         let listen = ListenRecord.read(in: data.url)

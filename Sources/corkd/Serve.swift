@@ -95,6 +95,10 @@ struct Serve: AsyncParsableCommand {
                 var lines = ["corkd listening on \(settings.host):\(port)", "certificate fingerprint \(fingerprint)"]
                 if settings.publicHost == nil && settings.bindsEveryInterface {
                     lines.append("invite URLs name \(advertised), this machine's host name (--public-host NAME to choose)")
+                    // Also to the log: under systemd stdout goes nowhere, and an operator must still be told.
+                    logger.notice(
+                        "invite URLs name this machine's host name; --public-host NAME chooses another",
+                        metadata: ["host": "\(advertised)"])
                 } else if advertised != settings.host {
                     lines.append("invite URLs name \(advertised)")
                 }

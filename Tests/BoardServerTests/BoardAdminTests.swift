@@ -78,6 +78,11 @@ import Testing
             #expect(created.standardOutput.contains("created board team-b (team-b), owned by lead"))
             #expect(try await corkd.admin(["board", "rename", "team-a", "Team A"]).exit.isSuccess)
             #expect(try await corkd.admin(["board", "archive", "team-b"]).exit.isSuccess)
+            // The wire's rule for names, not only their length.
+            for name in ["   ", "line\nbreak", String(repeating: "x", count: 81)] {
+                let refused = try await corkd.admin(["board", "create", "team-x", "--name", name])
+                #expect(refused.exit.status == 2 && refused.standardError.contains("--name"), "\(name): \(refused.standardError)")
+            }
             let missing = try await corkd.admin(["board", "archive", "team-c"])
             #expect(missing.exit.status == 5 && missing.standardError.contains("no board team-c"), "\(missing.standardError)")
             let url = try OperatorSupport.url(try await corkd.admin(["invite", "--user", "lead", "--role", "owner", "--board", "team-a"]))

@@ -1,9 +1,11 @@
 import BoardCore
 import BoardServer
+import BoardStore
 import BoardTesting
 import BoardTransport
 import BoardWire
 import Foundation
+import Logging
 import Testing
 
 /// `corkd invite --users-file`: the format (pure) and the real binary (issue 11), and `members_max` large enough
@@ -131,5 +133,10 @@ import Testing
         #expect(try await corkd.terminate().isSuccess)
         let offline = try await corkd.admin(["invite", "--user", "cat"])
         #expect(offline.exit.status == 3 && offline.standardError.contains("at most 3 members"), "\(offline.standardError)")
+        // A refused invite leaves no live token behind (its URL was never printed, so nobody could revoke it).
+        let store = try await SQLiteStore.open(directory: corkd.dataDirectory, logger: Logger(label: "test"))
+        let left = try await store.revokeTokens(of: "cat", now: WallClock().now())
+        try await store.close()
+        #expect(left == 0, "\(left) token(s) of a refused invite were still valid")
     }
 }

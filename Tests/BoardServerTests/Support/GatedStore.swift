@@ -29,10 +29,24 @@ actor Gate {
     }
 }
 
-/// A real SQLite store whose `append` waits at a gate: the test decides when a commit finishes.
+/// How many more times a store call fails before it works again.
+actor FailureBudget {
+    private var remaining: Int
+    init(_ failures: Int) { remaining = failures }
+    /// True (and one fewer left) while failures remain.
+    func take() -> Bool {
+        guard remaining > 0 else { return false }
+        remaining -= 1
+        return true
+    }
+}
+
+/// A real SQLite store whose `append` waits at a gate: the test decides when a commit finishes. `finish` fails as
+/// often as `finishFailures` says (a disk that refused one write).
 struct GatedStore: BoardStore {
     let inner: SQLiteStore
     let gate: Gate
+    var finishFailures = FailureBudget(0)
 
     func append(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
         await gate.wait()
@@ -73,7 +87,10 @@ struct GatedStore: BoardStore {
         try await inner.pendingCommands(after: id)
     }
     func markDone(_ id: Int64) async throws(StoreError) { try await inner.markDone(id) }
-    func finish(_ results: [(id: Int64, failure: AdminFailure?)]) async throws(StoreError) { try await inner.finish(results) }
+    func finish(_ results: [(id: Int64, failure: AdminFailure?)]) async throws(StoreError) {
+        if await finishFailures.take() { throw StoreError(.io, "disk I/O error (planted)") }
+        try await inner.finish(results)
+    }
     func setArchived(_ board: BoardID, _ archived: Bool, now: Timestamp) async throws(StoreError) {
         try await inner.setArchived(board, archived, now: now)
     }
