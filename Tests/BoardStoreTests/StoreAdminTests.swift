@@ -5,11 +5,11 @@ import Testing
 @testable import BoardStore
 
 /// The admin queue `corkd invite`/`revoke` use while the server runs.
-@Suite("SQLiteStore admin queue")
+@Suite("Store (SQLite and PostgreSQL) admin queue")
 struct StoreAdminTests {
-    @Test("commands come back in order until marked done")
-    func queueOrder() async throws {
-        try await StoreFixtures.withStore { store, _ in
+    @Test("commands come back in order until marked done", arguments: StoreFixtures.kinds)
+    func queueOrder(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             let now = Timestamp(milliseconds: StoreFixtures.t0)
             let commands: [AdminCommand] = [
                 .createBoard(board: "ops", name: "Ops", owner: "alice"),
@@ -41,9 +41,9 @@ struct StoreAdminTests {
         }
     }
 
-    @Test("outcomes: pending, then done or failed with the reason, the first outcome kept")
-    func outcomes() async throws {
-        try await StoreFixtures.withStore { store, _ in
+    @Test("outcomes: pending, then done or failed with the reason, the first outcome kept", arguments: StoreFixtures.kinds)
+    func outcomes(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             let now = Timestamp(milliseconds: StoreFixtures.t0)
             let ids = try await store.enqueue(
                 [.addMember(board: "main", user: "a", role: .editor), .archiveBoard(board: "x"), .revoke(user: "b")], now: now)
@@ -60,9 +60,9 @@ struct StoreAdminTests {
         }
     }
 
-    @Test("a board is archived and unarchived, listed with its flag")
-    func archive() async throws {
-        try await StoreFixtures.withStore { store, _ in
+    @Test("a board is archived and unarchived, listed with its flag", arguments: StoreFixtures.kinds)
+    func archive(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             let now = Timestamp(milliseconds: StoreFixtures.t0)
             _ = try await store.createBoard(Board(id: "ops", name: "Ops", owner: "alice"))
             #expect(try await store.boards().map(\.archived) == [false])
@@ -77,9 +77,9 @@ struct StoreAdminTests {
         }
     }
 
-    @Test("many users get a token each in one call, and each token authenticates")
-    func inviteUsers() async throws {
-        try await StoreFixtures.withStore { store, _ in
+    @Test("many users get a token each in one call, and each token authenticates", arguments: StoreFixtures.kinds)
+    func inviteUsers(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             let now = Timestamp(milliseconds: StoreFixtures.t0)
             let users: [UserID] = ["a", "b", "a"]
             let tokens = try await store.inviteUsers(users, expiresAt: nil, now: now)

@@ -6,11 +6,11 @@ import Testing
 @testable import BoardStore
 
 /// Creating, listing and loading boards; appending batches; the append preconditions.
-@Suite("SQLiteStore boards and append")
+@Suite("Store (SQLite and PostgreSQL) boards and append")
 struct StoreBoardTests {
-    @Test("a created board is listed and loads as its snapshot with an empty tail")
-    func createListLoad() async throws {
-        try await StoreFixtures.withStore { store, _ in
+    @Test("a created board is listed and loads as its snapshot with an empty tail", arguments: StoreFixtures.kinds)
+    func createListLoad(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             #expect(try await store.boards().isEmpty)
             let main = BoardDriver("main", name: "Main").board
             let record = try await store.createBoard(main)
@@ -28,9 +28,9 @@ struct StoreBoardTests {
         }
     }
 
-    @Test("creating a board twice is duplicate and keeps the first")
-    func duplicateBoard() async throws {
-        try await StoreFixtures.withStore { store, _ in
+    @Test("creating a board twice is duplicate and keeps the first", arguments: StoreFixtures.kinds)
+    func duplicateBoard(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             let first = try await store.createBoard(BoardDriver("main", name: "First").board)
             let error = await #expect(throws: StoreError.self) {
                 _ = try await store.createBoard(BoardDriver("main", name: "Second").board)
@@ -40,9 +40,9 @@ struct StoreBoardTests {
         }
     }
 
-    @Test("one append for two boards; load gives snapshot + tail that replays to the board applied directly")
-    func appendTwoBoardsAndReplay() async throws {
-        try await StoreFixtures.withStore { store, _ in
+    @Test("one append for two boards; load gives snapshot + tail that replays to the board applied directly", arguments: StoreFixtures.kinds)
+    func appendTwoBoardsAndReplay(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             var a = BoardDriver("a")
             var b = BoardDriver("b")
             _ = try await store.createBoard(a.board)
@@ -82,9 +82,9 @@ struct StoreBoardTests {
         }
     }
 
-    @Test("stored events round-trip exactly, inverse and mutation ids included")
-    func eventsRoundTrip() async throws {
-        try await StoreFixtures.withStore { store, _ in
+    @Test("stored events round-trip exactly, inverse and mutation ids included", arguments: StoreFixtures.kinds)
+    func eventsRoundTrip(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             var driver = BoardDriver("main")
             _ = try await store.createBoard(driver.board)
             let events = driver.workload(10, clientID: "cork-alice", firstMut: 7)
@@ -96,9 +96,10 @@ struct StoreBoardTests {
 
     @Test(
         "a gap, a repeat, a wrong start, an unknown board or a snapshot ahead of the head writes nothing",
-        arguments: ["gap", "repeat", "behind", "ahead", "unknown board", "snapshot ahead", "second board gap"])
-    func invalidAppendWritesNothing(_ fault: String) async throws {
-        try await StoreFixtures.withStore { store, _ in
+        arguments: StoreFixtures.kinds,
+        ["gap", "repeat", "behind", "ahead", "unknown board", "snapshot ahead", "second board gap"])
+    func invalidAppendWritesNothing(kind: StoreKind, _ fault: String) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             var a = BoardDriver("a")
             var b = BoardDriver("b")
             _ = try await store.createBoard(a.board)
@@ -153,9 +154,9 @@ struct StoreBoardTests {
         }
     }
 
-    @Test("an already committed mutation id is duplicate and the batch writes nothing")
-    func duplicateMutation() async throws {
-        try await StoreFixtures.withStore { store, _ in
+    @Test("an already committed mutation id is duplicate and the batch writes nothing", arguments: StoreFixtures.kinds)
+    func duplicateMutation(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             var driver = BoardDriver("main")
             _ = try await store.createBoard(driver.board)
             try await store.append(driver.workload(3, clientID: "cork-a", firstMut: 1), snapshots: [])
@@ -167,9 +168,9 @@ struct StoreBoardTests {
         }
     }
 
-    @Test("renames and snapshots keep the listed name; only the newest snapshots are kept")
-    func renameAndSnapshotPruning() async throws {
-        try await StoreFixtures.withStore(configuration: SQLiteStore.Configuration(snapshotsKept: 2)) { store, _ in
+    @Test("renames and snapshots keep the listed name; only the newest snapshots are kept", arguments: StoreFixtures.kinds)
+    func renameAndSnapshotPruning(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind, snapshotsKept: 2) { store, _ in
             var driver = BoardDriver("main", name: "Main")
             _ = try await store.createBoard(driver.board)
             let renamed = driver.event(.renameBoard(name: "Roadmap"))
@@ -179,9 +180,7 @@ struct StoreBoardTests {
             for _ in 0..<3 {
                 try await store.append(driver.chat("hi").map { [$0] } ?? [], snapshots: [driver.board])
             }
-            let seqs = try await store.read("snapshots") { db in
-                try Int.fetchAll(db, sql: "SELECT seq FROM snapshots WHERE board = 'main' ORDER BY seq")
-            }
+            let seqs = try await StoreFixtures.snapshotSeqs(store, board: "main")
             #expect(seqs == [3, 4])
             let loaded = try #require(try await store.load("main"))
             #expect(loaded.snapshot == driver.board && loaded.tail.isEmpty)
@@ -189,9 +188,9 @@ struct StoreBoardTests {
         }
     }
 
-    @Test("an empty append does nothing")
-    func emptyAppend() async throws {
-        try await StoreFixtures.withStore { store, _ in
+    @Test("an empty append does nothing", arguments: StoreFixtures.kinds)
+    func emptyAppend(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             try await store.append([], snapshots: [])
             #expect(try await store.boards().isEmpty)
         }

@@ -5,11 +5,11 @@ import Testing
 @testable import BoardStore
 
 /// Reading the log: ranges for resume and fetch, history pages, exactly-once lookups.
-@Suite("SQLiteStore events, history and mutations")
+@Suite("Store (SQLite and PostgreSQL) events, history and mutations")
 struct StoreEventTests {
-    @Test("events: a closed range, ascending, cut at the limit")
-    func eventRanges() async throws {
-        try await StoreFixtures.withStore { store, _ in
+    @Test("events: a closed range, ascending, cut at the limit", arguments: StoreFixtures.kinds)
+    func eventRanges(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             var driver = BoardDriver("main")
             var other = BoardDriver("other")
             _ = try await store.createBoard(driver.board)
@@ -31,9 +31,9 @@ struct StoreEventTests {
         }
     }
 
-    @Test("history pages backwards, newest first, with and without a card filter")
-    func historyPages() async throws {
-        try await StoreFixtures.withStore { store, _ in
+    @Test("history pages backwards, newest first, with and without a card filter", arguments: StoreFixtures.kinds)
+    func historyPages(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             var driver = BoardDriver("main")
             _ = try await store.createBoard(driver.board)
             let events = driver.workload(30)
@@ -68,9 +68,9 @@ struct StoreEventTests {
         }
     }
 
-    @Test("committed finds an event by (user, client, mut); lastMutation is the highest mut, per user and board")
-    func exactlyOnce() async throws {
-        try await StoreFixtures.withStore { store, _ in
+    @Test("committed finds an event by (user, client, mut); lastMutation is the highest mut, per user and board", arguments: StoreFixtures.kinds)
+    func exactlyOnce(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             var driver = BoardDriver("main")
             _ = try await store.createBoard(driver.board)
             var events = driver.workload(4, clientID: "cork-alice", firstMut: 10)  // muts 10...13

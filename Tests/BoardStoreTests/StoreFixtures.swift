@@ -1,5 +1,8 @@
 import BoardCore
+import BoardTesting
 import Foundation
+import GRDB
+import PostgresNIO
 import Logging
 import Testing
 
@@ -45,6 +48,57 @@ enum StoreFixtures {
         }
     }
 
+    /// The stores the shared tests run against: SQLite always, PostgreSQL when a server is given
+    /// (`$CORKD_TEST_POSTGRES`) and always under CI.
+    static let kinds: [StoreKind] = PostgresTestDatabase.isEnabled ? [.sqlite, .postgres] : [.sqlite]
+
+    /// Runs `body` with a fresh store of `kind` (SQLite in a temporary directory, PostgreSQL in a new database) and
+    /// removes it afterwards. The URL is the SQLite store's directory (a scratch directory for PostgreSQL).
+    static func withStore<T>(
+        _ kind: StoreKind, snapshotsKept: Int = 2, _ body: (any AdminStore, URL) async throws -> T
+    ) async throws -> T {
+        switch kind {
+        case .sqlite:
+            return try await withStore(configuration: SQLiteStore.Configuration(snapshotsKept: snapshotsKept)) {
+                try await body($0, $1)
+            }
+        case .postgres:
+            return try await PostgresTestDatabase.withDatabase { location in
+                try await withTemporaryDirectory { directory in
+                    let store = try await PostgresStore.open(
+                        location, configuration: PostgresStore.Configuration(snapshotsKept: snapshotsKept), logger: logger)
+                    do {
+                        let result = try await body(store, directory)
+                        try await store.close()
+                        return result
+                    } catch {
+                        try? await store.close()
+                        throw error
+                    }
+                }
+            }
+        }
+    }
+
+    /// The seqs of a board's stored snapshots, ascending (read below the store's API).
+    static func snapshotSeqs(_ store: any AdminStore, board: String) async throws -> [Int] {
+        if let sqlite = store as? SQLiteStore {
+            return try await sqlite.read("snapshots") { db in
+                try Int.fetchAll(db, sql: "SELECT seq FROM snapshots WHERE board = ? ORDER BY seq", arguments: [board])
+            }
+        }
+        let postgres = try #require(store as? PostgresStore)
+        return try await postgres.read("snapshots") { connection in
+            var seqs: [Int] = []
+            for try await seq in try await connection.query(
+                "SELECT seq FROM snapshots WHERE board = \(board) ORDER BY seq", logger: logger
+            ).decode(Int.self) {
+                seqs.append(seq)
+            }
+            return seqs
+        }
+    }
+
     /// The bytes of a file, or empty if it does not exist.
     static func bytes(_ url: URL) -> Data {
         (try? Data(contentsOf: url)) ?? Data()
@@ -54,6 +108,14 @@ enum StoreFixtures {
     static func databaseFiles(in directory: URL) -> [URL] {
         ["", "-wal", "-shm"].map { directory.appendingPathComponent(SQLiteStore.fileName + $0) }
     }
+}
+
+/// The store implementations the shared store tests run against.
+enum StoreKind: String, Sendable, CaseIterable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
 }
 
 /// Builds a board's events by applying ops with the reducer, like the server's board actor does.

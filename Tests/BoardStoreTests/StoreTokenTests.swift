@@ -5,11 +5,11 @@ import Testing
 @testable import BoardStore
 
 /// Users and bearer tokens.
-@Suite("SQLiteStore users and tokens")
+@Suite("Store (SQLite and PostgreSQL) users and tokens")
 struct StoreTokenTests {
-    @Test("ensureUser creates once")
-    func ensureUser() async throws {
-        try await StoreFixtures.withStore { store, _ in
+    @Test("ensureUser creates once", arguments: StoreFixtures.kinds)
+    func ensureUser(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             let created = try await store.ensureUser("alice", displayName: "Alice")
             let again = try await store.ensureUser("alice", displayName: "Someone else")
             let other = try await store.ensureUser("bob", displayName: "")
@@ -17,9 +17,9 @@ struct StoreTokenTests {
         }
     }
 
-    @Test("a token authenticates its user; a wrong, expired or revoked one does not")
-    func tokens() async throws {
-        try await StoreFixtures.withStore { store, _ in
+    @Test("a token authenticates its user; a wrong, expired or revoked one does not", arguments: StoreFixtures.kinds)
+    func tokens(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             let now = Timestamp(milliseconds: StoreFixtures.t0)
             let later = Timestamp(milliseconds: StoreFixtures.t0 + 3_600_000)
             _ = try await store.ensureUser("alice", displayName: "Alice")
@@ -60,9 +60,9 @@ struct StoreTokenTests {
         }
     }
 
-    @Test("a token for an unknown user is notFound")
-    func tokenForUnknownUser() async throws {
-        try await StoreFixtures.withStore { store, _ in
+    @Test("a token for an unknown user is notFound", arguments: StoreFixtures.kinds)
+    func tokenForUnknownUser(kind: StoreKind) async throws {
+        try await StoreFixtures.withStore(kind) { store, _ in
             let error = await #expect(throws: StoreError.self) {
                 _ = try await store.issueToken(for: "ghost", expiresAt: nil, now: Timestamp(milliseconds: 0))
             }

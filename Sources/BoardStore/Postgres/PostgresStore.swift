@@ -1,0 +1,92 @@
+import BoardCore
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// The shared store: one PostgreSQL database that several `corkd` nodes use at once (`corkd --store postgres://…`).
+///
+/// The same contract as `SQLiteStore`: every write returns once PostgreSQL has committed it (`synchronous_commit`
+/// is left on, so a commit is on disk), a failed write changes nothing, and each board's seqs follow its head with
+/// no gap. The schema is created and migrated by `open`, under an advisory lock, so two nodes starting at once
+/// migrate it once. Connections come from a postgres-nio `PostgresClient` pool that runs for the life of the store.
+public struct PostgresStore: AdminStore {
+    /// Where the database is (its description never shows the password).
+    public let location: PostgresLocation
+    /// The settings the store was opened with.
+    public let configuration: Configuration
+    let client: PostgresClient
+    let runner: ClientRunner
+    let logger: Logger
+
+    /// Connects, creates or migrates the schema, and returns the store; `.io` when the database cannot be reached
+    /// or refuses the login (the message says which), `.corrupt` when the schema is newer than this build knows.
+    public static func open(
+        _ location: PostgresLocation, configuration: Configuration = Configuration(), logger: Logger
+    ) async throws(StoreError) -> PostgresStore {
+        var settings = PostgresClient.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: location.tls == .require ? .require(.makeClientConfiguration()) : .disable)
+        settings.options.maximumConnections = configuration.maximumConnections
+        settings.options.connectTimeout = configuration.connectTimeout
+        let client = PostgresClient(configuration: settings, backgroundLogger: logger)
+        let store = PostgresStore(
+            location: location, configuration: configuration, client: client, runner: ClientRunner(client),
+            logger: logger)
+        do {
+            try await store.migrate()
+        } catch {
+            await store.runner.stop()
+            throw error
+        }
+        return store
+    }
+
+    /// Closes every connection; later calls on this store (or its copies) fail with `.io`.
+    public func close() async throws(StoreError) {
+        await runner.stop()
+    }
+}
+
+extension PostgresStore {
+    /// How the PostgreSQL store behaves. Every field has a documented default.
+    public struct Configuration: Sendable {
+        /// How many snapshots are kept per board. Default: 2.
+        public var snapshotsKept: Int
+        /// How ops and activity records become the JSON text of the `events` table (see
+        /// `SQLiteStore.Configuration.eventJSON`). Default: nil, Foundation's `JSONEncoder` with sorted keys.
+        public var eventJSON: (any EventJSON)?
+        /// The most connections this node opens to the database. Default: 8.
+        public var maximumConnections: Int
+        /// How long opening a connection may take before the call fails with `.io`. Default: 5 seconds.
+        public var connectTimeout: Duration
+
+        /// Makes a configuration; every argument has its documented default.
+        public init(
+            snapshotsKept: Int = 2, eventJSON: (any EventJSON)? = nil, maximumConnections: Int = 8,
+            connectTimeout: Duration = .seconds(5)
+        ) {
+            self.snapshotsKept = max(1, snapshotsKept)
+            self.eventJSON = eventJSON
+            self.maximumConnections = max(1, maximumConnections)
+            self.connectTimeout = connectTimeout
+        }
+    }
+}
+
+/// Runs the client's pool for as long as the store is open (postgres-nio's client does its work inside `run()`).
+/// Shared by every copy of the store, so closing one closes them all.
+final class ClientRunner: Sendable {
+    private let task: Task<Void, Never>
+
+    init(_ client: PostgresClient) {
+        // The pool's lifetime is the store's, which is not a scope: opened by `open`, ended by `close`.
+        task = Task { await client.run() }
+    }
+
+    func stop() async {
+        task.cancel()
+        await task.value
+    }
+}
