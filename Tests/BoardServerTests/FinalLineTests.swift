@@ -6,7 +6,8 @@ import Testing
 /// over the pre-auth cap gets its `server_full` line, not a reset during the TLS handshake.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct FinalLineTests {
     @Test func aConnectionOverThePreauthCapGetsTheServerFullLine() async throws {
-        try await withTestServer(configure: { $0.limits.preauthPerIP = 1 }) { server in
+        // The holder stays unauthenticated for the whole test: the auth timeout must not free its place.
+        try await withTestServer(configure: { $0.limits.preauthPerIP = 1; $0.limits.authTimeoutMs = 120_000 }) { server in
             let holder = try await server.connect(hello: false)
             try await holder.send(#"{"type":"ping","req":1}"#)
             _ = try await holder.expect(type: "pong")
