@@ -15,6 +15,8 @@ let package = Package(
         .executable(name: "cork", targets: ["cork"]),
         .executable(name: "cork-load", targets: ["cork-load"]),
         .library(name: "TerminalUI", targets: ["TerminalUI"]),
+        .library(name: "BoardHistory", targets: ["BoardHistory"]),
+        .executable(name: "cork-history", targets: ["cork-history"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -136,6 +138,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]),
+        // The soak's history checker (issue 14): recorded histories in, violations out. Pure.
+        .target(name: "BoardHistory"),
+        // `cork-history FILE…`: checks recorded soak histories (scripts/soak runs it).
+        .executableTarget(name: "cork-history", dependencies: ["BoardHistory"]),
+        .testTarget(name: "BoardHistoryTests", dependencies: ["BoardHistory"]),
         .testTarget(
             name: "BoardCoreTests",
             dependencies: ["BoardCore", .product(name: "PropertyBased", package: "swift-property-based")]

@@ -54,10 +54,7 @@ struct Session {
         var session = Session(connection: connection, context: context)
         let address = connection.channel.remoteAddress?.ipAddress ?? "?"
         guard await context.directory.open(from: address) else {
-            // Every accepted channel goes through executeThenClose, which finishes its writer and closes it.
-            try? await connection.executeThenClose { _, outbound in
-                try await outbound.write(Lines.error(WireError(.serverFull, "the server has no room for another connection")))
-            }
+            await Refusal.refuse(connection, with: Lines.error(WireError(.serverFull, "the server has no room for another connection")))
             return
         }
         await session.run(address: address)

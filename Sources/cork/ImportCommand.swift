@@ -22,7 +22,9 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         let data: Data
         do {
-            data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
+            // readToEnd throws where readDataToEndOfFile traps (a `try!` inside Foundation): stdin may be a
+            // directory or closed.
+            data = file == "-" ? try FileHandle.standardInput.readToEnd() ?? Data() : try Data(contentsOf: URL(fileURLWithPath: file))
         } catch {
             throw CorkFailure(.failure, "cannot read \(file): \(error.localizedDescription)")
         }

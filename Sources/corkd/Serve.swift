@@ -126,6 +126,9 @@ struct Serve: AsyncParsableCommand {
                 }
             })
         if exitWithParent { Self.watchParent() }
+        // Freed connection memory goes back to the system (MemoryTrim); stopped with the server.
+        let trimmer = Task { await MemoryTrim.run() }
+        defer { trimmer.cancel() }
         let group = ServiceGroup(
             configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
