@@ -7,9 +7,9 @@ import BoardCore
 /// `Encodable` conformances; about 50 times cheaper than `JSONEncoder`, 10 times cheaper than going through the
 /// `Encoder` protocol). `encode` handles any other `Encodable` value through `CompactJSONEncoder`. Keys come in
 /// encode order, not sorted (key order carries no meaning on the wire); `activity.changes` keys in dictionary order.
-/// Strings are escaped by JSON's rules on their UTF-8 bytes: `"`, `\` and the control characters below U+0020 (as
-/// `\n`, `\r`, `\t`, `\b`, `\f` or `\u00XX`); everything else, U+007F and U+2028 included, is written raw, so a
-/// line never holds a raw newline except its terminator.
+/// Strings are escaped by `JSONEscaping` (BoardCore), the project's one escaper: `"`, `\` and the control characters
+/// below U+0020 (as `\n`, `\r`, `\t` or `\u00XX`); everything else, U+007F and U+2028 included, is written raw, so
+/// a line never holds a raw newline except its terminator.
 public enum LineWriter {
     /// A `delta` line, `{"type":"delta",…}` followed by one `\n`; the same JSON (as a tree) as
     /// `LineCoder().encodeLine(.delta(ServerMessage.Delta(…)))`.
@@ -81,9 +81,7 @@ public enum LineWriter {
         out.append(contentsOf: writer.written)
     }
 
-    @inline(__always) static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? nibble &+ UInt8(ascii: "0") : nibble &+ (UInt8(ascii: "a") &- 10)
-    }
+    @inline(__always) static func hexDigit(_ nibble: UInt8) -> UInt8 { JSONEscaping.hexDigit(nibble) }
 }
 
 /// Encodes any `Encodable` value as compact JSON bytes, written straight into a `[UInt8]` in encode order.

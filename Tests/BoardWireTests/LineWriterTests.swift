@@ -304,7 +304,8 @@ import Testing
     @Test func escapesExactlyWhatJSONRequires() {
         #expect(Self.escaped("") == #""""#)
         #expect(Self.escaped(#"a"b\c"#) == #""a\"b\\c""#)
-        #expect(Self.escaped("\n\r\t\u{8}\u{C}") == #""\n\r\t\b\f""#)
+        // One escaper for the wire and the board hash (`JSONEscaping`): backspace and form feed as `\u00XX`.
+        #expect(Self.escaped("\n\r\t\u{8}\u{C}") == #""\n\r\t\u0008\u000c""#)
         #expect(Self.escaped("\u{0}") == #""\u0000""#)
         #expect(Self.escaped("\u{1}\u{1F}\u{1B}") == #""\u0001\u001f\u001b""#)
         // Everything from U+0020 up is written raw: DEL, U+2028/2029, emoji, `/`.
