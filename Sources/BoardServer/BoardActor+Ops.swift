@@ -187,7 +187,7 @@ extension BoardActor {
 
     func reject(_ session: SessionRef, _ mut: UInt64, _ code: RejectCode, _ message: String, retryAfterMs: UInt64? = nil) {
         session.outbox.send(
-            Lines.line(.reject(ServerMessage.Reject(board: id, mut: mut, code: code, message: message, retryAfterMs: retryAfterMs))))
+            ByteBuffer(bytes: LineWriter.rejectLine(board: id, mut: mut, code: code, message: message, retryAfterMs: retryAfterMs)))
     }
 
     /// Writes everything pending in one transaction, then acknowledges and fans out; on failure rolls `head` back.

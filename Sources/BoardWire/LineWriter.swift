@@ -52,6 +52,30 @@ public enum LineWriter {
         return out
     }
 
+    /// A `reject` line without `current` (rate limits, membership, store failures), and its `\n`: the same JSON as
+    /// `LineCoder().encodeLine(.reject(…))`, written by hand because a flooder's every op gets one and refusing
+    /// must cost far less than applying.
+    public static func rejectLine(
+        board: BoardID, mut: UInt64, code: RejectCode, message: String, retryAfterMs: UInt64? = nil
+    ) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(96 + board.rawValue.utf8.count + message.utf8.count)
+        out.append(contentsOf: #"{"type":"reject","board":"#.utf8)
+        appendString(board.rawValue, to: &out)
+        out.append(contentsOf: #","mut":"#.utf8)
+        out.append(contentsOf: String(mut).utf8)
+        out.append(contentsOf: #","code":"#.utf8)
+        appendString(code.rawValue, to: &out)
+        out.append(contentsOf: #","message":"#.utf8)
+        appendString(message, to: &out)
+        if let retryAfterMs {
+            out.append(contentsOf: #","retry_after_ms":"#.utf8)
+            out.append(contentsOf: String(retryAfterMs).utf8)
+        }
+        out.append(contentsOf: "}\n".utf8)
+        return out
+    }
+
     /// An op as compact JSON, the same tree as its `Encodable` conformance (the store keeps ops as JSON text).
     public static func opJSON(_ op: Op) -> String {
         let writer = JSONByteWriter(capacity: 256)

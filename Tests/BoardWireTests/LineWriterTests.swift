@@ -301,6 +301,25 @@ import Testing
         return String(decoding: out, as: UTF8.self)
     }
 
+    @Test func aRejectLineIsTheSameJSONAsTheEncodersOne() throws {
+        let cases: [ServerMessage.Reject] = [
+            ServerMessage.Reject(board: "main", mut: 9, code: .rateLimited, message: "over 20 ops/s; retry in 50 ms", retryAfterMs: 50),
+            ServerMessage.Reject(board: "b.1", mut: 0, code: .rejected(.notFound), message: "no board \"b\"\n"),
+            ServerMessage.Reject(board: "main", mut: 9_007_199_254_740_991, code: .storageBusy, message: "é \u{1}"),
+        ]
+        for reject in cases {
+            let mine = LineWriter.rejectLine(
+                board: reject.board, mut: reject.mut, code: reject.code, message: reject.message,
+                retryAfterMs: reject.retryAfterMs)
+            #expect(mine.last == 0x0A && mine.dropLast().allSatisfy { $0 != 0x0A })
+            let decoded = try LineCoder().decodeServer(mine)
+            #expect(decoded == .reject(reject))
+            let theirs = LineCoder().encodeLine(.reject(reject))
+            #expect(try JSONSerialization.jsonObject(with: Data(mine)) as? NSDictionary
+                == JSONSerialization.jsonObject(with: Data(theirs)) as? NSDictionary)
+        }
+    }
+
     @Test func escapesExactlyWhatJSONRequires() {
         #expect(Self.escaped("") == #""""#)
         #expect(Self.escaped(#"a"b\c"#) == #""a\"b\\c""#)
