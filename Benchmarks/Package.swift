@@ -7,6 +7,7 @@ let package = Package(
     dependencies: [
         .package(name: "Corkboard", path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/ordo-one/package-benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -17,6 +18,8 @@ let package = Package(
                 .product(name: "BoardCore", package: "Corkboard"),
                 .product(name: "BoardWire", package: "Corkboard"),
                 .product(name: "BoardTransport", package: "Corkboard"),
+                .product(name: "BoardStore", package: "Corkboard"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

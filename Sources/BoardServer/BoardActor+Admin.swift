@@ -29,6 +29,7 @@ extension BoardActor {
     /// them, as for a board that does not exist) and is dropped, presence is cleared. The caller has removed the
     /// board from the registry and drained it first.
     func closeForArchive() {
+        isClosed = true
         let line = Lines.error(WireError(.notFound, "board \(id) was archived", board: id))
         for (session, ref) in subscribers {
             ref.outbox.send(line)

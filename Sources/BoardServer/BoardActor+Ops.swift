@@ -4,20 +4,41 @@ import BoardWire
 import NIOCore
 
 extension BoardActor {
+    /// What `submit` tells the session.
+    enum SubmitOutcome: Sendable, Equatable {
+        /// The op was answered (`reject`, or `ack` at once or once durable).
+        case answered
+        /// The board is no longer served here (archived): nothing was answered; look the board up again.
+        case closed
+        /// The op found the bucket empty after `rate_close_ms` of continuous rate limiting: nothing was answered;
+        /// the session must close the connection with `too_many_errors` (Protocol.md, "Rate limit").
+        case closeForRate
+    }
+
     /// Applies one op from a session, exactly once per (user, client id, mut). Replies go to the session's outbox:
     /// `reject` at once, `ack` with `noop` at once, otherwise `ack` and the delta once the change is durable.
     ///
-    /// `rateLimited` is the session's verdict from the user's token bucket (the wait in ms when it was empty). It is
-    /// applied only after the exactly-once checks: a resend of an applied op is answered with its original ack even
-    /// when the user is over the rate, so a client that re-sends a rate-limited op under a new mut never doubles it.
-    func submit(_ request: OpRequest, mut: UInt64, from session: SessionRef, rateLimited: UInt64? = nil) async {
-        guard let member = head.members[session.user] else {
-            // Removed since the session checked (or not a member at all): the same answer as for a missing board.
+    /// Every check of the op path happens here, in the board's isolation, with no other actor on the way: membership
+    /// (of the durable board: access is never granted on a change that is not stored yet), the user's token bucket
+    /// on this board and the session's run of rate limiting, exactly-once, then the reducer. The token is taken
+    /// first, before anything is read; its verdict is applied only after the exactly-once checks, so a resend of an
+    /// applied op is answered with its original ack even when the user is over the rate, and a client that re-sends
+    /// a rate-limited op under a new mut never doubles it.
+    @discardableResult
+    func submit(_ request: OpRequest, mut: UInt64, from session: SessionRef) async -> SubmitOutcome {
+        guard !isClosed else { return .closed }
+        guard committed.members[session.user] != nil, let member = head.members[session.user] else {
+            // Not a member (or removed since): the same answer as for a missing board.
             reject(session, mut, .rejected(.notFound), "no board \(id)")
-            return
+            return .answered
         }
+        let nowMs = clock.now().milliseconds
+        let limits = configuration.limits
+        var bucket = rateBuckets[session.user] ?? TokenBucket(rate: limits.rateOpsPerS, burst: limits.rateBurst, nowMs: nowMs)
+        let rateLimited = bucket.take(nowMs: nowMs)
+        rateBuckets[session.user] = bucket
         let key = ClientKey(user: session.user, client: session.clientID)
-        if attachToPending(key, mut: mut, session) { return }
+        if attachToPending(key, mut: mut, session) { return .answered }
         if lastMut[key] == nil {
             do {
                 if let stored = try await store.lastMutation(
@@ -27,19 +48,22 @@ extension BoardActor {
                 }
             } catch {
                 reject(session, mut, .storageBusy, "the store could not be read: \(error)")
-                return
+                return .answered
             }
         }
         if let last = lastMut[key], mut <= last {
-            guard await isUnapplied(session, mut: mut) else { return }
+            guard await isUnapplied(session, mut: mut) else { return .answered }
             // Never applied anywhere: evaluated now like any op, unless the same mut got here meanwhile.
-            if attachToPending(key, mut: mut, session) { return }
+            if attachToPending(key, mut: mut, session) { return .answered }
         }
         if let wait = rateLimited {
+            var run = rateRuns[session.id] ?? RateLimitRun(closeAfterMs: Int64(limits.rateCloseMs))
+            let closes = run.limited(nowMs: nowMs)
+            rateRuns[session.id] = run
+            if closes { return .closeForRate }
             reject(
-                session, mut, .rateLimited, "over \(configuration.limits.rateOpsPerS) ops/s; retry in \(wait) ms",
-                retryAfterMs: wait)
-            return
+                session, mut, .rateLimited, "over \(limits.rateOpsPerS) ops/s; retry in \(wait) ms", retryAfterMs: wait)
+            return .answered
         }
         var resolved: (op: Op, undoOf: UInt64?)
         var target: (activity: Activity, inverse: Op?)?
@@ -49,11 +73,11 @@ extension BoardActor {
         case .invalid(let kind, let problem, _):
             // It decoded (known kind, right JSON types) but a value is out of range: the reducer's verdict.
             reject(session, mut, .rejected(.invalid), "\(kind): \(problem)")
-            return
+            return .answered
         case .undo(let seq):
             guard let found = await undoTarget(seq) else {
                 reject(session, mut, .rejected(.notFound), "no change \(seq) on board \(id)")
-                return
+                return .answered
             }
             target = found
             resolved = (found.inverse ?? .chat(text: ""), seq)
@@ -82,6 +106,13 @@ extension BoardActor {
             pendingMut[key] = max(pendingMut[key] ?? 0, mut)
             kick()
         }
+        return .answered
+    }
+
+    /// A session ended: forget its run of rate limiting and end its subscription, if any.
+    func sessionEnded(_ session: SessionID) {
+        rateRuns[session] = nil
+        unsubscribe(session)
     }
 
     /// Applies an op on behalf of the server itself (the admin queue): no client, no ack.
@@ -156,7 +187,7 @@ extension BoardActor {
 
     func reject(_ session: SessionRef, _ mut: UInt64, _ code: RejectCode, _ message: String, retryAfterMs: UInt64? = nil) {
         session.outbox.send(
-            Lines.line(.reject(ServerMessage.Reject(board: id, mut: mut, code: code, message: message, retryAfterMs: retryAfterMs))))
+            ByteBuffer(bytes: LineWriter.rejectLine(board: id, mut: mut, code: code, message: message, retryAfterMs: retryAfterMs)))
     }
 
     /// Writes everything pending in one transaction, then acknowledges and fans out; on failure rolls `head` back.
@@ -218,8 +249,9 @@ extension BoardActor {
             let start = shared.writerIndex
             offsets.append(start)
             shared.writeBytes(bytes)
-            let line = shared.getSlice(at: start, length: bytes.count) ?? ByteBuffer(bytes: bytes)
-            log.append(DeltaLog.Entry(seq: event.seq, line: line, activity: event.activity, inverse: event.inverse))
+            // The log keeps its own copy: a slice of `shared` would keep the whole batch alive as long as the delta.
+            log.append(
+                DeltaLog.Entry(seq: event.seq, line: ByteBuffer(bytes: bytes), activity: event.activity, inverse: event.inverse))
             if let client = event.clientID, let mut = event.mut {
                 let key = ClientKey(user: event.actor, client: ClientID(client))
                 lastMut[key] = max(lastMut[key] ?? 0, mut)

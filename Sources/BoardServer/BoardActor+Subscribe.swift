@@ -91,16 +91,26 @@ extension BoardActor {
         fanOut.send(Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: session, user: ref.user))))
     }
 
+    /// What `updatePresence` did.
+    enum PresenceOutcome: Sendable, Equatable {
+        /// Recorded and broadcast (or dropped as an intermediate drag position over the presence rate).
+        case updated
+        /// The user is not a member, or the board is no longer served: answered as for a missing board.
+        case notFound
+        /// The session is not present: not subscribed, or subscribed with `presence` false.
+        case notPresent
+    }
+
     /// Records what a session present on the board is doing and tells the others (ephemeral: never stored), unless
-    /// `drop` says this update may be dropped (an intermediate drag position over the presence rate). False when the
-    /// session is not present: not subscribed, or subscribed with `presence` false.
-    func updatePresence(_ session: SessionRef, _ entry: ServerMessage.PresenceEntry, drop: Bool = false) -> Bool {
-        guard presence[session.id] != nil else { return false }
-        if drop { return true }
+    /// `drop` says this update may be dropped (an intermediate drag position over the presence rate).
+    func updatePresence(_ session: SessionRef, _ entry: ServerMessage.PresenceEntry, drop: Bool = false) -> PresenceOutcome {
+        guard !isClosed, committed.members[session.user] != nil else { return .notFound }
+        guard presence[session.id] != nil else { return .notPresent }
+        if drop { return .updated }
         presence[session.id] = entry
         presenceUpdated[session.id] = clock.now().milliseconds
         broadcastPresence(entry, except: session.id)
-        return true
+        return .updated
     }
 
     /// Resets editing and dragging that were not refreshed within `presence_timeout_ms` to viewing, so a client that

@@ -45,6 +45,12 @@ actor BoardActor {
     var committing = false
     /// Callers of `drained()` waiting for every pending change to be durable and answered.
     var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Each user's op token bucket on this board (`rate_ops_per_s`, `rate_burst`).
+    var rateBuckets: [UserID: TokenBucket] = [:]
+    /// Each session's current run of rate limiting on this board (`rate_close_ms`).
+    var rateRuns: [SessionID: RateLimitRun] = [:]
+    /// Whether the board stopped being served here (archived): every request is answered as for a missing board.
+    var isClosed = false
     /// The board hash of `committed` at a seq, for `subscribed` (computed at most once per seq).
     var hashCache: (seq: UInt64, hash: String)?
 
@@ -108,7 +114,7 @@ actor BoardActor {
         var logger = logger
         logger[metadataKey: "board"] = "\(id)"
         self.logger = logger
-        self.log = DeltaLog(capacity: configuration.limits.historyMax)
+        self.log = DeltaLog(capacity: configuration.limits.historyMax, byteCapacity: configuration.limits.historyBytes)
         (kickStream, kicks) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -168,5 +174,5 @@ actor BoardActor {
 
     /// Whether `user` is a member of the durable board (non-members see `not_found`, exactly as for a missing
     /// board). Access is never granted on a change that is not stored yet.
-    func isMember(_ user: UserID) -> Bool { committed.members[user] != nil }
+    func isMember(_ user: UserID) -> Bool { !isClosed && committed.members[user] != nil }
 }

@@ -61,9 +61,8 @@ public struct BoardServer: Service {
         let directory = SessionDirectory(
             connectionsMax: limits.connectionsMax, perUserMax: limits.connectionsPerUser, preauthPerIP: limits.preauthPerIP)
         let context = SessionContext(
-            registry: registry, directory: directory, store: store,
-            limiter: RateLimiter(rate: limits.rateOpsPerS, burst: limits.rateBurst), configuration: configuration,
-            clock: clock, logger: logger)
+            registry: registry, directory: directory, store: store, configuration: configuration, clock: clock,
+            logger: logger)
         let slowConsumer = Lines.error(
             WireError(.slowConsumer, "the outbox passed \(limits.outboxBytes) bytes or a write stalled; resume from your seq"))
         let counters = self.counters

@@ -3,8 +3,10 @@ import NIOCore
 
 /// The recent committed changes of one board, encoded once, for resume and gap fetches without the store.
 ///
-/// Holds at most `capacity` entries (the `history_max` limit); older ones are dropped and a resume from before them
-/// gets a snapshot.
+/// Holds at most `capacity` entries (the `history_max` limit) and at most `byteCapacity` bytes of delta lines (the
+/// `history_bytes` limit; always at least the newest entry); older ones are dropped and a resume from before them
+/// gets a snapshot. Each entry's line owns its bytes: it must not be a slice of a larger buffer (a commit batch's
+/// shared fan-out buffer), which it would keep alive whole.
 struct DeltaLog {
     struct Entry {
         var seq: UInt64
@@ -14,29 +16,33 @@ struct DeltaLog {
     }
 
     let capacity: Int
-    private(set) var entries: [Entry] = []
-    private var start = 0
+    let byteCapacity: Int
+    private(set) var entries = CircularBuffer<Entry>()
+    /// The bytes of every entry's line.
+    private(set) var bytes = 0
 
-    init(capacity: Int) { self.capacity = max(1, capacity) }
+    init(capacity: Int, byteCapacity: Int = .max) {
+        self.capacity = max(1, capacity)
+        self.byteCapacity = max(1, byteCapacity)
+    }
 
     /// The oldest seq held, or nil when empty.
-    var firstSeq: UInt64? { entries.isEmpty ? nil : entries[start].seq }
+    var firstSeq: UInt64? { entries.first?.seq }
 
     mutating func append(_ entry: Entry) {
-        if entries.count < capacity {
-            entries.append(entry)
-        } else {
-            entries[start] = entry
-            start = (start + 1) % capacity
+        entries.append(entry)
+        bytes += entry.line.readableBytes
+        while entries.count > capacity || (bytes > byteCapacity && entries.count > 1) {
+            bytes -= entries.removeFirst().line.readableBytes
         }
     }
 
     /// The entry for `seq`, if held.
     func entry(_ seq: UInt64) -> Entry? {
         guard let first = firstSeq, seq >= first else { return nil }
-        let offset = Int(seq - first)
-        guard offset < entries.count else { return nil }
-        return entries[(start + offset) % entries.count]
+        let offset = seq - first
+        guard offset < UInt64(entries.count) else { return nil }
+        return entries[entries.index(entries.startIndex, offsetBy: Int(offset))]
     }
 
     /// The lines for `from...to`, or nil when the log does not reach back to `from`.

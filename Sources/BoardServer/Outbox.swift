@@ -52,6 +52,14 @@ public struct Outbox: Sendable, Hashable {
         }
     }
 
+    /// Writes a final line after everything written before, returns once it has reached the socket (or the write
+    /// failed: the outbox's write deadline bounds the wait), then closes the connection. For a session that closes
+    /// the connection itself right after: closing at once would discard the line with whatever was still queued.
+    public func sendFinal(_ line: ByteBuffer) async {
+        try? await channel.writeAndFlush(line).get()
+        try? await channel.close().get()
+    }
+
     /// Closes the connection once everything written before has reached the socket (writes complete in order).
     public func close() {
         let channel = self.channel

@@ -31,7 +31,10 @@ extension Session {
             guard let board = await member(request.board, ref, req: request.req) else { return }
             await board.fetch(ref, from: request.from, to: request.to, req: request.req)
         case .presence(let request):
-            guard let board = await member(request.board, ref) else { return }
+            guard let board = await board(request.board) else {
+                outbox.send(Lines.error(WireError(.notFound, "no board \(request.board)", board: request.board)))
+                return
+            }
             // Presence is ephemeral: past `presence_rate_per_s`, intermediate drag positions are dropped (the next
             // one supersedes them). A change of state (start or end of a drag, editing, viewing) always goes out.
             let now = context.clock.now().milliseconds
@@ -43,15 +46,19 @@ extension Session {
                 session: ref.id, user: ref.user, state: request.state, card: request.card, column: request.column,
                 index: request.index, away: request.away)
             let droppable = !allowed && request.state == .dragging && lastPresence == .dragging
-            guard await board.updatePresence(ref, entry, drop: droppable) else {
+            switch await board.updatePresence(ref, entry, drop: droppable) {
+            case .updated:
+                lastPresence = request.state
+            case .notFound:
+                boards[request.board] = nil
+                outbox.send(Lines.error(WireError(.notFound, "no board \(request.board)", board: request.board)))
+            case .notPresent:
                 outbox.send(
                     Lines.error(
                         WireError(
                             .badRequest, "presence on board \(request.board) needs a subscription with presence",
                             board: request.board)))
-                return
             }
-            lastPresence = request.state
         case .history(let request):
             guard let board = await member(request.board, ref, req: request.req) else { return }
             await board.history(ref, card: request.card, before: request.before, limit: request.limit ?? 50, req: request.req)
@@ -78,26 +85,37 @@ extension Session {
         }
     }
 
-    /// An `op`: the rate verdict first (cheap, before any board or store is touched), then the board, which answers
-    /// with exactly one `ack` or `reject` — `not_found` when it does not exist or the user is not a member.
+    /// An `op`: straight to the board's actor (kept after the first op), which checks membership, the rate and
+    /// exactly-once in its own isolation and answers with exactly one `ack` or `reject` — `not_found` when the board
+    /// does not exist or the user is not a member. One actor hop per op; the registry only on a board's first op.
     private mutating func submit(_ request: ClientMessage.Mutation, as ref: SessionRef) async {
-        let now = context.clock.now().milliseconds
-        let wait = await context.limiter.take(ref.user, nowMs: now)
-        if wait != nil, rateRun.limited(nowMs: now) {
-            machine.closed()
-            let seconds = context.configuration.limits.rateCloseMs / 1000
-            outbox.sendAndClose(Lines.error(WireError(.tooManyErrors, "rate limited without a break for \(seconds) s")))
-            return
+        for _ in 0..<2 {
+            guard let board = await board(request.board) else { break }
+            touched.insert(request.board)
+            switch await board.submit(request.op, mut: request.mut, from: ref) {
+            case .answered:
+                return
+            case .closeForRate:
+                machine.closed()
+                let seconds = context.configuration.limits.rateCloseMs / 1000
+                await outbox.sendFinal(Lines.error(WireError(.tooManyErrors, "rate limited without a break for \(seconds) s")))
+                return
+            case .closed:
+                // Archived since this session first used it: look it up again (it may be served anew).
+                boards[request.board] = nil
+            }
         }
-        guard let board = await context.registry.board(request.board), await board.isMember(ref.user) else {
-            let reject = ServerMessage.Reject(
-                board: request.board, mut: request.mut, code: .rejected(.notFound), message: "no board \(request.board)")
-            outbox.send(Lines.line(.reject(reject)))
-            return
-        }
-        touched.insert(request.board)
-        // The board checks exactly-once first, then the rate verdict (see BoardActor.submit).
-        await board.submit(request.op, mut: request.mut, from: ref, rateLimited: wait)
+        let reject = ServerMessage.Reject(
+            board: request.board, mut: request.mut, code: .rejected(.notFound), message: "no board \(request.board)")
+        outbox.send(Lines.line(.reject(reject)))
+    }
+
+    /// The actor of a board this session uses, from its own table or else the registry (then kept).
+    private mutating func board(_ id: BoardID) async -> BoardActor? {
+        if let board = boards[id] { return board }
+        guard let board = await context.registry.board(id) else { return nil }
+        boards[id] = board
+        return board
     }
 
     /// The board's actor when it exists and the user is a member; otherwise answers `not_found` (the same for both).

@@ -11,7 +11,6 @@ struct SessionContext: Sendable {
     var registry: BoardRegistry
     var directory: SessionDirectory
     var store: any BoardStore
-    var limiter: RateLimiter
     var configuration: ServerConfiguration
     var clock: any ServerClock
     var logger: Logger
@@ -25,9 +24,10 @@ struct Session {
     var machine: SessionMachine
     var ref: SessionRef?
     var subscriptions: Set<BoardID> = []
+    /// The actors of the boards this session sent ops or presence to: after the first, an op goes straight to its
+    /// board, which checks membership and rate itself (one actor hop per op).
+    var boards: [BoardID: BoardActor] = [:]
     var logger: Logger
-    /// Continuous rate limiting on this connection (for closing sustained abuse, `rate_close_ms`).
-    var rateRun: RateLimitRun
     /// Presence updates allowed per second (`presence_rate_per_s`): excess drag positions are dropped.
     var presenceBucket: TokenBucket?
     /// The last presence state this session sent.
@@ -43,7 +43,6 @@ struct Session {
         self.outbox = Outbox(channel: connection.channel)
         let limits = context.configuration.limits
         self.machine = SessionMachine(errorBudget: limits.errorBudget, errorWindowMs: Int64(limits.errorWindowMs))
-        self.rateRun = RateLimitRun(closeAfterMs: Int64(limits.rateCloseMs))
         var logger = context.logger
         logger[metadataKey: "peer"] = "\(connection.channel.remoteAddress?.description ?? "?")"
         self.logger = logger
@@ -59,8 +58,12 @@ struct Session {
         }
         await session.run(address: address)
         if session.ref == nil { await context.directory.leftPreauth(address) }
-        for board in session.subscriptions {
-            if let ref = session.ref { await context.registry.board(board)?.unsubscribe(ref.id) }
+        if let ref = session.ref {
+            for id in session.subscriptions.union(session.touched) {
+                var board = session.boards[id]
+                if board == nil { board = await context.registry.board(id) }
+                await board?.sessionEnded(ref.id)
+            }
         }
         await context.directory.close(session.ref?.id)
     }
@@ -115,11 +118,15 @@ struct Session {
         case .reply(let message):
             outbox.send(Lines.line(message))
         case .close(let error):
-            outbox.sendAndClose(Lines.error(error.closing))
+            await outbox.sendFinal(Lines.error(error.closing))
         case .closeQuietly:
             // Answer every op sent before `bye`: wait until the boards written to have committed and queued their
             // acks, then close once those bytes are out.
-            for board in touched { await context.registry.board(board)?.drained() }
+            for id in touched {
+                var board = boards[id]
+                if board == nil { board = await context.registry.board(id) }
+                await board?.drained()
+            }
             outbox.close()
         case .authenticate(let hello):
             let outcome = await authenticate(hello)

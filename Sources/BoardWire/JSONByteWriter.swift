@@ -1,3 +1,5 @@
+import BoardCore
+
 /// The byte writer behind `LineWriter` and `CompactJSONEncoder`: compact JSON written straight into one growing
 /// buffer, and an `Encoder` on top of it that writes in the order the `Encodable` conformances encode (no
 /// intermediate tree, no key sorting).
@@ -287,29 +289,10 @@ final class JSONByteWriter {
         }
     }
 
-    /// Writes UTF-8 bytes as a JSON string literal; runs that need no escape are copied whole.
+    /// Writes UTF-8 bytes as a JSON string literal; runs that need no escape are copied whole (`JSONEscaping`).
     func writeString(utf8: UnsafeBufferPointer<UInt8>) {
         put(UInt8(ascii: "\""))
-        var run = 0
-        for i in 0..<utf8.count {
-            let b = utf8[i]
-            guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
-            put(UnsafeBufferPointer(rebasing: utf8[run..<i]))
-            run = i &+ 1
-            switch b {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(UInt8(ascii: "\\"), b)
-            case 0x0A: put(UInt8(ascii: "\\"), UInt8(ascii: "n"))
-            case 0x0D: put(UInt8(ascii: "\\"), UInt8(ascii: "r"))
-            case 0x09: put(UInt8(ascii: "\\"), UInt8(ascii: "t"))
-            case 0x08: put(UInt8(ascii: "\\"), UInt8(ascii: "b"))
-            case 0x0C: put(UInt8(ascii: "\\"), UInt8(ascii: "f"))
-            default:
-                put(UInt8(ascii: "\\"), UInt8(ascii: "u"))
-                put(UInt8(ascii: "0"), UInt8(ascii: "0"))
-                put(LineWriter.hexDigit(b >> 4), LineWriter.hexDigit(b & 0xF))
-            }
-        }
-        put(UnsafeBufferPointer(rebasing: utf8[run...]))
+        JSONEscaping.escape(utf8) { put($0) }
         put(UInt8(ascii: "\""))
     }
 

@@ -21,9 +21,38 @@ public struct LineCoder: Sendable {
         preScan = JSONPreScan(limits: scan)
     }
 
-    /// Decodes a line a client sent: the byte pre-scan first (depth, keys, string sizes, UTF-8, duplicate keys,
-    /// floats and out-of-range integers), then the typed decode.
+    /// Decodes a line a client sent: the byte pre-scan (depth, keys, string sizes, UTF-8, duplicate keys, floats and
+    /// out-of-range integers) and the typed decode, in one pass over the line's bytes and without copying them when
+    /// they are contiguous (a `ByteBuffer`'s readable bytes are): the pre-scan records what it reads on a
+    /// `JSONTape`, and the messages' `Decodable` initialisers read that (`TapeDecoder`).
+    ///
+    /// A line that fails anywhere is decoded again by `decodeClientReference`, the Foundation path, so that the
+    /// error (its code, message and echoed `req`, `board`, `mut`) is exactly that path's; both paths agree on every
+    /// line (a differential test checks it). This is the entry point to fuzz.
     public func decodeClient(_ line: some Collection<UInt8>) throws(WireError) -> ClientMessage {
+        let decoded = line.withContiguousStorageIfAvailable { decodeInOnePass($0) }
+        if let message = decoded ?? Array(line).withUnsafeBufferPointer({ decodeInOnePass($0) }) { return message }
+        return try decodeClientReference(line)
+    }
+
+    /// The one-pass decode of a line (a trailing `\n` or `\r\n` is tolerated): nil when the line fails the
+    /// pre-scan, does not decode, or fails validation.
+    public func decodeInOnePass(_ line: UnsafeBufferPointer<UInt8>) -> ClientMessage? {
+        var count = line.count
+        if count > 0, line[count - 1] == 0x0A { count -= 1 }
+        if count > 0, line[count - 1] == 0x0D { count -= 1 }
+        let bytes = UnsafeBufferPointer(rebasing: line[0..<count])
+        var scanner = JSONPreScan.Scanner(bytes: bytes, limits: preScan.limits)
+        scanner.tape = JSONTape()
+        guard scanner.run() == nil, let tape = scanner.tape else { return nil }
+        let decoder = TapeDecoder(bytes: bytes, nodes: tape.nodes, limits: preScan.limits)
+        guard let message = try? ClientMessage(from: decoder), message.validationProblem == nil else { return nil }
+        return message
+    }
+
+    /// Decodes a line a client sent the reference way: the byte pre-scan first, then Foundation's `JSONDecoder`.
+    /// `decodeClient` answers exactly as this does, faster; this stays as the reference for tests and for errors.
+    public func decodeClientReference(_ line: some Collection<UInt8>) throws(WireError) -> ClientMessage {
         var bytes = Array(line)
         if bytes.last == 0x0A { bytes.removeLast() }
         if bytes.last == 0x0D { bytes.removeLast() }

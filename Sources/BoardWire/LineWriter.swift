@@ -7,9 +7,9 @@ import BoardCore
 /// `Encodable` conformances; about 50 times cheaper than `JSONEncoder`, 10 times cheaper than going through the
 /// `Encoder` protocol). `encode` handles any other `Encodable` value through `CompactJSONEncoder`. Keys come in
 /// encode order, not sorted (key order carries no meaning on the wire); `activity.changes` keys in dictionary order.
-/// Strings are escaped by JSON's rules on their UTF-8 bytes: `"`, `\` and the control characters below U+0020 (as
-/// `\n`, `\r`, `\t`, `\b`, `\f` or `\u00XX`); everything else, U+007F and U+2028 included, is written raw, so a
-/// line never holds a raw newline except its terminator.
+/// Strings are escaped by `JSONEscaping` (BoardCore), the project's one escaper: `"`, `\` and the control characters
+/// below U+0020 (as `\n`, `\r`, `\t` or `\u00XX`); everything else, U+007F and U+2028 included, is written raw, so
+/// a line never holds a raw newline except its terminator.
 public enum LineWriter {
     /// A `delta` line, `{"type":"delta",…}` followed by one `\n`; the same JSON (as a tree) as
     /// `LineCoder().encodeLine(.delta(ServerMessage.Delta(…)))`.
@@ -52,6 +52,30 @@ public enum LineWriter {
         return out
     }
 
+    /// A `reject` line without `current` (rate limits, membership, store failures), and its `\n`: the same JSON as
+    /// `LineCoder().encodeLine(.reject(…))`, written by hand because a flooder's every op gets one and refusing
+    /// must cost far less than applying.
+    public static func rejectLine(
+        board: BoardID, mut: UInt64, code: RejectCode, message: String, retryAfterMs: UInt64? = nil
+    ) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(96 + board.rawValue.utf8.count + message.utf8.count)
+        out.append(contentsOf: #"{"type":"reject","board":"#.utf8)
+        appendString(board.rawValue, to: &out)
+        out.append(contentsOf: #","mut":"#.utf8)
+        out.append(contentsOf: String(mut).utf8)
+        out.append(contentsOf: #","code":"#.utf8)
+        appendString(code.rawValue, to: &out)
+        out.append(contentsOf: #","message":"#.utf8)
+        appendString(message, to: &out)
+        if let retryAfterMs {
+            out.append(contentsOf: #","retry_after_ms":"#.utf8)
+            out.append(contentsOf: String(retryAfterMs).utf8)
+        }
+        out.append(contentsOf: "}\n".utf8)
+        return out
+    }
+
     /// An op as compact JSON, the same tree as its `Encodable` conformance (the store keeps ops as JSON text).
     public static func opJSON(_ op: Op) -> String {
         let writer = JSONByteWriter(capacity: 256)
@@ -81,9 +105,7 @@ public enum LineWriter {
         out.append(contentsOf: writer.written)
     }
 
-    @inline(__always) static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? nibble &+ UInt8(ascii: "0") : nibble &+ (UInt8(ascii: "a") &- 10)
-    }
+    @inline(__always) static func hexDigit(_ nibble: UInt8) -> UInt8 { JSONEscaping.hexDigit(nibble) }
 }
 
 /// Encodes any `Encodable` value as compact JSON bytes, written straight into a `[UInt8]` in encode order.

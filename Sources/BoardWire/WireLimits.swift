@@ -30,10 +30,10 @@ public struct WireLimits: Hashable, Sendable {
     public var preauthOutputBytes = 64 * 1024
 
     // Rates and error budget
-    /// Sustained `op` rate per user (token bucket refill per second; `reject` `rate_limited`). Only `op` lines draw
-    /// on the bucket (Protocol.md, "Rate limit").
+    /// Sustained `op` rate per user on each board (token bucket refill per second; `reject` `rate_limited`). Only
+    /// `op` lines draw on the bucket (Protocol.md, "Rate limit").
     public var rateOpsPerS = 20
-    /// Token bucket size: ops a user may send in a burst (`reject` `rate_limited`).
+    /// Token bucket size: ops a user may send to one board in a burst (`reject` `rate_limited`).
     public var rateBurst = 40
     /// A connection rate limited without a break (less than a second between `rate_limited` rejects, accepted ops
     /// in between notwithstanding) for this long is closed (`too_many_errors`).
@@ -64,6 +64,8 @@ public struct WireLimits: Hashable, Sendable {
     public var historyMax = 10_000
     /// Oldest delta a board retains for resume and `fetch`; older `since` gets a snapshot.
     public var historyAgeMs = 86_400_000
+    /// Most bytes of delta lines a board retains for resume and `fetch` (16 MiB); older `since` gets a snapshot.
+    public var historyBytes = 16_777_216
     /// Most activity records in one `history` reply (a larger `limit` is clamped).
     public var historyPageMax = 500
     /// Most deltas one `fetch` may ask for (`bad_request`).

@@ -2,6 +2,7 @@ import BoardTesting
 import BoardCore
 import BoardWire
 import Foundation
+import NIOCore
 import Testing
 
 /// `rate_close_ms` (Protocol.md, "Limits"): a connection rate limited without a break of a second or more for
@@ -59,6 +60,47 @@ import Testing
             #expect(elapsed >= 10_000 && elapsed <= 10_500, "closed at \(elapsed) ms")
             #expect(accepted > 40, "ops kept getting through at the refill rate")
             _ = try await probe.expectClose()
+        }
+    }
+
+    /// Issue 14, defect 2: a flooder that pipelines ops as fast as the connection takes them, on the wall clock, is
+    /// closed once it has been rate limited for `rate_close_ms` (1 s here), not rejected forever.
+    @Test func aFlooderPipeliningAsFastAsItCanIsClosed() async throws {
+        try await withTestServer(configure: { $0.limits.rateCloseMs = 1_000 }) { server in
+            let probe = try await server.connect(clientID: "flooder")
+            let channel = probe.channel.channel
+            let started = ContinuousClock.now
+            let outcome = try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask {
+                    var mut = 1
+                    while ContinuousClock.now - started < .seconds(30) {
+                        var lines = ""
+                        for _ in 0..<200 {
+                            lines += #"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"chat","text":"flood"}}"# + "\n"
+                            mut += 1
+                        }
+                        do { try await channel.writeAndFlush(ByteBuffer(string: lines)) } catch { return }
+                    }
+                }
+                var closing: [String: Any]?
+                var limited = 0
+                var acks = 0
+                while ContinuousClock.now - started < .seconds(30), let object = try await probe.nextObject() {
+                    switch object["type"] as? String {
+                    case "error": closing = object
+                    case "reject": limited += 1
+                    case "ack": acks += 1
+                    default: break
+                    }
+                    if closing != nil { break }
+                }
+                tasks.cancelAll()
+                await probe.close()
+                return (closing, limited, acks, ContinuousClock.now - started)
+            }
+            let error = try #require(outcome.0, "not closed after \(outcome.3): \(outcome.1) rejects, \(outcome.2) acks")
+            #expect(error["code"] as? String == "too_many_errors")
+            #expect(outcome.3 < .seconds(20), "closed only after \(outcome.3)")
         }
     }
 

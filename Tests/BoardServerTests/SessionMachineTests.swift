@@ -228,4 +228,17 @@ import Testing
         #expect(log.lines(from: 4, to: 6) == nil)
         #expect(log.lines(from: 5, to: 4) == [])
     }
+
+    @Test func keepsAtMostByteCapacityBytesButAlwaysTheNewestEntry() {
+        var log = DeltaLog(capacity: 100, byteCapacity: 6)
+        for s in 1...5 as ClosedRange<UInt64> { log.append(entry(s)) }
+        #expect(log.bytes == 6)
+        #expect(log.firstSeq == 3)
+        #expect(log.lines(from: 3, to: 5)?.count == 3)
+        var tiny = DeltaLog(capacity: 100, byteCapacity: 1)
+        tiny.append(entry(1))
+        tiny.append(entry(2))
+        #expect(tiny.firstSeq == 2)
+        #expect(tiny.entry(2) != nil)
+    }
 }

@@ -301,10 +301,30 @@ import Testing
         return String(decoding: out, as: UTF8.self)
     }
 
+    @Test func aRejectLineIsTheSameJSONAsTheEncodersOne() throws {
+        let cases: [ServerMessage.Reject] = [
+            ServerMessage.Reject(board: "main", mut: 9, code: .rateLimited, message: "over 20 ops/s; retry in 50 ms", retryAfterMs: 50),
+            ServerMessage.Reject(board: "b.1", mut: 0, code: .rejected(.notFound), message: "no board \"b\"\n"),
+            ServerMessage.Reject(board: "main", mut: 9_007_199_254_740_991, code: .storageBusy, message: "é \u{1}"),
+        ]
+        for reject in cases {
+            let mine = LineWriter.rejectLine(
+                board: reject.board, mut: reject.mut, code: reject.code, message: reject.message,
+                retryAfterMs: reject.retryAfterMs)
+            #expect(mine.last == 0x0A && mine.dropLast().allSatisfy { $0 != 0x0A })
+            let decoded = try LineCoder().decodeServer(mine)
+            #expect(decoded == .reject(reject))
+            let theirs = LineCoder().encodeLine(.reject(reject))
+            #expect(try JSONSerialization.jsonObject(with: Data(mine)) as? NSDictionary
+                == JSONSerialization.jsonObject(with: Data(theirs)) as? NSDictionary)
+        }
+    }
+
     @Test func escapesExactlyWhatJSONRequires() {
         #expect(Self.escaped("") == #""""#)
         #expect(Self.escaped(#"a"b\c"#) == #""a\"b\\c""#)
-        #expect(Self.escaped("\n\r\t\u{8}\u{C}") == #""\n\r\t\b\f""#)
+        // One escaper for the wire and the board hash (`JSONEscaping`): backspace and form feed as `\u00XX`.
+        #expect(Self.escaped("\n\r\t\u{8}\u{C}") == #""\n\r\t\u0008\u000c""#)
         #expect(Self.escaped("\u{0}") == #""\u0000""#)
         #expect(Self.escaped("\u{1}\u{1F}\u{1B}") == #""\u0001\u001f\u001b""#)
         // Everything from U+0020 up is written raw: DEL, U+2028/2029, emoji, `/`.

@@ -33,10 +33,25 @@ func framingBenchmarks() {
         }
     }
 
-    Benchmark("Decode: LineCoder.decodeClient, one op line") { benchmark in
+    Benchmark("Decode: LineCoder.decodeClient, one op line (one pass: pre-scan tape + TapeDecoder)") { benchmark in
         let coder = LineCoder()
         for _ in benchmark.scaledIterations {
             blackHole(try? coder.decodeClient(line))
+        }
+    }
+
+    Benchmark("Decode: LineCoder.decodeClientReference, one op line (pre-scan + JSONDecoder)") { benchmark in
+        let coder = LineCoder()
+        for _ in benchmark.scaledIterations {
+            blackHole(try? coder.decodeClientReference(line))
+        }
+    }
+
+    Benchmark("Decode: LineCoder.decodeClient, one op line read in place from a ByteBuffer") { benchmark in
+        let coder = LineCoder()
+        let buffer = ByteBuffer(bytes: Fixtures.opLine)
+        for _ in benchmark.scaledIterations {
+            blackHole(try? coder.decodeClient(buffer.readableBytesView))
         }
     }
 }

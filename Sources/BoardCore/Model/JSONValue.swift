@@ -81,24 +81,8 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
-    /// Appends `s` as a JSON string literal, escaping quotes, backslashes and control characters.
-    public static func writeString(_ s: String, into out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
-    }
+    /// Appends `s` as a JSON string literal, escaping quotes, backslashes and control characters (`JSONEscaping`).
+    public static func writeString(_ s: String, into out: inout String) { JSONEscaping.append(s, to: &out) }
 
     /// The string, when this is one.
     public var stringValue: String? {

@@ -5,6 +5,10 @@ extension JSONPreScan {
         let limits: Limits
         var i = 0
         var stack: [Frame] = []
+        /// When set, every value is recorded as it is vetted: the pre-scan is then the parser (`JSONTape`).
+        var tape: JSONTape?
+        /// Whether the last string scanned held an escape.
+        var lastStringEscaped = false
 
         struct Frame {
             var isObject: Bool
@@ -31,7 +35,7 @@ extension JSONPreScan {
                     guard i < b.count else { return fail(.badJSON, "line ends inside a value") }
                     if expect == .valueOrEnd && b[i] == UInt8(ascii: "]") {
                         i += 1
-                        stack.removeLast()
+                        pop()
                         expect = .afterValue
                         continue
                     }
@@ -43,14 +47,16 @@ extension JSONPreScan {
                         if let e = push(object: false) { return e }
                         expect = .valueOrEnd
                     default:
+                        let start = i
                         if let e = scalarValue() { return e }
+                        tape?.scalar(from: b, start: start, end: i, escaped: lastStringEscaped)
                         expect = .afterValue
                     }
                 case .keyOrEnd, .key:
                     guard i < b.count else { return fail(.badJSON, "line ends inside an object") }
                     if expect == .keyOrEnd && b[i] == UInt8(ascii: "}") {
                         i += 1
-                        stack.removeLast()
+                        pop()
                         expect = .afterValue
                         continue
                     }
@@ -59,6 +65,7 @@ extension JSONPreScan {
                     var key: [UInt8] = []
                     if let e = string(decodeInto: &key) { return e }
                     if let e = addKey(key, at: keyStart) { return e }
+                    tape?.key(start: keyStart, end: i, escaped: lastStringEscaped)
                     skipSpace()
                     guard i < b.count, b[i] == UInt8(ascii: ":") else { return fail(.badJSON, "expected ':' after a key") }
                     i += 1
@@ -74,7 +81,7 @@ extension JSONPreScan {
                         expect = top.isObject ? .key : .value
                     } else if top.isObject && c == UInt8(ascii: "}") || !top.isObject && c == UInt8(ascii: "]") {
                         i += 1
-                        stack.removeLast()
+                        pop()
                         expect = .afterValue
                     } else {
                         return fail(.badJSON, top.isObject ? "expected ',' or '}'" : "expected ',' or ']'")
@@ -88,8 +95,14 @@ extension JSONPreScan {
                 return fail(.depthExceeded, "nesting deeper than \(limits.maxDepth)")
             }
             stack.append(Frame(isObject: object))
+            tape?.open(isObject: object, at: i)
             i += 1
             return nil
+        }
+
+        mutating func pop() {
+            stack.removeLast()
+            tape?.close(at: i)
         }
 
         mutating func addKey(_ key: [UInt8], at offset: Int) -> JSONPreScanError? {

@@ -4,6 +4,7 @@ extension JSONPreScan.Scanner {
         let start = i
         i += 1
         var length = 0
+        lastStringEscaped = false
         while true {
             guard i < b.count else { return JSONPreScanError(.badJSON, "unterminated string", at: start) }
             let c = b[i]
@@ -16,6 +17,7 @@ extension JSONPreScan.Scanner {
                 return JSONPreScanError(.badRequest, "string longer than \(limits.maxStringBytes) bytes", at: start)
             }
             if c == UInt8(ascii: "\\") {
+                lastStringEscaped = true
                 if let e = escape(into: &out, keep: keep, length: &length) { return e }
             } else if c < 0x20 {
                 return fail(.badJSON, "raw control character in a string (escape it)")
