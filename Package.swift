@@ -32,7 +32,8 @@ let package = Package(
     ],
     targets: [
         // Pure domain model: board, ops, reducer, ranks, query language, snapshot diff, board hash. No I/O.
-        .target(name: "BoardCore"),
+        // swift-crypto for the board hash's SHA-256 (DESIGN.md allows it here).
+        .target(name: "BoardCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // Wire envelopes, error codes, limits and the JSON-line pre-scan. No I/O.
         .target(name: "BoardWire", dependencies: ["BoardCore"]),
         // The NIO pipeline both sides use: TLS, bounded line framing, outbox limits, certificates and pinning.
@@ -131,7 +132,11 @@ let package = Package(
             ]),
         .testTarget(
             name: "BoardCoreTests",
-            dependencies: ["BoardCore", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: [
+                "BoardCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "BoardWireTests",
