@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "BoardStore", targets: ["BoardStore"]),
         .library(name: "BoardServer", targets: ["BoardServer"]),
         .executable(name: "corkd", targets: ["corkd"]),
+        .library(name: "BoardClientCore", targets: ["BoardClientCore"]),
         .library(name: "BoardClient", targets: ["BoardClient"]),
         .executable(name: "cork", targets: ["cork"]),
         .executable(name: "cork-load", targets: ["cork-load"]),
@@ -81,11 +82,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        // The client library: connection, replica (confirmed + pending), reconnect/resume, diffed snapshots.
+        // The client's pure core, no NIO and no clock: replica (confirmed + pending), pending ops, the journal's
+        // model, the connection machine, the client's events.
+        .target(name: "BoardClientCore", dependencies: ["BoardCore", "BoardWire"]),
+        // The client library: the driver that runs the core on a TLS connection, timers and the journal file.
         .target(
             name: "BoardClient",
             dependencies: [
-                "BoardCore", "BoardWire", "BoardTransport",
+                "BoardClientCore", "BoardCore", "BoardWire", "BoardTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -173,7 +177,7 @@ let package = Package(
         .testTarget(
             name: "BoardClientTests",
             dependencies: [
-                "BoardClient", "BoardTesting", "BoardServer", "BoardTransport", "BoardWire", "BoardCore",
+                "BoardClient", "BoardClientCore", "BoardTesting", "BoardServer", "BoardTransport", "BoardWire", "BoardCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,23 +1,23 @@
 /// Client-side pacing of ops to the server's advertised rate, so a burst queues locally instead of being
 /// rejected with `rate_limited`. Time is passed in (seconds on any monotonic clock), so it is pure.
-struct TokenBucket: Sendable {
+package struct TokenBucket: Sendable {
     /// Tokens per second.
-    var rate: Double
+    package var rate: Double
     /// Most tokens held.
-    var burst: Double
+    package var burst: Double
     private var tokens: Double
     private var last: Double?
 
     /// A bucket holding `initial` tokens (the server's bucket for this user may already be low: another connection
     /// of the same user, or the one that just dropped, may have used it).
-    init(rate: Double, burst: Double, initial: Double = 1) {
+    package init(rate: Double, burst: Double, initial: Double = 1) {
         self.rate = max(rate, 0.001)
         self.burst = max(burst, 1)
         self.tokens = min(max(initial, 0), self.burst)
     }
 
     /// Takes one token at `now` if there is one.
-    mutating func take(now: Double) -> Bool {
+    package mutating func take(now: Double) -> Bool {
         refill(now: now)
         guard tokens >= 1 else { return false }
         tokens -= 1
@@ -25,13 +25,13 @@ struct TokenBucket: Sendable {
     }
 
     /// Seconds from `now` until a token is available.
-    mutating func wait(now: Double) -> Double {
+    package mutating func wait(now: Double) -> Double {
         refill(now: now)
         return tokens >= 1 ? 0 : (1 - tokens) / rate
     }
 
     /// Empties the bucket (the server said `rate_limited`).
-    mutating func drain(now: Double) {
+    package mutating func drain(now: Double) {
         refill(now: now)
         tokens = 0
     }
