@@ -35,8 +35,10 @@ extension BoardClient {
     }
 
     /// When the next paced send may happen (seconds on ``elapsed``), if ops are waiting.
+    /// Nil when nothing could be sent then anyway: offline, or the next op is waiting for the journal (the writer
+    /// flushes when it is done), so the timer never spins on a deadline that has passed.
     var nextFlush: Double? {
-        guard !unsent.isEmpty, welcome != nil else { return nil }
+        guard let first = unsent.first, welcome != nil, output != nil, heldForJournal[first] == nil else { return nil }
         let now = elapsed.seconds
         if let holdUntil, holdUntil > now { return holdUntil }
         return now + bucket.wait(now: now)
