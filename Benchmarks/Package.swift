@@ -23,8 +23,6 @@ let package = Package(
             path: "Benchmarks/CorkBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
-        // glibc's heap figures for the replica-memory benchmark (mallinfo2 is not in Swift's Glibc module).
-        .target(name: "CHeap", path: "Benchmarks/CHeap"),
         // The client core on a 10,000-card board (issue 16). Only the pure targets: no NIO, no TLS, so it builds
         // without BoringSSL (`swift package benchmark --target ClientBenchmarks`).
         .executableTarget(
@@ -34,7 +32,6 @@ let package = Package(
                 .product(name: "BoardCore", package: "Corkboard"),
                 .product(name: "BoardWire", package: "Corkboard"),
                 .product(name: "BoardClientCore", package: "Corkboard"),
-                "CHeap",
             ],
             path: "Benchmarks/ClientBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]

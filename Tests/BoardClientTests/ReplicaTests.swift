@@ -209,4 +209,26 @@ import Testing
         #expect(replica.view?.cards["c1"]?.title == "Mine")
         #expect(replica.confirmed?.cards["c1"]?.title == "New")
     }
+
+    /// The address of a board's card table (a Dictionary is one pointer to its storage).
+    static func cardStorage(_ board: Board?) -> Int {
+        withUnsafeBytes(of: board?.cards ?? [:]) { $0.load(as: Int.self) }
+    }
+
+    @Test func aForeignDeltaAppliesInPlaceWithoutCopyingTheCardTable() throws {
+        var replica = Self.loaded()
+        var seq: UInt64 = 1
+        func edit(_ title: String) -> ServerMessage.Delta {
+            seq += 1
+            return Self.delta(.editCard(EditCard(card: "c1", title: title)), seq: seq, on: replica.confirmed!)
+        }
+        // The first delta may copy the table the test's fixture shares; after that the replica owns it.
+        _ = replica.receive(edit("one"))
+        let before = Self.cardStorage(replica.confirmed)
+        let next = edit("two")
+        _ = replica.receive(next)
+        #expect(Self.cardStorage(replica.confirmed) == before, "the delta copied the card table")
+        #expect(Self.cardStorage(replica.view) == before, "with nothing pending the view is the confirmed board")
+        #expect(replica.view?.cards["c1"]?.title == "two")
+    }
 }

@@ -1,9 +1,6 @@
 import BoardClientCore
 import BoardCore
 import BoardWire
-import Foundation
-
-import CHeap
 
 /// The inputs the client benchmarks share: a 10,000-card board built through the real reducer, and deltas of
 /// another user's edits.
@@ -92,16 +89,5 @@ enum ClientFixture {
             guard !received.applied.isEmpty, let view = replica.view else { return nil }
             return publisher.publish(view, cause: .deltas, changes: received.changes)
         }
-    }
-
-    /// The board as a snapshot message carries it.
-    static func boardJSON() throws -> Data { try JSONEncoder().encode(board) }
-
-    /// A board decoded from `json`.
-    static func decode(_ json: Data) throws -> Board { try JSONDecoder().decode(Board.self, from: json) }
-
-    /// Bytes the heap has handed out and not taken back.
-    static func heapInUse() -> Int {
-        Int(cheap_heap_in_use())
     }
 }
