@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "BoardStore", targets: ["BoardStore"]),
         .library(name: "BoardServer", targets: ["BoardServer"]),
         .executable(name: "corkd", targets: ["corkd"]),
+        .library(name: "BoardClientCore", targets: ["BoardClientCore"]),
         .library(name: "BoardClient", targets: ["BoardClient"]),
         .executable(name: "cork", targets: ["cork"]),
         .executable(name: "cork-load", targets: ["cork-load"]),
@@ -35,7 +36,8 @@ let package = Package(
     ],
     targets: [
         // Pure domain model: board, ops, reducer, ranks, query language, snapshot diff, board hash. No I/O.
-        .target(name: "BoardCore"),
+        // swift-crypto for the board hash's SHA-256 (DESIGN.md allows it here).
+        .target(name: "BoardCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // Wire envelopes, error codes, limits and the JSON-line pre-scan. No I/O.
         .target(name: "BoardWire", dependencies: ["BoardCore"]),
         // The NIO pipeline both sides use: TLS, bounded line framing, outbox limits, certificates and pinning.
@@ -88,11 +90,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        // The client library: connection, replica (confirmed + pending), reconnect/resume, diffed snapshots.
+        // The client's pure core, no NIO and no clock: replica (confirmed + pending), pending ops, the journal's
+        // model, the connection machine, the client's events.
+        .target(name: "BoardClientCore", dependencies: ["BoardCore", "BoardWire"]),
+        // The client library: the driver that runs the core on a TLS connection, timers and the journal file.
         .target(
             name: "BoardClient",
             dependencies: [
-                "BoardCore", "BoardWire", "BoardTransport",
+                "BoardClientCore", "BoardCore", "BoardWire", "BoardTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -145,7 +150,11 @@ let package = Package(
         .testTarget(name: "BoardHistoryTests", dependencies: ["BoardHistory"]),
         .testTarget(
             name: "BoardCoreTests",
-            dependencies: ["BoardCore", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: [
+                "BoardCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "BoardWireTests",
@@ -185,7 +194,7 @@ let package = Package(
         .testTarget(
             name: "BoardClientTests",
             dependencies: [
-                "BoardClient", "BoardTesting", "BoardServer", "BoardTransport", "BoardWire", "BoardCore",
+                "BoardClient", "BoardClientCore", "BoardTesting", "BoardServer", "BoardTransport", "BoardWire", "BoardCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

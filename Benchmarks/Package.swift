@@ -26,5 +26,18 @@ let package = Package(
             path: "Benchmarks/CorkBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        // The client core on a 10,000-card board (issue 16). Only the pure targets: no NIO, no TLS, so it builds
+        // without BoringSSL (`swift package benchmark --target ClientBenchmarks`).
+        .executableTarget(
+            name: "ClientBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "BoardCore", package: "Corkboard"),
+                .product(name: "BoardWire", package: "Corkboard"),
+                .product(name: "BoardClientCore", package: "Corkboard"),
+            ],
+            path: "Benchmarks/ClientBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
     ]
 )

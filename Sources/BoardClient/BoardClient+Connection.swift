@@ -240,6 +240,8 @@ extension BoardClient {
         timerWake?.resume()
         timerWake = nil
         retrySink.finish()
+        // The writer writes the last state and ends.
+        journalKick.finish()
         eventSink.finish()
     }
 

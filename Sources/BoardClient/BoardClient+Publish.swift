@@ -3,24 +3,12 @@ import BoardWire
 import Foundation
 
 extension BoardClient {
-    /// Emits a board update when what is shown changed: the new snapshot and the diff from the last one shown.
-    func publishBoard(cause: BoardUpdate.Cause, changedByOthers: Set<CardID> = []) {
-        guard let board = replica?.view else { return }
-        if cause != .snapshot, let shownBoard, shownBoard == board { return }
-        let snapshot = board.snapshot()
-        let previous = shown ?? BoardSnapshot(seq: 0, columns: [])
-        let diff = SnapshotDiff(from: previous, to: snapshot)
-        shown = snapshot
-        shownBoard = board
-        eventSink.yield(
-            .board(BoardUpdate(board: board, snapshot: snapshot, diff: diff, cause: cause, changedByOthers: changedByOthers)))
-    }
-
-    /// Writes the journal (client id, next mut, unfinished ops) when there is one.
-    func saveJournal() throws(ClientError) {
-        guard let journalFile else { return }
-        let pending = pendingOps + restored
-        try journalFile.save(ClientJournal(clientID: clientID, nextMut: nextMut, pending: pending))
+    /// Emits a board update when what is shown changed, saying what changed.
+    func publishBoard(cause: BoardUpdate.Cause, changes: BoardChanges, changedByOthers: Set<CardID> = []) {
+        guard let board = replica?.view,
+            let update = publisher.publish(board, cause: cause, changes: changes, changedByOthers: changedByOthers)
+        else { return }
+        eventSink.yield(.board(update))
     }
 
     /// Sends queued ops while connected and the pacing bucket allows; the timer loop calls again when it refills.
@@ -35,6 +23,8 @@ extension BoardClient {
                 unsent.removeFirst()
                 continue
             }
+            // Not on disk yet: it (and the ops after it) waits for the journal writer.
+            if heldForJournal[mut] != nil { return }
             if configuration.paceOps, !bucket.take(now: now) {
                 armTimer()
                 return
@@ -45,8 +35,10 @@ extension BoardClient {
     }
 
     /// When the next paced send may happen (seconds on ``elapsed``), if ops are waiting.
+    /// Nil when nothing could be sent then anyway: offline, or the next op is waiting for the journal (the writer
+    /// flushes when it is done), so the timer never spins on a deadline that has passed.
     var nextFlush: Double? {
-        guard !unsent.isEmpty, welcome != nil else { return nil }
+        guard let first = unsent.first, welcome != nil, output != nil, heldForJournal[first] == nil else { return nil }
         let now = elapsed.seconds
         if let holdUntil, holdUntil > now { return holdUntil }
         return now + bucket.wait(now: now)
@@ -54,31 +46,47 @@ extension BoardClient {
 
     // MARK: - Timers
 
-    /// Wakes the timer loop (a new deadline, or paced ops waiting).
+    /// Wakes the timer loop: a new deadline, or paced ops waiting. It then sleeps until the earliest deadline.
     func armTimer() {
         timerWake?.resume()
         timerWake = nil
     }
 
-    /// The timer loop: fails waiters past their deadline and sends paced ops when the bucket refills. Sleeps on a
-    /// continuation when there is nothing to time, so an idle client uses no CPU.
+    /// The timer loop: one timer, set to the earliest deadline (a waiter's timeout, or when the pacing bucket lets
+    /// the next op go). It fails waiters past their deadline and sends paced ops. With nothing to time it waits for
+    /// ``armTimer()``, so an idle client uses no CPU; it never polls.
     func runTimers() async {
         while !isStopped {
-            if !hasTimers {
+            guard let deadline = nextDeadline else {
                 await withCheckedContinuation { timerWake = $0 }
                 continue
             }
-            do {
-                try await Task.sleep(for: .milliseconds(20))
-            } catch {
-                return
+            if deadline > .now {
+                // Sleep until the deadline, or until armTimer() says an earlier one may have come.
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { [weak self] in
+                        guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+                        await self?.armTimer()
+                    }
+                    await withCheckedContinuation { timerWake = $0 }
+                    group.cancelAll()
+                }
             }
             fireTimers()
         }
     }
 
-    var hasTimers: Bool {
-        !requests.isEmpty || !opWaiters.isEmpty || !readyWaiters.isEmpty || nextFlush != nil
+    /// The earliest time something must happen: a waiter's deadline, or the next paced send.
+    var nextDeadline: ContinuousClock.Instant? {
+        var earliest: ContinuousClock.Instant?
+        func consider(_ instant: ContinuousClock.Instant) {
+            if earliest.map({ instant < $0 }) ?? true { earliest = instant }
+        }
+        for outstanding in requests.values { consider(outstanding.waiter.deadline) }
+        for waiters in opWaiters.values { for waiter in waiters { consider(waiter.deadline) } }
+        for waiter in readyWaiters { consider(waiter.deadline) }
+        if let flush = nextFlush { consider(started + .nanoseconds(Int64(flush * 1e9))) }
+        return earliest
     }
 
     func fireTimers() {

@@ -64,7 +64,7 @@ extension BoardClient {
         machine.welcomed()
         if clientID != welcome.clientID {
             clientID = welcome.clientID
-            try? saveJournal()
+            saveJournal()
         }
         bucket = TokenBucket(
             rate: Double(welcome.limits.rateOpsPerS) * 0.9, burst: Double(max(1, welcome.limits.rateBurst / 2)))
@@ -124,8 +124,8 @@ extension BoardClient {
             flushOps()
         }
         if fetching != nil, snapshot.req == fetchRequest { fetching = nil }
-        try? saveJournal()
-        publishBoard(cause: .snapshot)
+        saveJournal()
+        publishBoard(cause: .snapshot, changes: .everything)
     }
 
     func subscriptionLive(_ subscribed: ServerMessage.Subscribed) {
@@ -161,24 +161,24 @@ extension BoardClient {
             if !own, let card = applied.activity.card { others.insert(card) }
             eventSink.yield(.activity(ActivityEvent(activity: applied.activity, op: applied.op, isOwn: own, board: confirmed)))
         }
-        if !result.completed.isEmpty { try? saveJournal() }
-        publishBoard(cause: .deltas, changedByOthers: others)
+        if !result.completed.isEmpty { saveJournal() }
+        publishBoard(cause: .deltas, changes: result.changes, changedByOthers: others)
     }
 
     func acknowledged(_ ack: ServerMessage.Ack) {
         if let op = detached[ack.mut], op.board == ack.board {
             detached[ack.mut] = nil
-            try? saveJournal()
+            saveJournal()
             complete(ack.mut, ack.noop ? .noop(seq: ack.seq) : .applied(seq: ack.seq))
             return
         }
         guard ack.board == boardID, replica != nil else { return }
         if let done = replica!.acknowledge(mut: ack.mut, seq: ack.seq, noop: ack.noop, subscribed: isSubscribed) {
-            try? saveJournal()
+            saveJournal()
             complete(done.mut, ack.noop ? .noop(seq: ack.seq) : .applied(seq: ack.seq))
-            publishBoard(cause: .deltas)
+            publishBoard(cause: .deltas, changes: replica?.changes(removing: done) ?? .everything)
         } else {
-            try? saveJournal()
+            saveJournal()
         }
     }
 
@@ -198,16 +198,17 @@ extension BoardClient {
         }
         drop(op)
         retries[op.mut] = nil
-        try? saveJournal()
+        saveJournal()
         eventSink.yield(.rejected(RejectedOp(op: op, reject: reject)))
         complete(op.mut, .rejected(reject))
-        publishBoard(cause: .rollback)
+        publishBoard(cause: .rollback, changes: replica?.changes(removing: op) ?? .everything)
     }
 
     /// Removes `op` from wherever it is pending.
     func drop(_ op: PendingOp) {
         if detached.removeValue(forKey: op.mut) == nil { _ = replica?.reject(mut: op.mut) }
         unsent.removeAll { $0 == op.mut }
+        heldForJournal[op.mut] = nil
     }
 
     /// Sends a retryable-rejected op again later, with a new mutation id, so that it is ordered after what was sent
@@ -227,7 +228,7 @@ extension BoardClient {
         retries[mut] = triesLeft
         resent[op.mut] = mut
         if let waiters = opWaiters.removeValue(forKey: op.mut) { opWaiters[mut] = waiters }
-        try? saveJournal()
+        if journalFile != nil { heldForJournal[mut] = saveJournal() }
         let now = elapsed.seconds
         bucket.drain(now: now)
         holdUntil = now + Double(reject.retryAfterMs ?? 100) / 1000
@@ -263,8 +264,8 @@ extension BoardClient {
             let op = detached[mut] ?? replica?.pending.first { $0.mut == mut }
             if let op {
                 drop(op)
-                try? saveJournal()
-                publishBoard(cause: .rollback)
+                saveJournal()
+                publishBoard(cause: .rollback, changes: replica?.changes(removing: op) ?? .everything)
             }
             for waiter in opWaiters.removeValue(forKey: mut) ?? [] { waiter.resolve(.failure(.server(error))) }
             return

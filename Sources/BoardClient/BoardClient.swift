@@ -54,8 +54,7 @@ public actor BoardClient {
     var replica: Replica?
     var isSubscribed = false
     var fetching: ClosedRange<UInt64>?
-    var shown: BoardSnapshot?
-    var shownBoard: Board?
+    var publisher = BoardPublisher()
     /// Why the last subscribe failed (no such board, not a member); ``ready(timeout:)`` reports it and tries again.
     var subscriptionError: ClientError?
     /// A `subscribe` is on its way and unanswered.
@@ -118,6 +117,7 @@ public actor BoardClient {
         }
         (events, eventSink) = AsyncStream.makeStream(of: ClientEvent.self)
         (retryRequests, retrySink) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
+        (journalKicks, journalKick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         machine = ConnectionMachine(endpointCount: configuration.endpoints.count, policy: configuration.reconnect)
         boardID = configuration.board
         if let url = configuration.journal {
@@ -134,6 +134,19 @@ public actor BoardClient {
 
     /// Ops read from the journal, placed on the replica once the user is known.
     var restored: [PendingOp] = []
+
+    // Journal writes (BoardClient+Journal.swift)
+    /// Wakes the journal writer; the newest wake is kept.
+    let journalKicks: AsyncStream<Void>
+    let journalKick: AsyncStream<Void>.Continuation
+    /// The last journal generation asked for, handed to the writer, and known to be on disk.
+    var journalRequested = 0
+    var journalTaken = 0
+    var journalWritten = 0
+    /// Callers of `submit` waiting for their op to be on disk.
+    var journalWaiters: [JournalWaiter] = []
+    /// Ops not sent until the journal generation that holds them is on disk: mut → generation.
+    var heldForJournal: [UInt64: Int] = [:]
 
     // MARK: - State
 
@@ -165,20 +178,20 @@ public actor BoardClient {
     /// Queues `op` for the current board, shows it at once, and sends it (now, or when connected). Returns its
     /// mutation id; the outcome arrives as events (and through ``outcome(of:timeout:)``).
     @discardableResult
-    public func submit(_ op: Op) throws(ClientError) -> UInt64 {
-        try submit(.op(op))
+    public func submit(_ op: Op) async throws(ClientError) -> UInt64 {
+        try await submit(.op(op))
     }
 
     /// Asks the server to undo this user's change with seq `seq`.
     @discardableResult
-    public func undo(seq: UInt64) throws(ClientError) -> UInt64 {
-        try submit(.undo(seq: seq))
+    public func undo(seq: UInt64) async throws(ClientError) -> UInt64 {
+        try await submit(.undo(seq: seq))
     }
 
     /// Sends `op` and waits until it is complete: its delta applied to the replica (or its ack when no board is
     /// subscribed), a `noop` ack, or a reject. Throws on timeout or when the client stops.
     public func perform(_ op: Op, timeout: Duration = .seconds(30)) async throws(ClientError) -> OpOutcome {
-        let mut = try submit(.op(op))
+        let mut = try await submit(.op(op))
         return try await outcome(of: mut, timeout: timeout)
     }
 
@@ -196,8 +209,9 @@ public actor BoardClient {
         }
     }
 
-    /// Queues a request (op or undo) with the next mutation id.
-    func submit(_ request: OpRequest) throws(ClientError) -> UInt64 {
+    /// Queues a request (op or undo) with the next mutation id; returns once it is in the journal on disk (when
+    /// there is a journal), so a restart will send it.
+    func submit(_ request: OpRequest) async throws(ClientError) -> UInt64 {
         if isStopped { throw ClientError(.stopped, "the client has stopped") }
         guard let boardID else { throw ClientError(.invalidArgument, "no board: connect with a board to send ops") }
         let mut = nextMut
@@ -209,17 +223,14 @@ public actor BoardClient {
             detached[mut] = op
         }
         retries[mut] = configuration.retryRejected
-        do {
-            try saveJournal()
-        } catch {
-            // Not on disk, so not sent: take it back, or a later reconnect would send an op the caller saw fail.
-            drop(op)
-            publishBoard(cause: .rollback)
-            throw error
-        }
+        let generation = saveJournal()
+        // Not sent before it is on disk: a crash in between would otherwise forget an op the server applied.
+        if journalFile != nil { heldForJournal[mut] = generation }
         unsent.append(mut)
         flushOps()
-        publishBoard(cause: .local)
+        publishBoard(cause: .local, changes: replica?.changes(removing: op) ?? .everything)
+        // The write failing takes the op back (see journalDurable).
+        try await journalDurable(generation, mut: mut)
         return mut
     }
 
@@ -316,8 +327,7 @@ public actor BoardClient {
         boardID = id
         replica = nil
         isSubscribed = false
-        shown = nil
-        shownBoard = nil
+        publisher.reset()
         presence = [:]
         fetching = nil
         if welcome != nil { subscribe() }

@@ -10,6 +10,7 @@ public func withClient<Result: Sendable>(
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await client.runConnection() }
         group.addTask { await client.runTimers() }
+        group.addTask { await client.runJournal() }
         do {
             let result = try await body(client)
             await client.shutdown()

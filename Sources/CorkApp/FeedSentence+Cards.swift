@@ -2,40 +2,44 @@ import BoardCore
 
 extension FeedSentence {
     /// What the actor did to a card, its checklist or its comments.
-    static func cardPredicate(_ n: FeedLookup) -> String {
+    static func cardPredicate(_ n: FeedLookup, kind: Op.Kind) -> String {
         let card = n.card
-        switch n.activity.kind {
-        case "card.add":
+        switch kind {
+        case .cardAdd:
             return "added \(card)" + (n.cardColumn.map { " to \($0)" } ?? "")
-        case "card.edit": return edit(n)
-        case "card.move":
+        case .cardEdit: return edit(n)
+        case .cardMove:
             if let change = n.change("column"), let from = n.column(change.old), let to = n.column(change.new) {
                 return "moved \(card) \(from) → \(to)"
             }
             return "reordered \(card)\(n.cardColumn.map { " in \($0)" } ?? "")"
-        case "card.label", "card.unlabel":
+        case .cardLabel, .cardUnlabel:
             let (added, removed) = n.arrayDelta("labels")
             let names = (added + removed).map { n.label(LabelID($0)) }
             let list = names.isEmpty ? "a label" : "label " + names.joined(separator: ", ")
-            return n.activity.kind == "card.label" ? "added \(list) to \(card)" : "removed \(list) from \(card)"
-        case "card.assign", "card.unassign":
+            return kind == .cardLabel ? "added \(list) to \(card)" : "removed \(list) from \(card)"
+        case .cardAssign, .cardUnassign:
             let (added, removed) = n.arrayDelta("assignees")
             let users = (added + removed).isEmpty ? "someone" : (added + removed).joined(separator: ", ")
-            return n.activity.kind == "card.assign" ? "assigned \(users) to \(card)" : "unassigned \(users) from \(card)"
-        case "card.close": return "closed \(card)"
-        case "card.reopen": return "reopened \(card)"
-        case "card.archive": return "archived \(card)"
-        case "card.restore": return "restored \(card)"
-        case "card.purge": return "purged \(card)"
-        case "checklist.add":
+            return kind == .cardAssign ? "assigned \(users) to \(card)" : "unassigned \(users) from \(card)"
+        case .cardClose: return "closed \(card)"
+        case .cardReopen: return "reopened \(card)"
+        case .cardArchive: return "archived \(card)"
+        case .cardRestore: return "restored \(card)"
+        case .cardPurge: return "purged \(card)"
+        case .checklistAdd:
             let done = n.change("done")?.new.bool == true ? " (done)" : ""
             return "added \(n.itemText) to the checklist of \(card)\(done)"
-        case "checklist.edit": return checklistEdit(n)
-        case "checklist.remove": return "removed \(n.itemText) from the checklist of \(card)"
-        case "comment.add": return "commented on \(card): \(commentText(n))"
-        case "comment.edit": return "edited a comment on \(card): \(commentText(n))"
-        case "comment.delete": return "deleted a comment on \(card)"
-        default: return "changed \(card) (\(FeedText.truncate(n.activity.kind, max: titleMax)))"
+        case .checklistEdit: return checklistEdit(n)
+        case .checklistRemove: return "removed \(n.itemText) from the checklist of \(card)"
+        case .commentAdd: return "commented on \(card): \(commentText(n))"
+        case .commentEdit: return "edited a comment on \(card): \(commentText(n))"
+        case .commentDelete: return "deleted a comment on \(card)"
+        case .boardRename, .memberSet, .memberRemove, .columnAdd, .columnRename, .columnMove, .columnRemove,
+            .columnWIP, .labelCreate, .labelUpdate, .labelDelete, .milestoneCreate, .milestoneUpdate,
+            .milestoneClose, .milestoneReopen, .milestoneDelete, .chat:
+            // Not about a card: the caller sends these elsewhere.
+            return predicate(n)
         }
     }
 

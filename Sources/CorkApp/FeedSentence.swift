@@ -34,35 +34,40 @@ public enum FeedSentence {
 
     /// What the actor did, without the actor: `moved #12 "Login bug" TODO → DOING`.
     static func predicate(_ n: FeedLookup) -> String {
-        let kind = n.activity.kind
-        if kind.hasPrefix("card.") || kind.hasPrefix("checklist.") || kind.hasPrefix("comment.") {
-            return cardPredicate(n)
+        guard let kind = Op.Kind(rawValue: n.activity.kind) else {
+            // A kind this client does not know (a newer server): say what it is called rather than guess.
+            if n.activity.card != nil { return "changed \(n.card) (\(FeedText.truncate(n.activity.kind, max: titleMax)))" }
+            return "made a change (\(FeedText.truncate(n.activity.kind, max: titleMax)))"
         }
         switch kind {
-        case "board.rename":
+        case .cardAdd, .cardEdit, .cardMove, .cardLabel, .cardUnlabel, .cardAssign, .cardUnassign, .cardClose,
+            .cardReopen, .cardArchive, .cardRestore, .cardPurge, .checklistAdd, .checklistEdit, .checklistRemove,
+            .commentAdd, .commentEdit, .commentDelete:
+            return cardPredicate(n, kind: kind)
+        case .boardRename:
             return "renamed the board \(quoted(n.old("name"))) → \(quoted(n.new("name")))"
-        case "member.set": return memberSet(n)
-        case "member.remove": return "removed \(n.activity.member?.rawValue ?? "a member") from the board"
-        case "column.add": return "added column \(n.subjectColumn)"
-        case "column.rename": return "renamed column \(n.old("name") ?? "?") → \(n.new("name") ?? n.subjectColumn)"
-        case "column.move":
+        case .memberSet: return memberSet(n)
+        case .memberRemove: return "removed \(n.activity.member?.rawValue ?? "a member") from the board"
+        case .columnAdd: return "added column \(n.subjectColumn)"
+        case .columnRename: return "renamed column \(n.old("name") ?? "?") → \(n.new("name") ?? n.subjectColumn)"
+        case .columnMove:
             let position = n.change("index")?.new.int.map { " to position \($0 + 1)" } ?? ""
             return "moved column \(n.subjectColumn)\(position)"
-        case "column.remove": return "removed column \(n.subjectColumn)"
-        case "column.wip": return wip(n)
-        case "label.create":
+        case .columnRemove: return "removed column \(n.subjectColumn)"
+        case .columnWIP: return wip(n)
+        case .labelCreate:
             let color = n.new("color").map { " (\($0))" } ?? ""
             return "created label \(n.subjectLabel)\(color)"
-        case "label.update": return labelUpdate(n)
-        case "label.delete": return "deleted label \(n.subjectLabel)"
-        case "milestone.create":
+        case .labelUpdate: return labelUpdate(n)
+        case .labelDelete: return "deleted label \(n.subjectLabel)"
+        case .milestoneCreate:
             let due = n.new("due").map { " due \($0)" } ?? ""
             return "created milestone \(FeedText.quotedTitle(n.subjectMilestone))\(due)"
-        case "milestone.update": return milestoneUpdate(n)
-        case "milestone.close": return "closed milestone \(FeedText.quotedTitle(n.subjectMilestone))"
-        case "milestone.reopen": return "reopened milestone \(FeedText.quotedTitle(n.subjectMilestone))"
-        case "milestone.delete": return "deleted milestone \(FeedText.quotedTitle(n.subjectMilestone))"
-        default: return "made a change (\(FeedText.truncate(kind, max: titleMax)))"
+        case .milestoneUpdate: return milestoneUpdate(n)
+        case .milestoneClose: return "closed milestone \(FeedText.quotedTitle(n.subjectMilestone))"
+        case .milestoneReopen: return "reopened milestone \(FeedText.quotedTitle(n.subjectMilestone))"
+        case .milestoneDelete: return "deleted milestone \(FeedText.quotedTitle(n.subjectMilestone))"
+        case .chat: return "said \(FeedText.truncate(n.activity.text ?? "", max: textMax))"
         }
     }
 

@@ -95,4 +95,30 @@ import Testing
             }
         }
     }
+
+    @Test func submitReturnsOnceItsOpIsOnDiskWhileConcurrentSubmitsShareTheWriter() async throws {
+        let journal = Self.temporaryJournal()
+        defer { try? FileManager.default.removeItem(at: journal.deletingLastPathComponent()) }
+        var configuration = ClientConfiguration(
+            endpoints: [.init(host: "127.0.0.1", port: 1)], trust: .systemRoots, token: "x", board: "main")
+        configuration.journal = journal
+        try await withClient(configuration) { client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in 1...20 {
+                    group.addTask {
+                        let mut = try await client.submit(.chat(text: "chat \(n)"))
+                        // The file is replaced by rename, so a read sees a whole journal; offline, nothing completes,
+                        // so every later journal still holds this op.
+                        let saved = try JSONDecoder().decode(ClientJournal.self, from: Data(contentsOf: journal))
+                        #expect(saved.pending.contains { $0.mut == mut }, "op \(mut) returned before it was on disk")
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(await client.pendingOps.count == 20)
+        }
+        let saved = try JSONDecoder().decode(ClientJournal.self, from: Data(contentsOf: journal))
+        #expect(saved.pending.map(\.mut) == Array(1...20))
+        #expect(saved.nextMut == 21)
+    }
 }

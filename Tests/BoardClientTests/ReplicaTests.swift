@@ -160,4 +160,75 @@ import Testing
         #expect(replica.view == before)
         #expect(replica.pending.count == 1)
     }
+
+    // MARK: - What changed (issue 16: per-delta work in proportion to the change)
+
+    @Test func aDeltaReportsTheCardsAndColumnsItChanged() throws {
+        var replica = Self.loaded()
+        let move = Self.delta(
+            .moveCard(card: "c1", column: "doing", placement: Placement()), seq: 2, on: replica.confirmed!)
+        let moved = replica.receive(move)
+        #expect(moved.changes == .parts(cards: ["c1"], columns: ["todo", "doing"]))
+        let chat = Self.delta(.chat(text: "hi"), seq: 3, on: replica.confirmed!)
+        #expect(replica.receive(chat).changes.isEmpty)
+        let label = Self.delta(
+            .createLabel(label: "l1", name: "bug", color: HexColor("#ff0000")!), seq: 4, on: replica.confirmed!)
+        #expect(replica.receive(label).changes == .everything)
+        // A duplicate changes nothing.
+        #expect(replica.receive(move).changes.isEmpty)
+    }
+
+    @Test func aRebaseReportsThePendingOpsSubjectsToo() throws {
+        var replica = Self.loaded()
+        var second = Self.board()
+        let context = ApplyContext(actor: "alice", role: .owner, now: Self.t0, seq: 2)
+        second = try second.applying(.addCard(AddCard(card: "c2", column: "done", title: "Two")), context: context)
+            .get().board
+        _ = replica.load(second, seq: 2, epoch: "e1")
+        let mine = PendingOp(board: "main", mut: 1, request: .op(.editCard(EditCard(card: "c2", title: "Mine"))))
+        replica.enqueue(mine, now: Self.t0)
+        #expect(replica.changes(removing: mine) == .parts(cards: ["c2"], columns: ["done"]))
+        let foreign = Self.delta(.editCard(EditCard(card: "c1", title: "Hers")), seq: 3, on: replica.confirmed!)
+        #expect(replica.receive(foreign).changes == .parts(cards: ["c1", "c2"], columns: ["todo", "done"]))
+        #expect(replica.view?.cards["c2"]?.title == "Mine")
+    }
+
+    @Test func applyingInPlaceLeavesBoardsHeldElsewhereAsTheyWere() throws {
+        var replica = Self.loaded()
+        let heldView = try #require(replica.view)
+        let heldConfirmed = try #require(replica.confirmed)
+        let edit = Self.delta(.editCard(EditCard(card: "c1", title: "New")), seq: 2, on: heldConfirmed)
+        _ = replica.receive(edit)
+        #expect(replica.view?.cards["c1"]?.title == "New")
+        #expect(replica.view == replica.confirmed)
+        #expect(heldView.cards["c1"]?.title == "First")
+        #expect(heldConfirmed.cards["c1"]?.title == "First" && heldConfirmed.seq == 1)
+        // An optimistic op changes the view only.
+        replica.enqueue(
+            PendingOp(board: "main", mut: 1, request: .op(.editCard(EditCard(card: "c1", title: "Mine")))), now: Self.t0)
+        #expect(replica.view?.cards["c1"]?.title == "Mine")
+        #expect(replica.confirmed?.cards["c1"]?.title == "New")
+    }
+
+    /// The address of a board's card table (a Dictionary is one pointer to its storage).
+    static func cardStorage(_ board: Board?) -> Int {
+        withUnsafeBytes(of: board?.cards ?? [:]) { $0.load(as: Int.self) }
+    }
+
+    @Test func aForeignDeltaAppliesInPlaceWithoutCopyingTheCardTable() throws {
+        var replica = Self.loaded()
+        var seq: UInt64 = 1
+        func edit(_ title: String) -> ServerMessage.Delta {
+            seq += 1
+            return Self.delta(.editCard(EditCard(card: "c1", title: title)), seq: seq, on: replica.confirmed!)
+        }
+        // The first delta may copy the table the test's fixture shares; after that the replica owns it.
+        _ = replica.receive(edit("one"))
+        let before = Self.cardStorage(replica.confirmed)
+        let next = edit("two")
+        _ = replica.receive(next)
+        #expect(Self.cardStorage(replica.confirmed) == before, "the delta copied the card table")
+        #expect(Self.cardStorage(replica.view) == before, "with nothing pending the view is the confirmed board")
+        #expect(replica.view?.cards["c1"]?.title == "two")
+    }
 }

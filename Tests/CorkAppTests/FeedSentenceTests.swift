@@ -246,4 +246,18 @@ import Testing
             changes: ["closed": FieldChange(old: .bool(false), new: .bool(true))], warning: "slow_down")
         #expect(FeedSentence.render(odd, after: board) == "bob closed #1 \"Login bug\" (warning: slow_down)")
     }
+
+    @Test func everyOpKindHasASentenceOfItsOwn() {
+        // The switch over `Op.Kind` is exhaustive: no kind falls into the "made a change (kind)" fallback, which
+        // is kept for kinds from a newer server only.
+        let board = TestBoard.standard().board
+        for kind in Op.Kind.allCases {
+            let activity = Activity(
+                seq: 99, at: Timestamp(milliseconds: 0), actor: "bob", kind: kind.rawValue, card: "c1", text: "hi")
+            let sentence = FeedSentence.describe(activity, after: board)
+            #expect(!sentence.contains("(\(kind.rawValue))"), "\(kind.rawValue): \(sentence)")
+        }
+        let future = Activity(seq: 99, at: Timestamp(milliseconds: 0), actor: "bob", kind: "card.pin", card: "c1")
+        #expect(FeedSentence.render(future, after: board) == "bob changed #1 \"Login bug\" (card.pin)")
+    }
 }

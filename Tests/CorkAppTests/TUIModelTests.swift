@@ -49,9 +49,7 @@ import Testing
 
     /// The board update a client reports when `board` is loaded or changed.
     static func loaded(_ board: Board, changedByOthers: Set<CardID> = []) -> TUIMessage {
-        .client(.board(BoardUpdate(
-            board: board, snapshot: board.snapshot(), diff: SnapshotDiff(from: board.snapshot(), to: board.snapshot()),
-            cause: .snapshot, changedByOthers: changedByOthers)))
+        .client(.board(BoardUpdate(board: board, cause: .snapshot, changedByOthers: changedByOthers)))
     }
 
     // MARK: - Carrying a card
@@ -100,7 +98,7 @@ import Testing
         _ = model.update(Self.key(.character(" ")))
         var board = model.board!
         _ = board.apply(.archiveCard(card: "k1"), context: ApplyContext(actor: "bob", role: .owner, now: Timestamp(milliseconds: 0), seq: 99))
-        _ = model.update(.client(.board(BoardUpdate(board: board, snapshot: board.snapshot(), diff: SnapshotDiff(from: model.board!.snapshot(), to: board.snapshot()), cause: .deltas, changedByOthers: ["k1"]))))
+        _ = model.update(.client(.board(BoardUpdate(board: board, cause: .deltas, changedByOthers: ["k1"]))))
         #expect(model.carry == nil)
         #expect(model.update(Self.key(.enter)) == [.presence(.viewing, card: "k2"), .fetchHistory("k2")])
     }

@@ -1,3 +1,5 @@
+import Crypto
+
 /// The board's content as canonical text, and its hash, for convergence checks across replicas.
 ///
 /// This is a protocol contract: `subscribed.hash` is `protocolHash`, and Protocol.md ("Board hash") specifies the
@@ -109,13 +111,24 @@ extension Board {
     /// encoded text (`"é"` vs `"e\u{301}"`) hashes differently, which is what byte-for-byte replicas should show.
     public var contentHash: String {
         var text = canonicalText()
-        var sha = SHA256()
-        text.withUTF8 { sha.update(UnsafeRawBufferPointer($0)) }
-        return SHA256.hex(sha.finalize())
+        let digest = text.withUTF8 { Crypto.SHA256.hash(data: UnsafeRawBufferPointer($0)) }
+        return Board.hex(digest)
     }
 
     /// `contentHash` as the protocol writes it (`subscribed.hash`): `sha256:` and the 64 lower-case hex digits.
     public var protocolHash: String { "sha256:" + contentHash }
+
+    /// Lower-case hex of a digest's bytes.
+    static func hex(_ digest: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for byte in digest {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
 
     // MARK: Writers
 

@@ -167,59 +167,127 @@ public struct EditCard: Hashable, Sendable {
 }
 
 extension Op {
-    /// The op's wire name, e.g. `card.move`; also the `kind` of its activity record.
-    public var kind: String {
+    /// An op's kind: its wire name (`card.move`), also the `kind` of its activity record. A closed set, so a switch
+    /// over it is exhaustive and a new op kind is a compile error wherever it must be handled.
+    public enum Kind: String, Hashable, Sendable, CaseIterable {
+        /// `board.rename`
+        case boardRename = "board.rename"
+        /// `member.set`
+        case memberSet = "member.set"
+        /// `member.remove`
+        case memberRemove = "member.remove"
+        /// `column.add`
+        case columnAdd = "column.add"
+        /// `column.rename`
+        case columnRename = "column.rename"
+        /// `column.move`
+        case columnMove = "column.move"
+        /// `column.remove`
+        case columnRemove = "column.remove"
+        /// `column.wip`
+        case columnWIP = "column.wip"
+        /// `card.add`
+        case cardAdd = "card.add"
+        /// `card.edit`
+        case cardEdit = "card.edit"
+        /// `card.move`
+        case cardMove = "card.move"
+        /// `card.label`
+        case cardLabel = "card.label"
+        /// `card.unlabel`
+        case cardUnlabel = "card.unlabel"
+        /// `card.assign`
+        case cardAssign = "card.assign"
+        /// `card.unassign`
+        case cardUnassign = "card.unassign"
+        /// `card.close`
+        case cardClose = "card.close"
+        /// `card.reopen`
+        case cardReopen = "card.reopen"
+        /// `card.archive`
+        case cardArchive = "card.archive"
+        /// `card.restore`
+        case cardRestore = "card.restore"
+        /// `card.purge`
+        case cardPurge = "card.purge"
+        /// `checklist.add`
+        case checklistAdd = "checklist.add"
+        /// `checklist.edit`
+        case checklistEdit = "checklist.edit"
+        /// `checklist.remove`
+        case checklistRemove = "checklist.remove"
+        /// `comment.add`
+        case commentAdd = "comment.add"
+        /// `comment.edit`
+        case commentEdit = "comment.edit"
+        /// `comment.delete`
+        case commentDelete = "comment.delete"
+        /// `label.create`
+        case labelCreate = "label.create"
+        /// `label.update`
+        case labelUpdate = "label.update"
+        /// `label.delete`
+        case labelDelete = "label.delete"
+        /// `milestone.create`
+        case milestoneCreate = "milestone.create"
+        /// `milestone.update`
+        case milestoneUpdate = "milestone.update"
+        /// `milestone.close`
+        case milestoneClose = "milestone.close"
+        /// `milestone.reopen`
+        case milestoneReopen = "milestone.reopen"
+        /// `milestone.delete`
+        case milestoneDelete = "milestone.delete"
+        /// `chat`
+        case chat = "chat"
+    }
+
+    /// The op's kind.
+    public var opKind: Kind {
         switch self {
-        case .renameBoard: "board.rename"
-        case .setMember: "member.set"
-        case .removeMember: "member.remove"
-        case .addColumn: "column.add"
-        case .renameColumn: "column.rename"
-        case .moveColumn: "column.move"
-        case .removeColumn: "column.remove"
-        case .setWIPLimit: "column.wip"
-        case .addCard: "card.add"
-        case .editCard: "card.edit"
-        case .moveCard: "card.move"
-        case .addLabel: "card.label"
-        case .removeLabel: "card.unlabel"
-        case .assign: "card.assign"
-        case .unassign: "card.unassign"
-        case .closeCard: "card.close"
-        case .reopenCard: "card.reopen"
-        case .archiveCard: "card.archive"
-        case .restoreCard: "card.restore"
-        case .purgeCard: "card.purge"
-        case .addChecklistItem: "checklist.add"
-        case .editChecklistItem: "checklist.edit"
-        case .removeChecklistItem: "checklist.remove"
-        case .addComment: "comment.add"
-        case .editComment: "comment.edit"
-        case .deleteComment: "comment.delete"
-        case .createLabel: "label.create"
-        case .updateLabel: "label.update"
-        case .deleteLabel: "label.delete"
-        case .createMilestone: "milestone.create"
-        case .updateMilestone: "milestone.update"
-        case .closeMilestone: "milestone.close"
-        case .reopenMilestone: "milestone.reopen"
-        case .deleteMilestone: "milestone.delete"
-        case .chat: "chat"
+        case .renameBoard: .boardRename
+        case .setMember: .memberSet
+        case .removeMember: .memberRemove
+        case .addColumn: .columnAdd
+        case .renameColumn: .columnRename
+        case .moveColumn: .columnMove
+        case .removeColumn: .columnRemove
+        case .setWIPLimit: .columnWIP
+        case .addCard: .cardAdd
+        case .editCard: .cardEdit
+        case .moveCard: .cardMove
+        case .addLabel: .cardLabel
+        case .removeLabel: .cardUnlabel
+        case .assign: .cardAssign
+        case .unassign: .cardUnassign
+        case .closeCard: .cardClose
+        case .reopenCard: .cardReopen
+        case .archiveCard: .cardArchive
+        case .restoreCard: .cardRestore
+        case .purgeCard: .cardPurge
+        case .addChecklistItem: .checklistAdd
+        case .editChecklistItem: .checklistEdit
+        case .removeChecklistItem: .checklistRemove
+        case .addComment: .commentAdd
+        case .editComment: .commentEdit
+        case .deleteComment: .commentDelete
+        case .createLabel: .labelCreate
+        case .updateLabel: .labelUpdate
+        case .deleteLabel: .labelDelete
+        case .createMilestone: .milestoneCreate
+        case .updateMilestone: .milestoneUpdate
+        case .closeMilestone: .milestoneClose
+        case .reopenMilestone: .milestoneReopen
+        case .deleteMilestone: .milestoneDelete
+        case .chat: .chat
         }
     }
 
+    /// The op's wire name, e.g. `card.move`; also the `kind` of its activity record.
+    public var kind: String { opKind.rawValue }
+
     /// Every op kind's wire name.
-    public static let allKinds: [String] = [
-        "board.rename", "member.set", "member.remove",
-        "column.add", "column.rename", "column.move", "column.remove", "column.wip",
-        "card.add", "card.edit", "card.move", "card.label", "card.unlabel", "card.assign", "card.unassign",
-        "card.close", "card.reopen", "card.archive", "card.restore", "card.purge",
-        "checklist.add", "checklist.edit", "checklist.remove",
-        "comment.add", "comment.edit", "comment.delete",
-        "label.create", "label.update", "label.delete",
-        "milestone.create", "milestone.update", "milestone.close", "milestone.reopen", "milestone.delete",
-        "chat",
-    ]
+    public static let allKinds: [String] = Kind.allCases.map(\.rawValue)
 
     /// The card the op is about, if any.
     public var card: CardID? {

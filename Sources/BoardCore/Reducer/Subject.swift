@@ -30,7 +30,12 @@ enum Subject: Hashable, Sendable {
             .reopenMilestone(let m), .deleteMilestone(let m):
             self = .milestone(m)
         case .chat: self = .chat
-        default: self = .card(op.card!)
+        case .addCard(let add): self = .card(add.card)
+        case .editCard(let edit): self = .card(edit.card)
+        case .moveCard(let card, _, _), .addLabel(let card, _), .removeLabel(let card, _), .assign(let card, _),
+            .unassign(let card, _), .closeCard(let card), .reopenCard(let card), .archiveCard(let card),
+            .restoreCard(let card), .purgeCard(let card):
+            self = .card(card)
         }
     }
 

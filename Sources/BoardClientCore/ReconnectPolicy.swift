@@ -43,7 +43,7 @@ public struct ReconnectPolicy: Hashable, Sendable {
 
 extension Duration {
     /// The duration in seconds, as a Double.
-    var seconds: Double {
+    package var seconds: Double {
         let (s, atto) = components
         return Double(s) + Double(atto) / 1e18
     }

@@ -7,6 +7,10 @@ import BoardWire
 /// reducer the server runs (Protocol.md, "Sync model"). A foreign delta lands on the confirmed board and the pending
 /// ops are replayed on top, so a field the user changed and is still waiting for keeps the user's value until the
 /// server has ordered it (Figma's rule): the echo of an older value never flickers through.
+///
+/// Work per input is in proportion to the change: a delta is applied to the confirmed board in place (no copy of
+/// the card table while nothing else holds the board), and with no pending ops the view is the confirmed board
+/// itself. Each input reports what it changed as ``BoardChanges``, found from the ops, never by comparing boards.
 public struct Replica: Sendable {
     /// The board this replica follows.
     public let boardID: BoardID
@@ -90,6 +94,8 @@ public struct Replica: Sendable {
         public var gap: ClosedRange<UInt64>?
         /// Set when a delta did not apply to the confirmed board: the replica has diverged and needs a snapshot.
         public var diverged: Rejection?
+        /// What changed in the view (the applied deltas' subjects, and the pending ops' when there are any).
+        public var changes: BoardChanges = .nothing
         /// The delta was already applied (a duplicate) or belongs to another board.
         public var ignored: Bool { applied.isEmpty && gap == nil && diverged == nil }
     }
@@ -107,11 +113,16 @@ public struct Replica: Sendable {
             return result
         }
         var next: ServerMessage.Delta? = delta
+        // The view shares the confirmed board's storage when nothing is pending: let go of it so the delta applies
+        // in place.
+        view = nil
         while let current = next {
+            let changes = BoardChanges.of(current.op, on: confirmed!)
             if let failure = applyConfirmed(current) {
                 result.diverged = failure
                 break
             }
+            result.changes = result.changes.union(changes)
             result.applied.append(current)
             if current.clientID != nil, let mut = current.mut, let index = ownPending(mut: mut, delta: current) {
                 result.completed.append((pending.remove(at: index), current.seq))
@@ -119,6 +130,7 @@ public struct Replica: Sendable {
             next = held.removeValue(forKey: seq + 1)
         }
         if let lowest = held.keys.min(), lowest > seq + 1 { result.gap = (seq + 1)...(lowest - 1) }
+        if !result.applied.isEmpty { result.changes = result.changes.union(pendingChanges) }
         rebuildView()
         return result
     }
@@ -132,19 +144,36 @@ public struct Replica: Sendable {
     /// The client id this client's deltas carry; set by the owner after `welcome`.
     public var clientID: ClientID?
 
-    /// Applies one delta to the confirmed board with the delta's own context and the role `owner`.
+    /// Applies one delta to the confirmed board, in place, with the delta's own context and the role `owner`. A
+    /// refused delta leaves the board as it was (the reducer validates before it writes).
     private mutating func applyConfirmed(_ delta: ServerMessage.Delta) -> Rejection? {
-        guard var board = confirmed else { return Rejection(.notFound, "no board loaded") }
+        guard confirmed != nil else { return Rejection(.notFound, "no board loaded") }
         let context = ApplyContext(actor: delta.actor, role: .owner, now: delta.at, seq: delta.seq)
-        switch board.apply(delta.op, context: context) {
+        switch confirmed!.apply(delta.op, context: context) {
         case .success:
-            board.seq = delta.seq
-            confirmed = board
+            confirmed!.seq = delta.seq
             seq = delta.seq
             return nil
         case .failure(let rejection):
             return rejection
         }
+    }
+
+    /// What the pending ops touch: a rebase may change how they show.
+    private var pendingChanges: BoardChanges {
+        guard let board = confirmed else { return .nothing }
+        var changes = BoardChanges.nothing
+        for op in pending {
+            guard case .op(let change) = op.request else { continue }
+            changes = changes.union(BoardChanges.of(change, on: board))
+        }
+        return changes
+    }
+
+    /// What taking `op` off the pending list changes in the view.
+    public func changes(removing op: PendingOp) -> BoardChanges {
+        guard case .op(let change) = op.request, let board = confirmed else { return .nothing }
+        return BoardChanges.of(change, on: board)
     }
 
     /// Records an `ack`. Returns the op when it is now complete: a `noop`, or its delta already applied (an ack
@@ -178,13 +207,12 @@ public struct Replica: Sendable {
     public mutating func enqueue(_ op: PendingOp, now: Timestamp) -> Rejection? {
         pending.append(op)
         localNow = now
-        guard case .op(let change) = op.request, var board = view else { return nil }
-        switch board.apply(change, context: localContext(board, now: now, offset: UInt64(pending.count))) {
-        case .success:
-            view = board
-            return nil
-        case .failure(let rejection):
-            return rejection
+        guard case .op(let change) = op.request, view != nil else { return nil }
+        // In place: the view's storage is copied once when it stops being the confirmed board's, not per op.
+        let context = localContext(view!, now: now, offset: UInt64(pending.count))
+        switch view!.apply(change, context: context) {
+        case .success: return nil
+        case .failure(let rejection): return rejection
         }
     }
 
@@ -204,6 +232,7 @@ public struct Replica: Sendable {
             view = nil
             return
         }
+        view = nil
         for (offset, op) in pending.enumerated() {
             guard case .op(let change) = op.request else { continue }
             _ = board.apply(change, context: localContext(board, now: localNow, offset: UInt64(offset + 1)))

@@ -1,5 +1,4 @@
-import BoardCore
-import BoardWire
+import BoardClientCore
 import Foundation
 
 #if canImport(Glibc)
@@ -8,33 +7,10 @@ import Glibc
 import Darwin
 #endif
 
-/// What a client keeps across restarts: its client id, its mutation counter and its unfinished ops.
-public struct ClientJournal: Hashable, Sendable, Codable {
-    /// The client id the server assigned (nil before the first `welcome`).
-    public var clientID: ClientID?
-    /// The next mutation id to use.
-    public var nextMut: UInt64
-    /// Ops sent or queued whose outcome has not arrived, in mutation order.
-    public var pending: [PendingOp]
-
-    /// An empty journal.
-    public init(clientID: ClientID? = nil, nextMut: UInt64 = 1, pending: [PendingOp] = []) {
-        self.clientID = clientID
-        self.nextMut = nextMut
-        self.pending = pending
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case clientID = "client_id"
-        case nextMut = "next_mut"
-        case pending
-    }
-}
-
 /// A journal on disk: written whole to a temporary file, synced and renamed over the old one, so a crash leaves
 /// either the old or the new journal, never half of one. An exclusive lock (`flock` on `FILE.lock`) keeps a second
 /// process from using the same client id at the same time.
-final class JournalFile {
+final class JournalFile: Sendable {
     let url: URL
     private let lockDescriptor: Int32
 

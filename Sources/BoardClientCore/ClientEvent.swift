@@ -29,7 +29,10 @@ public enum ConnectionState: Hashable, Sendable {
     case stopped(error: ClientError?)
 }
 
-/// A new snapshot of the board to show, with the diff from the previous one (a diffable data source's update).
+/// The board to show changed: the board, why, and which cards and columns changed.
+///
+/// Cheap to make: the snapshot and a diff are computed only when a caller asks for them (``snapshot``,
+/// ``diff(from:)``), each in time proportional to the board.
 public struct BoardUpdate: Sendable {
     /// Why the board changed.
     public enum Cause: Hashable, Sendable {
@@ -45,22 +48,27 @@ public struct BoardUpdate: Sendable {
 
     /// The whole board as shown (confirmed state + pending ops), archived cards included.
     public var board: Board
-    /// The columns and unarchived cards as shown.
-    public var snapshot: BoardSnapshot
-    /// From the previous update's snapshot to this one (empty previous on the first update).
-    public var diff: SnapshotDiff
     /// Why.
     public var cause: Cause
+    /// Which cards and columns changed since the previous update (``BoardChanges/everything`` after a snapshot).
+    public var changes: BoardChanges
     /// Cards whose change came from another user in this update (for highlighting).
     public var changedByOthers: Set<CardID>
 
     /// An update (the client makes these; UIs' tests may too).
-    public init(board: Board, snapshot: BoardSnapshot, diff: SnapshotDiff, cause: Cause, changedByOthers: Set<CardID> = []) {
+    public init(board: Board, cause: Cause, changes: BoardChanges = .everything, changedByOthers: Set<CardID> = []) {
         self.board = board
-        self.snapshot = snapshot
-        self.diff = diff
         self.cause = cause
+        self.changes = changes
         self.changedByOthers = changedByOthers
+    }
+
+    /// The columns and unarchived cards as shown. Computed on each call, in time proportional to the board.
+    public var snapshot: BoardSnapshot { board.snapshot() }
+
+    /// The diff from `previous` (a snapshot the caller kept; nil for an empty board) to ``snapshot``.
+    public func diff(from previous: BoardSnapshot?) -> SnapshotDiff {
+        SnapshotDiff(from: previous ?? BoardSnapshot(seq: 0, columns: []), to: snapshot)
     }
 }
 
