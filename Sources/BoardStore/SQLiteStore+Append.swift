@@ -62,37 +62,16 @@ extension SQLiteStore {
 
     /// One transaction for `events` and `snapshots` (the checks of `append`).
     private func appendNow(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
-        let encoder = StoreCoding.makeEncoder()
-        var encoded: [EncodedEvent] = []
-        encoded.reserveCapacity(events.count)
-        var last: [String: Int64] = [:]
-        for event in events {
-            let row = try EncodedEvent(event, encoder, configuration.eventJSON)
-            if let previous = last[row.board], row.seq != previous + 1 {
-                throw StoreError(
-                    .internal,
-                    "append: board \(row.board): event seq \(row.seq) follows seq \(previous) in the batch; seqs must "
-                        + "be contiguous and ascending")
-            }
-            last[row.board] = row.seq
-            encoded.append(row)
-        }
-        let states = try snapshots.map { (board: Board) throws(StoreError) in
-            (
-                board: board.id.rawValue, seq: try StoreCoding.int64(board.seq, "snapshot seq"), name: board.name,
-                state: try StoreCoding.json(board, encoder, "snapshot of \(board.id)")
-            )
-        }
+        let batch = try EncodedBatch(events: events, snapshots: snapshots, eventJSON: configuration.eventJSON)
         let kept = configuration.snapshotsKept
-        let batch = encoded
         try await write("append") { db in
-            try SQLiteStore.append(batch, states: states, snapshotsKept: kept, db)
+            try SQLiteStore.append(batch.events, states: batch.snapshots, snapshotsKept: kept, db)
         }
     }
 
     /// The body of `append`'s transaction.
     private static func append(
-        _ events: [EncodedEvent], states: [(board: String, seq: Int64, name: String, state: String)],
+        _ events: [EncodedEvent], states: [SnapshotRow],
         snapshotsKept: Int, _ db: Database
     ) throws {
         var heads: [String: Int64] = [:]
@@ -165,12 +144,6 @@ extension SQLiteStore {
     }
 }
 
-/// A client installation of a user on a board: the key of the `client_boards` table.
-private struct ClientKey: Hashable {
-    var user: String
-    var clientID: String
-    var board: String
-}
 
 /// The appends waiting for the next transaction, and whether one is being written (by the caller that found the
 /// queue idle: the leader). Followers wait on their ticket.

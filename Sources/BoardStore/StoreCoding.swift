@@ -57,6 +57,14 @@ enum StoreCoding {
         }
     }
 
+    /// Admin outcomes as the `admin` table keeps them: each id with its failure as JSON text (nil: applied).
+    static func outcomes(_ results: [(id: Int64, failure: AdminFailure?)]) throws(StoreError) -> [(Int64, String?)] {
+        let encoder = makeEncoder()
+        return try results.map { (result) throws(StoreError) in
+            (result.id, try result.failure.map { (failure) throws(StoreError) in try json(failure, encoder, "admin failure") })
+        }
+    }
+
     /// A fresh random epoch: 16 lower-case hex digits (64 random bits).
     static func newEpoch() -> String {
         var generator = SystemRandomNumberGenerator()

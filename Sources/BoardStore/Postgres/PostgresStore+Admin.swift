@@ -57,12 +57,7 @@ extension PostgresStore {
     /// Marks commands done in one transaction, each with its failure (nil: applied); a command already done keeps
     /// its first outcome. `.notFound` if one of them does not exist.
     public func finish(_ results: [(id: Int64, failure: AdminFailure?)]) async throws(StoreError) {
-        let encoder = StoreCoding.makeEncoder()
-        var rows: [(Int64, String?)] = []
-        for (id, failure) in results {
-            rows.append((id, try failure.map { failure throws(StoreError) in try StoreCoding.json(failure, encoder, "admin failure") }))
-        }
-        let updates = rows
+        let updates = try StoreCoding.outcomes(results)
         let logger = self.logger
         try await write("finish \(updates.count) admin command(s)") { connection in
             for (id, failure) in updates {

@@ -12,40 +12,12 @@ extension PostgresStore {
     /// `.internal` and writes nothing. `.duplicate` for a `(actor, clientID, mut)` already committed.
     public func append(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
         guard !events.isEmpty || !snapshots.isEmpty else { return }
-        let encoder = StoreCoding.makeEncoder()
-        var encoded: [EncodedEvent] = []
-        encoded.reserveCapacity(events.count)
-        var last: [String: Int64] = [:]
-        for event in events {
-            let row = try EncodedEvent(event, encoder, configuration.eventJSON)
-            if let previous = last[row.board], row.seq != previous + 1 {
-                throw StoreError(
-                    .internal,
-                    "append: board \(row.board): event seq \(row.seq) follows seq \(previous) in the batch; seqs must "
-                        + "be contiguous and ascending")
-            }
-            last[row.board] = row.seq
-            encoded.append(row)
-        }
-        let states = try snapshots.map { (board: Board) throws(StoreError) in
-            SnapshotRow(
-                board: board.id.rawValue, seq: try StoreCoding.int64(board.seq, "snapshot seq"), name: board.name,
-                state: try StoreCoding.json(board, encoder, "snapshot of \(board.id)"))
-        }
+        let batch = try EncodedBatch(events: events, snapshots: snapshots, eventJSON: configuration.eventJSON)
         let kept = configuration.snapshotsKept
         let logger = self.logger
-        let batch = encoded
         try await write("append") { connection in
-            try await Self.append(batch, states: states, snapshotsKept: kept, connection, logger: logger)
+            try await Self.append(batch.events, states: batch.snapshots, snapshotsKept: kept, connection, logger: logger)
         }
-    }
-
-    /// A snapshot ready to be written.
-    struct SnapshotRow: Sendable {
-        var board: String
-        var seq: Int64
-        var name: String
-        var state: String
     }
 
     /// The body of `append`'s transaction.
@@ -127,11 +99,4 @@ extension PostgresStore {
                 logger: logger)
         }
     }
-}
-
-/// A client installation of a user on a board: the key of the `client_boards` table.
-private struct ClientKey: Hashable {
-    var user: String
-    var clientID: String
-    var board: String
 }
