@@ -36,6 +36,59 @@ struct EncodedBatch: Sendable {
     }
 }
 
+extension EncodedBatch {
+    /// The boards the batch writes to, in id order (the order both stores read and lock their heads in).
+    var boards: [String] { Set(events.map(\.board)).union(snapshots.map(\.board)).sorted() }
+
+    /// What the transaction writes besides the rows themselves, worked out from the stored `heads` of `boards`: each
+    /// board's new head and name, and each client's highest mutation per board. `.internal` if an event does not
+    /// follow its board's head or a snapshot is ahead of it (nothing is written then).
+    func plan(heads stored: [String: Int64]) throws(StoreError) -> AppendPlan {
+        var plan = AppendPlan(heads: stored)
+        for event in events {
+            let current = plan.heads[event.board] ?? 0
+            guard event.seq == current + 1 else {
+                throw StoreError(
+                    .internal,
+                    "append: board \(event.board): event seq \(event.seq) does not follow the stored head \(current)")
+            }
+            if let clientID = event.clientID, let mut = event.mut {
+                let key = ClientKey(user: event.actor, clientID: clientID, board: event.board)
+                plan.lastMutations[key] = max(plan.lastMutations[key] ?? mut, mut)
+            }
+            if let name = event.rename { plan.renames[event.board] = name }
+            plan.heads[event.board] = event.seq
+        }
+        for snapshot in snapshots {
+            let current = plan.heads[snapshot.board] ?? 0
+            guard snapshot.seq <= current else {
+                throw StoreError(
+                    .internal, "append: snapshot of board \(snapshot.board) at seq \(snapshot.seq) is ahead of its head \(current)")
+            }
+            if snapshot.seq == current { plan.renames[snapshot.board] = snapshot.name }
+        }
+        return plan
+    }
+}
+
+/// The bookkeeping of one append (see `EncodedBatch.plan`).
+struct AppendPlan {
+    /// Each board's head after the batch.
+    var heads: [String: Int64]
+    /// Boards whose listed name changes (a `board.rename`, or a snapshot at the new head).
+    var renames: [String: String] = [:]
+    /// The highest mutation of each client on each board in the batch.
+    var lastMutations: [ClientKey: Int64] = [:]
+}
+
+extension EncodedEvent {
+    /// The error for an event whose `(actor, clientID, mut)` is already committed.
+    var duplicate: StoreError {
+        StoreError(
+            .duplicate, "append: mutation \(mut.map(String.init) ?? "-") of \(actor)/\(clientID ?? "-") is already committed")
+    }
+}
+
 /// A snapshot ready to be written.
 struct SnapshotRow: Sendable {
     var board: String

@@ -65,67 +65,39 @@ extension SQLiteStore {
         let batch = try EncodedBatch(events: events, snapshots: snapshots, eventJSON: configuration.eventJSON)
         let kept = configuration.snapshotsKept
         try await write("append") { db in
-            try SQLiteStore.append(batch.events, states: batch.snapshots, snapshotsKept: kept, db)
+            try SQLiteStore.append(batch, snapshotsKept: kept, db)
         }
     }
 
     /// The body of `append`'s transaction.
-    private static func append(
-        _ events: [EncodedEvent], states: [SnapshotRow],
-        snapshotsKept: Int, _ db: Database
-    ) throws {
-        var heads: [String: Int64] = [:]
-        var renames: [String: String] = [:]
-        var lastMutations: [ClientKey: Int64] = [:]
+    private static func append(_ batch: EncodedBatch, snapshotsKept: Int, _ db: Database) throws {
         // Every statement of a commit is prepared once per connection and reused (`cachedStatement`): preparing
         // them again on every commit was part of a commit's fixed cost.
         let selectHead = try db.cachedStatement(sql: "SELECT head FROM boards WHERE id = ?")
-        func head(of board: String) throws -> Int64 {
-            if let head = heads[board] { return head }
+        var heads: [String: Int64] = [:]
+        for board in batch.boards {
             guard let head = try Int64.fetchOne(selectHead, arguments: [board])
             else { throw StoreError(.notFound, "append: no board \(board)") }
             heads[board] = head
-            return head
         }
+        let plan = try batch.plan(heads: heads)
         let insert = try db.cachedStatement(sql: insertEventSQL)
+        for event in batch.events {
+            do {
+                try insert.execute(arguments: event.arguments)
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                throw event.duplicate
+            }
+        }
         let client = try db.cachedStatement(
             sql: """
                 INSERT INTO client_boards (user, client_id, board, last_mut) VALUES (?, ?, ?, ?)
                 ON CONFLICT (user, client_id, board) DO UPDATE SET last_mut = max(last_mut, excluded.last_mut)
                 """)
-        for event in events {
-            let current = try head(of: event.board)
-            guard event.seq == current + 1 else {
-                throw StoreError(
-                    .internal,
-                    "append: board \(event.board): event seq \(event.seq) does not follow the stored head \(current)")
-            }
-            do {
-                try insert.execute(arguments: event.arguments)
-            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                throw StoreError(
-                    .duplicate,
-                    "append: mutation \(event.mut.map(String.init) ?? "-") of \(event.actor)/\(event.clientID ?? "-") "
-                        + "is already committed")
-            }
-            if let clientID = event.clientID, let mut = event.mut {
-                let key = ClientKey(user: event.actor, clientID: clientID, board: event.board)
-                lastMutations[key] = max(lastMutations[key] ?? mut, mut)
-            }
-            if let name = event.rename { renames[event.board] = name }
-            heads[event.board] = event.seq
-        }
-        for (key, mut) in lastMutations {
+        for (key, mut) in plan.lastMutations {
             try client.execute(arguments: [key.user, key.clientID, key.board, mut])
         }
-        for snapshot in states {
-            let current = try head(of: snapshot.board)
-            guard snapshot.seq <= current else {
-                throw StoreError(
-                    .internal,
-                    "append: snapshot of board \(snapshot.board) at seq \(snapshot.seq) is ahead of its head \(current)"
-                )
-            }
+        for snapshot in batch.snapshots {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO snapshots (board, seq, state) VALUES (?, ?, ?)",
                 arguments: [snapshot.board, snapshot.seq, snapshot.state])
@@ -135,15 +107,13 @@ extension SQLiteStore {
                         SELECT min(seq) FROM (SELECT seq FROM snapshots WHERE board = ? ORDER BY seq DESC LIMIT ?))
                     """,
                 arguments: [snapshot.board, snapshot.board, snapshotsKept])
-            if snapshot.seq == current { renames[snapshot.board] = snapshot.name }
         }
         let updateHead = try db.cachedStatement(sql: "UPDATE boards SET head = ?, name = coalesce(?, name) WHERE id = ?")
-        for (board, head) in heads {
-            try updateHead.execute(arguments: [head, renames[board], board])
+        for (board, head) in plan.heads {
+            try updateHead.execute(arguments: [head, plan.renames[board], board])
         }
     }
 }
-
 
 /// The appends waiting for the next transaction, and whether one is being written (by the caller that found the
 /// queue idle: the leader). Followers wait on their ticket.

@@ -16,18 +16,16 @@ extension PostgresStore {
         let kept = configuration.snapshotsKept
         let logger = self.logger
         try await write("append") { connection in
-            try await Self.append(batch.events, states: batch.snapshots, snapshotsKept: kept, connection, logger: logger)
+            try await Self.append(batch, snapshotsKept: kept, connection, logger: logger)
         }
     }
 
     /// The body of `append`'s transaction.
     private static func append(
-        _ events: [EncodedEvent], states: [SnapshotRow], snapshotsKept: Int, _ connection: PostgresConnection,
-        logger: Logger
+        _ batch: EncodedBatch, snapshotsKept: Int, _ connection: PostgresConnection, logger: Logger
     ) async throws {
         var heads: [String: Int64] = [:]
-        let boards = Set(events.map(\.board)).union(states.map(\.board)).sorted()
-        for board in boards {
+        for board in batch.boards {
             var head: Int64?
             for try await value in try await connection.query(
                 "SELECT head FROM boards WHERE id = \(board) FOR UPDATE", logger: logger
@@ -37,15 +35,8 @@ extension PostgresStore {
             guard let head else { throw StoreError(.notFound, "append: no board \(board)") }
             heads[board] = head
         }
-        var renames: [String: String] = [:]
-        var lastMutations: [ClientKey: Int64] = [:]
-        for event in events {
-            let current = heads[event.board] ?? 0
-            guard event.seq == current + 1 else {
-                throw StoreError(
-                    .internal,
-                    "append: board \(event.board): event seq \(event.seq) does not follow the stored head \(current)")
-            }
+        let plan = try batch.plan(heads: heads)
+        for event in batch.events {
             do {
                 try await connection.query(
                     """
@@ -54,19 +45,10 @@ extension PostgresStore {
                     \(event.card), \(event.kind), \(event.op), \(event.activity), \(event.inverse), \(event.undoOf))
                     """, logger: logger)
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
-                throw StoreError(
-                    .duplicate,
-                    "append: mutation \(event.mut.map(String.init) ?? "-") of \(event.actor)/\(event.clientID ?? "-") "
-                        + "is already committed")
+                throw event.duplicate
             }
-            if let clientID = event.clientID, let mut = event.mut {
-                let key = ClientKey(user: event.actor, clientID: clientID, board: event.board)
-                lastMutations[key] = max(lastMutations[key] ?? mut, mut)
-            }
-            if let name = event.rename { renames[event.board] = name }
-            heads[event.board] = event.seq
         }
-        for (key, mut) in lastMutations {
+        for (key, mut) in plan.lastMutations {
             try await connection.query(
                 """
                 INSERT INTO client_boards (username, client_id, board, last_mut)
@@ -74,12 +56,7 @@ extension PostgresStore {
                 ON CONFLICT (username, client_id, board) DO UPDATE SET last_mut = greatest(client_boards.last_mut, excluded.last_mut)
                 """, logger: logger)
         }
-        for snapshot in states {
-            let current = heads[snapshot.board] ?? 0
-            guard snapshot.seq <= current else {
-                throw StoreError(
-                    .internal, "append: snapshot of board \(snapshot.board) at seq \(snapshot.seq) is ahead of its head \(current)")
-            }
+        for snapshot in batch.snapshots {
             try await connection.query(
                 """
                 INSERT INTO snapshots (board, seq, state) VALUES (\(snapshot.board), \(snapshot.seq), \(snapshot.state))
@@ -91,11 +68,10 @@ extension PostgresStore {
                     SELECT min(seq) FROM (SELECT seq FROM snapshots WHERE board = \(snapshot.board)
                     ORDER BY seq DESC LIMIT \(snapshotsKept)) AS newest)
                 """, logger: logger)
-            if snapshot.seq == current { renames[snapshot.board] = snapshot.name }
         }
-        for (board, head) in heads {
+        for (board, head) in plan.heads {
             try await connection.query(
-                "UPDATE boards SET head = \(head), name = coalesce(\(renames[board]), name) WHERE id = \(board)",
+                "UPDATE boards SET head = \(head), name = coalesce(\(plan.renames[board]), name) WHERE id = \(board)",
                 logger: logger)
         }
     }
