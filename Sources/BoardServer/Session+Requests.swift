@@ -3,8 +3,43 @@ import BoardWire
 import NIOCore
 
 extension Session {
-    /// Handles one request of an authenticated session.
+    /// What a rare request changed in the session.
+    enum RequestEffect: Sendable {
+        case none
+        case subscribed(BoardID)
+        case unsubscribed(BoardID)
+    }
+
+    /// Handles one request of an authenticated session: `op` and `presence` here, on the session's task; the rare
+    /// requests in a task of their own (`inOwnTask`).
+    @inline(never)
     mutating func handle(_ message: ClientMessage, as ref: SessionRef) async {
+        switch message {
+        case .op(let request):
+            await submit(request, as: ref)
+        case .presence(let request):
+            await presence(request, as: ref)
+        case .listBoards, .createBoard, .subscribe, .unsubscribe, .fetch, .history:
+            let context = self.context
+            let outbox = self.outbox
+            switch await Self.inOwnTask({ await Self.request(message, as: ref, context: context, outbox: outbox) }) {
+            case .none:
+                break
+            case .subscribed(let board):
+                subscriptions.insert(board)
+            case .unsubscribed(let board):
+                subscriptions.remove(board)
+            }
+        case .hello, .ping, .pong, .bye:
+            break
+        }
+    }
+
+    /// The rare requests: listing, creating, subscribing to and reading boards.
+    @inline(never)
+    private static func request(
+        _ message: ClientMessage, as ref: SessionRef, context: SessionContext, outbox: Outbox
+    ) async -> RequestEffect {
         switch message {
         case .listBoards(let request):
             var summaries: [ServerMessage.BoardSummary] = []
@@ -14,61 +49,73 @@ extension Session {
             summaries.sort { $0.board < $1.board }
             outbox.send(Lines.line(.boards(ServerMessage.BoardList(req: request.req, boards: summaries))))
         case .createBoard(let request):
-            await createBoard(request, as: ref)
+            await createBoard(request, as: ref, context: context, outbox: outbox)
         case .subscribe(let request):
-            guard let board = await member(request.board, ref, req: request.req) else { return }
+            guard let board = await member(request.board, ref, req: request.req, context: context, outbox: outbox) else {
+                return .none
+            }
             await board.subscribe(
                 ref, since: request.since, epoch: request.epoch, present: request.presence ?? true, req: request.req)
-            subscriptions.insert(request.board)
+            return .subscribed(request.board)
         case .unsubscribe(let request):
-            guard let board = await member(request.board, ref, req: request.req) else { return }
+            guard let board = await member(request.board, ref, req: request.req, context: context, outbox: outbox) else {
+                return .none
+            }
             await board.unsubscribe(ref.id)
-            subscriptions.remove(request.board)
             outbox.send(Lines.line(.ok(ServerMessage.Ok(req: request.req, board: request.board))))
-        case .op(let request):
-            await submit(request, as: ref)
+            return .unsubscribed(request.board)
         case .fetch(let request):
-            guard let board = await member(request.board, ref, req: request.req) else { return }
+            guard let board = await member(request.board, ref, req: request.req, context: context, outbox: outbox) else {
+                return .none
+            }
             await board.fetch(ref, from: request.from, to: request.to, req: request.req)
-        case .presence(let request):
-            guard let board = await board(request.board) else {
-                outbox.send(Lines.error(WireError(.notFound, "no board \(request.board)", board: request.board)))
-                return
-            }
-            // Presence is ephemeral: past `presence_rate_per_s`, intermediate drag positions are dropped (the next
-            // one supersedes them). A change of state (start or end of a drag, editing, viewing) always goes out.
-            let now = context.clock.now().milliseconds
-            let rate = context.configuration.limits.presenceRatePerS
-            var bucket = presenceBucket ?? TokenBucket(rate: rate, burst: rate, nowMs: now)
-            let allowed = bucket.take(nowMs: now) == nil
-            presenceBucket = bucket
-            let entry = ServerMessage.PresenceEntry(
-                session: ref.id, user: ref.user, state: request.state, card: request.card, column: request.column,
-                index: request.index, away: request.away)
-            let droppable = !allowed && request.state == .dragging && lastPresence == .dragging
-            switch await board.updatePresence(ref, entry, drop: droppable) {
-            case .updated:
-                lastPresence = request.state
-            case .notFound:
-                boards[request.board] = nil
-                outbox.send(Lines.error(WireError(.notFound, "no board \(request.board)", board: request.board)))
-            case .notPresent:
-                outbox.send(
-                    Lines.error(
-                        WireError(
-                            .badRequest, "presence on board \(request.board) needs a subscription with presence",
-                            board: request.board)))
-            }
         case .history(let request):
-            guard let board = await member(request.board, ref, req: request.req) else { return }
+            guard let board = await member(request.board, ref, req: request.req, context: context, outbox: outbox) else {
+                return .none
+            }
             await board.history(ref, card: request.card, before: request.before, limit: request.limit ?? 50, req: request.req)
-        case .hello, .ping, .pong, .bye:
+        case .op, .presence, .hello, .ping, .pong, .bye:
             break
+        }
+        return .none
+    }
+
+    /// `presence`: ephemeral; past `presence_rate_per_s`, intermediate drag positions are dropped (the next one
+    /// supersedes them). A change of state (start or end of a drag, editing, viewing) always goes out.
+    @inline(never)
+    private mutating func presence(_ request: ClientMessage.Presence, as ref: SessionRef) async {
+        guard let board = await board(request.board) else {
+            outbox.send(Lines.error(WireError(.notFound, "no board \(request.board)", board: request.board)))
+            return
+        }
+        let now = context.clock.now().milliseconds
+        let rate = context.configuration.limits.presenceRatePerS
+        var bucket = presenceBucket ?? TokenBucket(rate: rate, burst: rate, nowMs: now)
+        let allowed = bucket.take(nowMs: now) == nil
+        presenceBucket = bucket
+        let entry = ServerMessage.PresenceEntry(
+            session: ref.id, user: ref.user, state: request.state, card: request.card, column: request.column,
+            index: request.index, away: request.away)
+        let droppable = !allowed && request.state == .dragging && lastPresence == .dragging
+        switch await board.updatePresence(ref, entry, drop: droppable) {
+        case .updated:
+            lastPresence = request.state
+        case .notFound:
+            boards[request.board] = nil
+            outbox.send(Lines.error(WireError(.notFound, "no board \(request.board)", board: request.board)))
+        case .notPresent:
+            outbox.send(
+                Lines.error(
+                    WireError(
+                        .badRequest, "presence on board \(request.board) needs a subscription with presence",
+                        board: request.board)))
         }
     }
 
     /// `board.create`: any account but a bot account may create a board.
-    private func createBoard(_ request: ClientMessage.CreateBoard, as ref: SessionRef) async {
+    private static func createBoard(
+        _ request: ClientMessage.CreateBoard, as ref: SessionRef, context: SessionContext, outbox: Outbox
+    ) async {
         guard ref.account != .bot else {
             outbox.send(
                 Lines.error(WireError(.forbidden, "bot accounts cannot create boards", req: request.req, board: request.board)))
@@ -88,6 +135,7 @@ extension Session {
     /// An `op`: straight to the board's actor (kept after the first op), which checks membership, the rate and
     /// exactly-once in its own isolation and answers with exactly one `ack` or `reject` — `not_found` when the board
     /// does not exist or the user is not a member. One actor hop per op; the registry only on a board's first op.
+    @inline(never)
     private mutating func submit(_ request: ClientMessage.Mutation, as ref: SessionRef) async {
         for _ in 0..<2 {
             guard let board = await board(request.board) else { break }
@@ -119,7 +167,9 @@ extension Session {
     }
 
     /// The board's actor when it exists and the user is a member; otherwise answers `not_found` (the same for both).
-    private func member(_ id: BoardID, _ ref: SessionRef, req: RequestID? = nil) async -> BoardActor? {
+    private static func member(
+        _ id: BoardID, _ ref: SessionRef, req: RequestID? = nil, context: SessionContext, outbox: Outbox
+    ) async -> BoardActor? {
         if let board = await context.registry.board(id), await board.isMember(ref.user) { return board }
         outbox.send(Lines.error(WireError(.notFound, "no board \(id)", req: req, board: id)))
         return nil

@@ -15,8 +15,9 @@ struct SessionMachine {
         case closed
     }
 
-    /// What the session should do next.
-    enum Action: Equatable {
+    /// What the session should do next. Indirect: an action lives in the session's async frames, which a Swift
+    /// task keeps at their deepest size for as long as the connection lives (`Session.inOwnTask`).
+    indirect enum Action: Equatable {
         /// Check this hello's token.
         case authenticate(ClientMessage.Hello)
         /// Handle this authenticated request.
