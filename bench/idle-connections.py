@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Resident memory of corkd per idle connection (issues 12 and 14).
+
+Starts the release corkd on a fresh data dir (127.0.0.1, a free port), opens N TLS connections that each say
+`hello`, subscribe to the board `main` (without presence) and then only answer `ping`, and prints corkd's RSS at
+rest, with the N connections held (2 s and 14 s after the last one opened, so that the 10 s trim has run), and 16 s
+after they all closed. Usage, from the project root after `swift build -c release --product corkd`:
+
+    python3 bench/idle-connections.py 10000
+
+Needs `ulimit -n` above N (each side holds N sockets). Extra environment for corkd: `--env NAME=VALUE`.
+"""
+import argparse, asyncio, json, os, shutil, ssl, subprocess, sys, tempfile, time
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+async def connect(port, token, i, ctx, held, pingers):
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, ssl=ctx)
+    writer.write((json.dumps({"type": "hello", "version": 1, "client": "idle", "client_id": f"idle-{i}",
+                              "token": token}) + "\n").encode())
+    await writer.drain()
+    while json.loads(await reader.readline())["type"] != "welcome":
+        pass
+    writer.write(b'{"type":"subscribe","board":"main","presence":false}\n')
+    await writer.drain()
+    while json.loads(await reader.readline())["type"] != "subscribed":
+        pass
+    held.append(writer)
+    pingers.append(asyncio.create_task(answer_pings(reader, writer)))
+
+
+async def answer_pings(reader, writer):
+    """Idle, but alive: the heartbeat closes a connection silent for 2 × heartbeat_ms."""
+    try:
+        while line := await reader.readline():
+            if b'"ping"' in line:
+                writer.write(b'{"type":"pong"}\n')
+                await writer.drain()
+    except (OSError, ConnectionError, asyncio.CancelledError):
+        pass
+
+
+async def measure(port, token, pid, count):
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE  # loopback measurement only; clients pin the fingerprint
+    held, pingers = [], []
+    base = rss_kib(pid)
+    print(f"at rest: {base} KiB", flush=True)
+    for start in range(0, count, 50):
+        await asyncio.gather(*[connect(port, token, i, ctx, held, pingers) for i in range(start, min(count, start + 50))])
+    for wait in (2, 12):
+        await asyncio.sleep(wait)
+        now = rss_kib(pid)
+        print(f"{len(held)} held, +{wait if wait == 2 else 14} s: {now} KiB, {(now - base) / len(held):.1f} KiB each",
+              flush=True)
+    for task in pingers:
+        task.cancel()
+    for writer in held:
+        writer.close()
+    await asyncio.sleep(16)
+    after = rss_kib(pid)
+    print(f"16 s after closing: {after} KiB ({100 * (after - base) / base:+.0f} % of at rest)", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("count", type=int)
+    parser.add_argument("--corkd", default=".build/release/corkd")
+    parser.add_argument("--env", action="append", default=[])
+    args = parser.parse_args()
+    data = tempfile.mkdtemp(prefix="corkd-idle-")
+    env = dict(os.environ, **dict(e.split("=", 1) for e in args.env))
+    corkd = subprocess.Popen([args.corkd, "serve", "--data-dir", data, "--host", "127.0.0.1", "--port", "0",
+                              "--connections-per-user", str(args.count + 10), "--log-level", "warning"],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        owner = os.path.join(data, "owner.url")
+        deadline = time.monotonic() + 30
+        while not (os.path.exists(owner) and os.path.getsize(owner) > 0):
+            if time.monotonic() > deadline or corkd.poll() is not None:
+                sys.exit("corkd did not start")
+            time.sleep(0.1)
+        time.sleep(1)
+        url = open(owner).read().strip()
+        token = url.split("token=")[1].split("&")[0] if "token=" in url else url.split("#")[-1]
+        port = json.load(open(os.path.join(data, "listen.json")))["port"]
+        asyncio.run(measure(port, token, corkd.pid, args.count))
+    finally:
+        corkd.terminate()
+        corkd.wait(20)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
