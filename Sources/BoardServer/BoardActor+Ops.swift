@@ -281,7 +281,7 @@ extension BoardActor {
         for (_, origin) in unsubscribed { origin.outbox.send(origin.acks) }
         fanOut.send(shared, personal: personal)
         for left in removed {
-            fanOut.send(Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: left.id, user: left.user))))
+            queuePresence(Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: left.id, user: left.user))), about: left.id)
         }
     }
 

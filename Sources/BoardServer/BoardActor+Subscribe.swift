@@ -31,10 +31,7 @@ extension BoardActor {
                 reason = .resync
             }
         }
-        if let reason {
-            lines.append(
-                Lines.line(.snapshot(ServerMessage.Snapshot(req: req, board: id, seq: seq, epoch: epoch, reason: reason, state: committed))))
-        }
+        if let reason { lines.append(snapshotLine(req: req, reason: reason)) }
         lines.append(
             Lines.line(.subscribed(ServerMessage.Subscribed(req: req, board: id, seq: seq, epoch: epoch, hash: committedHash()))))
         subscribers[session.id] = session
@@ -54,8 +51,94 @@ extension BoardActor {
             broadcastPresence(entry, except: session.id)
         } else if wasPresent && !present {
             let left = ServerMessage.PresenceLeft(board: id, session: session.id, user: session.user)
-            fanOut.send(Lines.line(.presenceLeft(left)), except: session.id)
+            queuePresence(Lines.line(.presenceLeft(left)), about: session.id)
         }
+    }
+
+    /// The `snapshot` line of `committed`. The board's JSON is encoded once per seq — with a thousand members it is
+    /// tens of kilobytes, and a thousand people joining would otherwise encode it a thousand times —, the envelope
+    /// once per request. The bytes are exactly those of `Lines.line(.snapshot(…))`: `state` is the last key of the
+    /// envelope, so the envelope is encoded around a placeholder board whose JSON is then replaced.
+    func snapshotLine(req: RequestID?, reason: ServerMessage.SnapshotReason) -> ByteBuffer {
+        let message = ServerMessage.snapshot(
+            ServerMessage.Snapshot(req: req, board: id, seq: committed.seq, epoch: epoch, reason: reason, state: committed))
+        let state: [UInt8]
+        if let cached = snapshotCache, cached.seq == committed.seq {
+            state = cached.state
+        } else if let encoded = try? LineWriter.encode(committed) {
+            state = encoded
+            snapshotCache = (committed.seq, encoded)
+        } else {
+            return Lines.line(message)
+        }
+        let placeholder = Board(id: id, name: "", owner: "corkd")
+        let closing = UInt8(ascii: "}")
+        guard
+            var line = try? LineWriter.encode(
+                ServerMessage.snapshot(
+                    ServerMessage.Snapshot(
+                        req: req, board: id, seq: committed.seq, epoch: epoch, reason: reason, state: placeholder))),
+            let placeholderJSON = try? LineWriter.encode(placeholder),
+            line.count > placeholderJSON.count, line.last == closing,
+            line.dropLast().suffix(placeholderJSON.count).elementsEqual(placeholderJSON)
+        else { return Lines.line(message) }
+        line.removeLast(placeholderJSON.count + 1)
+        line.reserveCapacity(line.count + state.count + 2)
+        line.append(contentsOf: state)
+        line.append(closing)
+        line.append(0x0A)
+        return ByteBuffer(bytes: line)
+    }
+
+    /// How long presence lines wait to be written together: joins, changes and leaves within this window reach each
+    /// subscriber in one write (Protocol.md, "presence"). A thousand people joining one board would otherwise cost
+    /// every subscriber a write and a TLS record per join (a million writes).
+    static let presenceFlushMs = 20
+
+    /// Queues a presence line for every subscriber but the session it is about, and schedules the flush.
+    func queuePresence(_ line: ByteBuffer, about session: SessionID?) {
+        presenceQueue.append((line, session))
+        guard !presenceFlushScheduled else { return }
+        presenceFlushScheduled = true
+        Task {
+            try? await Task.sleep(for: .milliseconds(Self.presenceFlushMs))
+            self.flushPresence()
+        }
+    }
+
+    /// Writes the queued presence lines in order as one buffer shared by every subscriber; a session a line is about
+    /// gets its own pieces of that buffer, without its lines.
+    func flushPresence() {
+        presenceFlushScheduled = false
+        let queued = presenceQueue
+        presenceQueue = []
+        guard !queued.isEmpty else { return }
+        var shared = ByteBufferAllocator().buffer(capacity: queued.reduce(0) { $0 + $1.line.readableBytes })
+        var spans: [(start: Int, end: Int)] = []
+        var about: [SessionID: [Int]] = [:]
+        for (index, item) in queued.enumerated() {
+            var line = item.line
+            let start = shared.writerIndex
+            shared.writeBuffer(&line)
+            spans.append((start, shared.writerIndex))
+            if let session = item.about, subscribers[session] != nil { about[session, default: []].append(index) }
+        }
+        var personal: [SessionID: [ByteBuffer]] = [:]
+        for (session, own) in about {
+            var pieces: [ByteBuffer] = []
+            var from = 0
+            for index in own {
+                if spans[index].start > from, let piece = shared.getSlice(at: from, length: spans[index].start - from) {
+                    pieces.append(piece)
+                }
+                from = spans[index].end
+            }
+            if shared.writerIndex > from, let piece = shared.getSlice(at: from, length: shared.writerIndex - from) {
+                pieces.append(piece)
+            }
+            personal[session] = pieces
+        }
+        fanOut.send(shared, personal: personal)
     }
 
     /// The hash of `committed` for `subscribed`, computed once per seq.
@@ -88,7 +171,7 @@ extension BoardActor {
         fanOut.remove(session)
         presenceUpdated[session] = nil
         guard presence.removeValue(forKey: session) != nil else { return }
-        fanOut.send(Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: session, user: ref.user))))
+        queuePresence(Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: session, user: ref.user))), about: session)
     }
 
     /// What `updatePresence` did.
@@ -128,8 +211,7 @@ extension BoardActor {
     }
 
     private func broadcastPresence(_ entry: ServerMessage.PresenceEntry, except: SessionID?) {
-        let line = Lines.line(.presence(ServerMessage.Presence(board: id, entry: entry)))
-        fanOut.send(line, except: except)
+        queuePresence(Lines.line(.presence(ServerMessage.Presence(board: id, entry: entry))), about: except)
     }
 
     /// Sends the deltas `from...to` again (after a gap), then `ok`; a snapshot when the retained log no longer holds
@@ -159,10 +241,7 @@ extension BoardActor {
             session.outbox.sendBulk(lines + [ok])
             return
         }
-        session.outbox.sendBulk([
-            Lines.line(.snapshot(ServerMessage.Snapshot(req: req, board: id, seq: seq, epoch: epoch, reason: .resync, state: committed))),
-            ok,
-        ])
+        session.outbox.sendBulk([snapshotLine(req: req, reason: .resync), ok])
     }
 
     /// One page of activity, newest first.

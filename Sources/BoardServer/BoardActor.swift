@@ -53,6 +53,13 @@ actor BoardActor {
     var isClosed = false
     /// The board hash of `committed` at a seq, for `subscribed` (computed at most once per seq).
     var hashCache: (seq: UInt64, hash: String)?
+    /// The JSON of `committed` at a seq, for `snapshot` lines (encoded at most once per seq).
+    var snapshotCache: (seq: UInt64, state: [UInt8])?
+    /// Presence lines (joins, changes, leaves) waiting for the next presence flush, each with the session it is
+    /// about (which does not get it).
+    var presenceQueue: [(line: ByteBuffer, about: SessionID?)] = []
+    /// Whether a presence flush is scheduled.
+    var presenceFlushScheduled = false
 
     private let kicks: AsyncStream<Void>.Continuation
     private let kickStream: AsyncStream<Void>
