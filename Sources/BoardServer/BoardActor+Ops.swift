@@ -94,6 +94,7 @@ extension BoardActor {
         }
         switch result {
         case .failure(let rejection):
+            configuration.metrics.rejected(.rejected(rejection.code))
             session.outbox.send(Lines.line(.reject(ServerMessage.Reject(board: id, mut: mut, rejection: rejection))))
         case .success(let change) where change.isNoop:
             session.outbox.send(ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: head.seq, noop: true)))
@@ -186,6 +187,7 @@ extension BoardActor {
     }
 
     func reject(_ session: SessionRef, _ mut: UInt64, _ code: RejectCode, _ message: String, retryAfterMs: UInt64? = nil) {
+        configuration.metrics.rejected(code)
         session.outbox.send(
             ByteBuffer(bytes: LineWriter.rejectLine(board: id, mut: mut, code: code, message: message, retryAfterMs: retryAfterMs)))
     }
@@ -200,9 +202,11 @@ extension BoardActor {
         let end = head
         sinceSnapshot += UInt64(inFlight.count)
         let snapshot = sinceSnapshot >= configuration.snapshotInterval
+        let started = ContinuousClock.now
         do {
             try await store.append(inFlight.map(\.event), snapshots: snapshot ? [end] : [])
         } catch {
+            configuration.metrics.commitFailed()
             // Nothing of the batch is durable, and whatever was applied on top of it since is void too.
             let batch = inFlight
             let dropped = batch + pending
@@ -223,6 +227,7 @@ extension BoardActor {
             return
         }
         let batch = inFlight
+        configuration.metrics.committed(batch.count, in: ContinuousClock.now - started)
         if snapshot { sinceSnapshot = 0 }
         committed = end
         // A member removed by this batch stops receiving the board now: none of the batch's deltas reach them.

@@ -34,6 +34,7 @@ extension BoardActor {
         if let reason { lines.append(snapshotLine(req: req, reason: reason)) }
         lines.append(
             Lines.line(.subscribed(ServerMessage.Subscribed(req: req, board: id, seq: seq, epoch: epoch, hash: committedHash()))))
+        configuration.metrics.subscribed(snapshot: reason)
         subscribers[session.id] = session
         fanOut.insert(session)
         let wasPresent = presence[session.id] != nil

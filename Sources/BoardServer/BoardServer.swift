@@ -23,8 +23,8 @@ public struct BoardServer: Service {
     let logger: Logger
     let group: any EventLoopGroup
     let onListening: @Sendable (SocketAddress) async -> Void
-    /// Faults counted while serving (failed connection set-ups).
-    public let counters = ServerCounters()
+    /// What the server counts (``ServerConfiguration/metrics``), failed connection set-ups among it.
+    public var counters: ServerMetrics { configuration.metrics }
     /// Seams for tests: a failing connection set-up, the listener itself.
     var hooks = Hooks()
 
@@ -65,7 +65,7 @@ public struct BoardServer: Service {
             logger: logger)
         let slowConsumer = Lines.error(
             WireError(.slowConsumer, "the outbox passed \(limits.outboxBytes) bytes or a write stalled; resume from your seq"))
-        let counters = self.counters
+        let counters = configuration.metrics
         let listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
         do {
             listener = try await Transport.bindServer(
@@ -81,11 +81,22 @@ public struct BoardServer: Service {
         } catch {
             throw ServerError(.network, "cannot listen on \(configuration.host):\(configuration.port): \(error)")
         }
+        let adminListeners: [AdminListener]
+        do {
+            adminListeners = try await Self.bindAdminListeners(configuration, group: group, logger: logger) {
+                await ServerMetrics.Sample.take(directory: directory, registry: registry)
+            }
+        } catch {
+            try? await listener.channel.close()
+            throw error
+        }
         hooks.listener(listener.channel)
+        counters.health.listening()
         if let address = listener.channel.localAddress { await onListening(address) }
         logger.info("listening", metadata: ["address": "\(listener.channel.localAddress?.description ?? "?")"])
 
         let listenerFailure: ServerError? = try await withThrowingDiscardingTaskGroup { tasks in
+            for endpoint in adminListeners { tasks.addTask { await endpoint.run() } }
             tasks.addTask {
                 await withDiscardingTaskGroup { boards in
                     for await board in started { boards.addTask { await board.run() } }
@@ -106,8 +117,10 @@ public struct BoardServer: Service {
                         tasks.addTask { await Session.serve(connection, context: context) }
                     }
                 } onGracefulShutdown: {
+                    counters.health.stopping()
                     listener.channel.close(promise: nil)
                 }
+                counters.health.stopping()
                 admin.cancelAll()
                 return failure
             }
@@ -119,6 +132,7 @@ public struct BoardServer: Service {
             let bye = Lines.line(.bye(Bye(reason: "shutdown", retryAfterMs: 1_000)))
             for session in await directory.all() { session.outbox.send(bye) }
             await registry.stopAll()
+            for endpoint in adminListeners { endpoint.close() }
             return failure
         }
         // A server that can no longer accept must not linger: the caller (corkd) exits non-zero at once.

@@ -34,6 +34,13 @@ public struct ServerConfiguration: Sendable {
     public var ownerName: UserID = "owner"
     /// The name the server gives in `welcome`.
     public var serverName: String = "corkd/0.1.0"
+    /// Where to serve `GET /metrics` (Prometheus text) and `/health` over plain HTTP; nil: off. Default nil.
+    /// `corkd serve --metrics` refuses an address other than loopback unless told otherwise.
+    public var metricsAddress: AdminAddress?
+    /// Where to serve `GET /health` alone (200 while serving, else 503), for a load balancer; nil: off. Default nil.
+    public var healthAddress: AdminAddress?
+    /// Where the server counts (a sink, not a setting): its own registry unless the caller passes one to read.
+    public var metrics = ServerMetrics()
 
     /// The defaults.
     public init() {}

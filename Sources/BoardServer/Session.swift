@@ -97,6 +97,7 @@ struct Session {
                         if self.machine.state == .closed { break }
                     }
                 } catch let error as TransportError {
+                    self.context.configuration.metrics.transportClosed(error.code)
                     // Still open here: say why before `executeThenClose` closes the connection.
                     if let code = error.wireCode, code != .slowConsumer {
                         try? await channel.writeAndFlush(Lines.error(WireError(code, error.message)))
@@ -105,6 +106,7 @@ struct Session {
                 }
             }
         } catch {
+            context.configuration.metrics.connectionFailed(error)
             logger.debug("connection ended", metadata: ["error": "\(error)"])
         }
         machine.closed()

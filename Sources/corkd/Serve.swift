@@ -14,6 +14,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var data: DataOptions
 
+    @OptionGroup(title: "Operating") var operating: OperatorOptions
+
     @Option(help: "The address to listen on (0.0.0.0 or :: for every interface).")
     var host: String = "127.0.0.1"
 
@@ -64,6 +66,7 @@ struct Serve: AsyncParsableCommand {
         }
         configuration.limits.membersMax = membersMax
         configuration.publicHost = publicHost
+        try operating.apply(to: &configuration)
         let machineHostName = ProcessInfo.processInfo.hostName
         if !machineHostName.isEmpty, !configuration.certificateHosts.contains(machineHostName) {
             configuration.certificateHosts.append(machineHostName)
@@ -93,6 +96,7 @@ struct Serve: AsyncParsableCommand {
                     logger.warning("cannot write \(ListenRecord.fileName); corkd invite will not know the address", metadata: ["error": "\(error)"])
                 }
                 var lines = ["corkd listening on \(settings.host):\(port)", "certificate fingerprint \(fingerprint)"]
+                lines += OperatorOptions.banner(settings)
                 if settings.publicHost == nil && settings.bindsEveryInterface {
                     lines.append("invite URLs name \(advertised), this machine's host name (--public-host NAME to choose)")
                     // Also to the log: under systemd stdout goes nowhere, and an operator must still be told.

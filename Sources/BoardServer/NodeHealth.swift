@@ -1,0 +1,73 @@
+import Synchronization
+
+/// Whether this node is serving, as the health port tells a load balancer: listening, store open and committing,
+/// not shutting down.
+///
+/// A failed commit marks the store failing for ``failureHold`` (default 10 s): the health port answers 503 until a
+/// commit succeeds or the hold has passed with no new failure (then the next commit tries the store again). Nothing
+/// here touches the store: a health check costs two atomic loads.
+public final class NodeHealth: Sendable {
+    /// What the health port answers.
+    public enum Verdict: Sendable, Equatable {
+        /// Serving: `200 serving`.
+        case serving
+        /// Not listening yet: `503 starting`.
+        case starting
+        /// The last commit failed within the hold: `503 store failing`.
+        case storeFailing
+        /// Shutting down (or the listener failed): `503 stopping`.
+        case stopping
+
+        /// The line the health port sends.
+        public var text: String {
+            switch self {
+            case .serving: "serving"
+            case .starting: "starting"
+            case .storeFailing: "store failing"
+            case .stopping: "stopping"
+            }
+        }
+    }
+
+    private let phase = Atomic<Int>(0)
+    /// Milliseconds since `origin` of the last failed commit plus 1; 0 when the last commit succeeded.
+    private let failedAt = Atomic<Int64>(0)
+    private let origin = ContinuousClock.now
+    /// How long a failed commit keeps the node unhealthy without a later successful commit.
+    public let failureHold: Duration
+
+    /// Makes a health that is `starting` until ``listening()``.
+    public init(failureHold: Duration = .seconds(10)) { self.failureHold = failureHold }
+
+    /// The server is listening.
+    func listening() { _ = phase.compareExchange(expected: 0, desired: 1, ordering: .relaxed) }
+
+    /// The server is shutting down or stopped: unhealthy from now on.
+    func stopping() { phase.store(2, ordering: .relaxed) }
+
+    /// A commit succeeded.
+    func storeCommitted() { if failedAt.load(ordering: .relaxed) != 0 { failedAt.store(0, ordering: .relaxed) } }
+
+    /// A commit failed.
+    func storeFailed() { failedAt.store(elapsedMs + 1, ordering: .relaxed) }
+
+    /// What the health port answers now.
+    public var verdict: Verdict {
+        switch phase.load(ordering: .relaxed) {
+        case 0: return .starting
+        case 1:
+            let failed = failedAt.load(ordering: .relaxed)
+            let holdMs = failureHold.components.seconds * 1_000 + failureHold.components.attoseconds / 1_000_000_000_000_000
+            return failed != 0 && elapsedMs - (failed - 1) < holdMs ? .storeFailing : .serving
+        default: return .stopping
+        }
+    }
+
+    /// Whether the health port answers 200.
+    public var isServing: Bool { verdict == .serving }
+
+    private var elapsedMs: Int64 {
+        let elapsed = ContinuousClock.now - origin
+        return elapsed.components.seconds * 1_000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -1,0 +1,49 @@
+import NIOCore
+import NIOPosix
+
+/// A raw HTTP/1.1 exchange over loopback TCP for the admin listener's tests: sends bytes, reads until the server
+/// closes, bounded by a timeout.
+enum HTTPProbe {
+    struct Reply {
+        var status: Int
+        var body: String
+    }
+
+    /// `GET path` on 127.0.0.1:port.
+    static func get(_ path: String, port: Int, method: String = "GET") async throws -> Reply {
+        let text = try await exchange("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", port: port)
+        return try parse(text)
+    }
+
+    /// Sends `request` as it is and returns everything the server wrote before closing.
+    static func exchange(_ request: String, port: Int, timeout: Duration = .seconds(10)) async throws -> String {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(5))
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        let deadline = channel.channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.components.seconds * 1_000_000_000)) {
+            channel.channel.close(promise: nil)
+        }
+        defer { deadline.cancel() }
+        return try await channel.executeThenClose { inbound, outbound in
+            if !request.isEmpty { try await outbound.write(ByteBuffer(string: request)) }
+            var received = ""
+            for try await chunk in inbound { received += String(buffer: chunk) }
+            return received
+        }
+    }
+
+    /// Splits a response into its status code and body.
+    static func parse(_ text: String) throws -> Reply {
+        guard let firstLine = text.split(separator: "\r\n").first, firstLine.hasPrefix("HTTP/1."),
+            let status = Int(firstLine.split(separator: " ").dropFirst().first ?? "")
+        else { throw HTTPProbeError(text: text) }
+        let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
+        return Reply(status: status, body: body)
+    }
+
+    struct HTTPProbeError: Error { var text: String }
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Two corkd nodes behind a real HAProxy (deploy/haproxy.cfg on free ports), all on 127.0.0.1, then `cork` one-shots
+# through HAProxy, one node stopped, and again. Everything it starts is stopped at the end; nothing outside a
+# temporary directory is written. Needs: haproxy, openssl, python3, and corkd/cork built (BIN, default .build/debug).
+#
+#   bash deploy/haproxy-check.sh
+#
+# The nodes use SQLite in two data directories that start as copies of one store (so the owner's token works on
+# both); they do not share later writes. Sharing them is the PostgreSQL store's job (issue 13); this checks the
+# routing, the TLS passthrough and the health checks.
+set -euo pipefail
+BIN=${BIN:-.build/debug}
+WORK=$(mktemp -d /tmp/corkd-haproxy.XXXXXX)
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_for() { for _ in $(seq 1 100); do if eval "$1"; then return 0; fi; sleep 0.1; done; echo "timed out: $1" >&2; return 1; }
+
+FRONT=$(free_port); N1=$(free_port); N2=$(free_port); H1=$(free_port); H2=$(free_port); M1=$(free_port)
+
+# One certificate for both nodes: a client pins one fingerprint, whichever node HAProxy picks.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj /CN=localhost \
+    -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
+chmod 600 "$WORK/key.pem"
+
+# A first start of node 1 makes the store and the owner; node 2 starts from a copy of it.
+"$BIN/corkd" serve --data-dir "$WORK/n1" --port "$N1" --cert "$WORK/cert.pem" --key "$WORK/key.pem" >/dev/null &
+PIDS+=($!); wait_for "test -s $WORK/n1/owner.url"
+kill "${PIDS[0]}"; wait "${PIDS[0]}" || true; PIDS=()
+cp -a "$WORK/n1" "$WORK/n2"
+
+"$BIN/corkd" serve --data-dir "$WORK/n1" --port "$N1" --cert "$WORK/cert.pem" --key "$WORK/key.pem" \
+    --health "127.0.0.1:$H1" --metrics "127.0.0.1:$M1" >"$WORK/n1.out" 2>"$WORK/n1.err" &
+PIDS+=($!); NODE1=$!
+"$BIN/corkd" serve --data-dir "$WORK/n2" --port "$N2" --cert "$WORK/cert.pem" --key "$WORK/key.pem" \
+    --health "127.0.0.1:$H2" >"$WORK/n2.out" 2>"$WORK/n2.err" &
+PIDS+=($!)
+wait_for "curl -fs http://127.0.0.1:$H1/health >/dev/null && curl -fs http://127.0.0.1:$H2/health >/dev/null"
+
+# deploy/haproxy.cfg with this run's ports (and a faster check interval).
+sed -e "s/bind :7420/bind 127.0.0.1:$FRONT/" \
+    -e "s/127.0.0.1:7421 check port 9431/127.0.0.1:$N1 check port $H1/" \
+    -e "s/127.0.0.1:7422 check port 9432/127.0.0.1:$N2 check port $H2/" \
+    -e "s/inter 2s/inter 500ms/" -e "s/maxconn [0-9]*/maxconn 4000/" -e "s/log stdout format raw local0 info/log stderr format raw local0 notice/" \
+    deploy/haproxy.cfg >"$WORK/haproxy.cfg"
+haproxy -c -q -f "$WORK/haproxy.cfg"
+haproxy -f "$WORK/haproxy.cfg" 2>"$WORK/haproxy.log" &
+PIDS+=($!)
+wait_for "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", $FRONT), 1)' 2>/dev/null"
+
+# The owner's URL, pointed at HAProxy.
+URL=$(sed -e "s/127.0.0.1:$N1/127.0.0.1:$FRONT/" "$WORK/n1/owner.url")
+export XDG_CONFIG_HOME="$WORK/cork-config"
+echo "== through HAProxy on 127.0.0.1:$FRONT, both nodes up"
+for i in 1 2 3 4; do "$BIN/cork" add --url "$URL" "card $i via haproxy" >/dev/null; done
+"$BIN/cork" show --url "$URL" | head -5
+echo "== node 1 metrics (127.0.0.1:$M1): what it served"
+curl -s "http://127.0.0.1:$M1/metrics" | grep -E '^corkd_(ops_applied_total|connections|serving) '
+
+echo "== node 1 stopped (SIGTERM): its health says stopping, then HAProxy sends everyone to node 2"
+kill "$NODE1"; wait "$NODE1" || true
+wait_for "! curl -fs http://127.0.0.1:$H1/health >/dev/null"
+sleep 1.5
+for i in 1 2 3; do "$BIN/cork" add --url "$URL" "card $i after node 1 stopped" >/dev/null; done
+"$BIN/cork" show --url "$URL" | head -5
+grep -E "node1.*(DOWN|UP)" "$WORK/haproxy.log" | sed -e 's/^/haproxy: /' || true
+echo "== ok"
