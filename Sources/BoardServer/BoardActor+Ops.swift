@@ -102,7 +102,7 @@ extension BoardActor {
                 board: id, seq: context.seq, at: context.now, actor: session.user,
                 clientID: session.clientID.rawValue, mut: mut, op: resolved.op, activity: change.activity,
                 inverse: change.inverse, undoOf: resolved.undoOf)
-            pending.append(Pending(event: event, origin: session))
+            pending.append(Pending(event, origin: session))
             pendingMut[key] = max(pendingMut[key] ?? 0, mut)
             kick()
         }
@@ -128,7 +128,7 @@ extension BoardActor {
             let event = StoredEvent(
                 board: id, seq: context.seq, at: context.now, actor: "corkd", clientID: nil, mut: nil, op: op,
                 activity: change.activity, inverse: change.inverse, undoOf: nil)
-            pending.append(Pending(event: event, origin: nil))
+            pending.append(Pending(event, origin: nil))
             kick()
             return nil
         }
@@ -201,7 +201,7 @@ extension BoardActor {
         sinceSnapshot += UInt64(inFlight.count)
         let snapshot = sinceSnapshot >= configuration.snapshotInterval
         do {
-            try await store.append(inFlight.map(\.event), snapshots: snapshot ? [end] : [])
+            try await store.append(encoded: inFlight.map(\.change), snapshots: snapshot ? [end] : [])
         } catch {
             // Nothing of the batch is durable, and whatever was applied on top of it since is void too.
             let batch = inFlight
@@ -230,22 +230,16 @@ extension BoardActor {
         if let first = batch.first?.event.seq {
             logger.debug("committed", metadata: ["seq": "\(first)...\(end.seq)", "batch": "\(batch.count)", "snapshot": "\(snapshot)"])
         }
-        // The batch's delta lines back to back, encoded once; every subscriber gets this same buffer. Each origin
-        // gets its acks, each just before its own delta: as slices of the shared buffer around the acks when it
-        // subscribes, as the acks alone when it does not.
-        var lines: [[UInt8]] = []
-        lines.reserveCapacity(batch.count)
-        var size = 0
-        for change in batch {
-            let bytes = Self.deltaBytes(change.event)
-            size += bytes.count
-            lines.append(bytes)
-        }
-        var shared = ByteBufferAllocator().buffer(capacity: size)
+        // The batch's delta lines back to back (each encoded once, when it was applied: the store wrote texts taken
+        // from the same bytes); every subscriber gets this same buffer. Each origin gets its acks, each just before
+        // its own delta: as slices of the shared buffer around the acks when it subscribes, as the acks alone when
+        // it does not.
+        var shared = ByteBufferAllocator().buffer(capacity: batch.reduce(0) { $0 + $1.line.count })
         var offsets: [Int] = []
         offsets.reserveCapacity(batch.count + 1)
-        for (change, bytes) in zip(batch, lines) {
+        for change in batch {
             let event = change.event
+            let bytes = change.line
             let start = shared.writerIndex
             offsets.append(start)
             shared.writeBytes(bytes)

@@ -63,10 +63,27 @@ actor BoardActor {
         var client: ClientID
     }
 
-    /// A change applied to `head` and waiting for the store.
+    /// A change applied to `head` and waiting for the store: the event, its `delta` line and the texts the store
+    /// keeps, all from one encoding (`LineWriter.storedDelta`).
     struct Pending {
-        var event: StoredEvent
+        var change: EncodedChange
+        /// The `delta` line every subscriber gets once the change is durable.
+        var line: [UInt8]
         var origin: SessionRef?
+
+        /// Encodes `event` once: its `delta` line, and the store's op and activity texts taken from that line.
+        init(_ event: StoredEvent, origin: SessionRef?) {
+            let delta = LineWriter.storedDelta(
+                board: event.board, seq: event.seq, at: event.at, actor: event.actor,
+                clientID: event.clientID.map { ClientID($0) }, mut: event.mut, op: event.op, activity: event.activity)
+            change = EncodedChange(
+                event: event, op: delta.op, activity: delta.activity, inverse: event.inverse.map(LineWriter.opJSON))
+            line = delta.line
+            self.origin = origin
+        }
+
+        /// The change as applied.
+        var event: StoredEvent { change.event }
 
         /// Whether the change takes a member off the board (their subscriptions end when it commits).
         var removesMember: Bool {

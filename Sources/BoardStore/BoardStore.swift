@@ -23,6 +23,10 @@ public protocol BoardStore: Sendable {
     /// written (explicit ROLLBACK).
     func append(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError)
 
+    /// `append` for changes whose JSON texts the server already encoded (from their `delta` lines): the texts are
+    /// written as they are, nothing is encoded again. The same checks, the same single durable transaction.
+    func append(encoded changes: [EncodedChange], snapshots: [Board]) async throws(StoreError)
+
     /// Events with `from <= seq <= to`, ascending, at most `limit`.
     func events(_ board: BoardID, from: UInt64, to: UInt64, limit: Int) async throws(StoreError) -> [StoredEvent]
 

@@ -27,7 +27,18 @@ extension SQLiteStore {
     /// transaction fails, its appends are retried one by one, so one board's bad batch never fails another's.
     public func append(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
         guard !events.isEmpty || !snapshots.isEmpty else { return }
-        let ticket = AppendQueue.Ticket(events: events, snapshots: snapshots)
+        try await append(EncodedBatch(events: events, snapshots: snapshots, eventJSON: configuration.eventJSON))
+    }
+
+    /// `append` for changes the server encoded: their texts are written as they are.
+    public func append(encoded changes: [EncodedChange], snapshots: [Board]) async throws(StoreError) {
+        guard !changes.isEmpty || !snapshots.isEmpty else { return }
+        try await append(EncodedBatch(changes: changes, snapshots: snapshots))
+    }
+
+    /// Queues `batch` for the next transaction (see `append`) and waits for its outcome.
+    private func append(_ batch: EncodedBatch) async throws(StoreError) {
+        let ticket = AppendQueue.Ticket(batch)
         if appends.enqueue(ticket) {
             // No transaction was being written: this caller writes until the queue is empty.
             while let batch = appends.takeAll() {
@@ -41,7 +52,7 @@ extension SQLiteStore {
     private func commit(_ batch: [AppendQueue.Ticket]) async {
         let result: Result<Void, StoreError>
         do {
-            try await appendNow(batch.flatMap(\.events), snapshots: batch.flatMap(\.snapshots))
+            try await appendNow(EncodedBatch(joining: batch.map(\.batch)))
             result = .success(())
         } catch {
             result = .failure(error)
@@ -49,7 +60,7 @@ extension SQLiteStore {
         if case .failure = result, batch.count > 1 {
             for ticket in batch {
                 do {
-                    try await appendNow(ticket.events, snapshots: ticket.snapshots)
+                    try await appendNow(ticket.batch)
                     ticket.settle(.success(()))
                 } catch {
                     ticket.settle(.failure(error))
@@ -60,9 +71,8 @@ extension SQLiteStore {
         for ticket in batch { ticket.settle(result) }
     }
 
-    /// One transaction for `events` and `snapshots` (the checks of `append`).
-    private func appendNow(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
-        let batch = try EncodedBatch(events: events, snapshots: snapshots, eventJSON: configuration.eventJSON)
+    /// One transaction for `batch` (the checks of `append`).
+    private func appendNow(_ batch: EncodedBatch) async throws(StoreError) {
         let kept = configuration.snapshotsKept
         try await write("append") { db in
             try SQLiteStore.append(batch, snapshotsKept: kept, db)
@@ -120,14 +130,12 @@ extension SQLiteStore {
 final class AppendQueue: Sendable {
     /// One caller's append and, once written, its outcome.
     final class Ticket: Sendable {
-        let events: [StoredEvent]
-        let snapshots: [Board]
+        let batch: EncodedBatch
         private let state = Mutex<(result: Result<Void, StoreError>?, waiter: CheckedContinuation<Result<Void, StoreError>, Never>?)>(
             (nil, nil))
 
-        init(events: [StoredEvent], snapshots: [Board]) {
-            self.events = events
-            self.snapshots = snapshots
+        init(_ batch: EncodedBatch) {
+            self.batch = batch
         }
 
         /// Records the outcome and wakes the caller.
