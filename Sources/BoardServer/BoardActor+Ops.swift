@@ -104,7 +104,7 @@ extension BoardActor {
                 inverse: change.inverse, undoOf: resolved.undoOf)
             pending.append(Pending(event, origin: session))
             pendingMut[key] = max(pendingMut[key] ?? 0, mut)
-            kick()
+            handOver()
         }
         return .answered
     }
@@ -129,7 +129,7 @@ extension BoardActor {
                 board: id, seq: context.seq, at: context.now, actor: "corkd", clientID: nil, mut: nil, op: op,
                 activity: change.activity, inverse: change.inverse, undoOf: nil)
             pending.append(Pending(event, origin: nil))
-            kick()
+            handOver()
             return nil
         }
     }
@@ -190,21 +190,37 @@ extension BoardActor {
             ByteBuffer(bytes: LineWriter.rejectLine(board: id, mut: mut, code: code, message: message, retryAfterMs: retryAfterMs)))
     }
 
-    /// Writes everything pending in one transaction, then acknowledges and fans out; on failure rolls `head` back.
-    func commitBatch() async {
+    /// Hands everything pending to the store's writer, unless a batch of this board is in it already (then this
+    /// runs again when that one is answered). The writer's answer comes back through `outcomes` to `settle`.
+    func handOver() {
+        guard !committing, !pending.isEmpty else { return }
         committing = true
-        defer { committing = false }
         inFlight = pending
         pending = []
-        defer { inFlight = [] }
-        let end = head
         sinceSnapshot += UInt64(inFlight.count)
         let snapshot = sinceSnapshot >= configuration.snapshotInterval
-        do {
-            try await store.append(encoded: inFlight.map(\.change), snapshots: snapshot ? [end] : [])
-        } catch {
+        inFlightEnd = (head, snapshot)
+        let outcomes = self.outcomes
+        store.submit(encoded: inFlight.map(\.change), snapshots: snapshot ? [head] : []) { result in
+            outcomes.yield(.written(result))
+        }
+    }
+
+    /// The writer answered the batch in flight: acknowledges and fans it out once durable, and hands over what was
+    /// applied meanwhile; on failure rolls `head` back and rejects the batch and everything applied on top of it.
+    func settle(_ result: Result<Void, StoreError>) {
+        guard committing, let ending = inFlightEnd else { return }
+        let (end, snapshot) = (ending.board, ending.snapshot)
+        let batch = inFlight
+        committing = false
+        inFlight = []
+        inFlightEnd = nil
+        defer {
+            if pending.isEmpty && !committing { pendingMut = [:] }
+            resumeDrainWaiters()
+        }
+        if case .failure(let error) = result {
             // Nothing of the batch is durable, and whatever was applied on top of it since is void too.
-            let batch = inFlight
             let dropped = batch + pending
             pending = []
             head = committed
@@ -222,9 +238,10 @@ extension BoardActor {
             }
             return
         }
-        let batch = inFlight
         if snapshot { sinceSnapshot = 0 }
         committed = end
+        // What was applied meanwhile goes to the writer now, before this batch's acks and fan-out are built.
+        handOver()
         // A member removed by this batch stops receiving the board now: none of the batch's deltas reach them.
         let removed = batch.contains(where: \.removesMember) ? endSubscriptionsOfNonMembers() : []
         if let first = batch.first?.event.seq {
