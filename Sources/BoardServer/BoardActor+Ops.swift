@@ -103,9 +103,9 @@ extension BoardActor {
                 board: id, seq: context.seq, at: context.now, actor: session.user,
                 clientID: session.clientID.rawValue, mut: mut, op: resolved.op, activity: change.activity,
                 inverse: change.inverse, undoOf: resolved.undoOf)
-            pending.append(Pending(event: event, origin: session))
+            pending.append(Pending(event, origin: session))
             pendingMut[key] = max(pendingMut[key] ?? 0, mut)
-            kick()
+            handOver()
         }
         return .answered
     }
@@ -129,8 +129,8 @@ extension BoardActor {
             let event = StoredEvent(
                 board: id, seq: context.seq, at: context.now, actor: "corkd", clientID: nil, mut: nil, op: op,
                 activity: change.activity, inverse: change.inverse, undoOf: nil)
-            pending.append(Pending(event: event, origin: nil))
-            kick()
+            pending.append(Pending(event, origin: nil))
+            handOver()
             return nil
         }
     }
@@ -192,23 +192,40 @@ extension BoardActor {
             ByteBuffer(bytes: LineWriter.rejectLine(board: id, mut: mut, code: code, message: message, retryAfterMs: retryAfterMs)))
     }
 
-    /// Writes everything pending in one transaction, then acknowledges and fans out; on failure rolls `head` back.
-    func commitBatch() async {
+    /// Hands everything pending to the store's writer, unless a batch of this board is in it already (then this
+    /// runs again when that one is answered). The writer's answer comes back through `outcomes` to `settle`.
+    func handOver() {
+        guard !committing, !pending.isEmpty else { return }
         committing = true
-        defer { committing = false }
         inFlight = pending
         pending = []
-        defer { inFlight = [] }
-        let end = head
         sinceSnapshot += UInt64(inFlight.count)
         let snapshot = sinceSnapshot >= configuration.snapshotInterval
-        let started = ContinuousClock.now
-        do {
-            try await store.append(inFlight.map(\.event), snapshots: snapshot ? [end] : [])
-        } catch {
+        inFlightEnd = (head, snapshot)
+        inFlightStarted = ContinuousClock.now
+        let outcomes = self.outcomes
+        store.submit(encoded: inFlight.map(\.change), snapshots: snapshot ? [head] : []) { result in
+            outcomes.yield(.written(result))
+        }
+    }
+
+    /// The writer answered the batch in flight: acknowledges and fans it out once durable, and hands over what was
+    /// applied meanwhile; on failure rolls `head` back and rejects the batch and everything applied on top of it.
+    func settle(_ result: Result<Void, StoreError>) {
+        guard committing, let ending = inFlightEnd else { return }
+        let (end, snapshot) = (ending.board, ending.snapshot)
+        let started = inFlightStarted ?? ContinuousClock.now
+        let batch = inFlight
+        committing = false
+        inFlight = []
+        inFlightEnd = nil
+        defer {
+            if pending.isEmpty && !committing { pendingMut = [:] }
+            resumeDrainWaiters()
+        }
+        if case .failure(let error) = result {
             configuration.metrics.commitFailed()
             // Nothing of the batch is durable, and whatever was applied on top of it since is void too.
-            let batch = inFlight
             let dropped = batch + pending
             pending = []
             head = committed
@@ -226,31 +243,26 @@ extension BoardActor {
             }
             return
         }
-        let batch = inFlight
         configuration.metrics.committed(batch.count, in: ContinuousClock.now - started)
         if snapshot { sinceSnapshot = 0 }
         committed = end
+        // What was applied meanwhile goes to the writer now, before this batch's acks and fan-out are built.
+        handOver()
         // A member removed by this batch stops receiving the board now: none of the batch's deltas reach them.
         let removed = batch.contains(where: \.removesMember) ? endSubscriptionsOfNonMembers() : []
         if let first = batch.first?.event.seq {
             logger.debug("committed", metadata: ["seq": "\(first)...\(end.seq)", "batch": "\(batch.count)", "snapshot": "\(snapshot)"])
         }
-        // The batch's delta lines back to back, encoded once; every subscriber gets this same buffer. Each origin
-        // gets its acks, each just before its own delta: as slices of the shared buffer around the acks when it
-        // subscribes, as the acks alone when it does not.
-        var lines: [[UInt8]] = []
-        lines.reserveCapacity(batch.count)
-        var size = 0
-        for change in batch {
-            let bytes = Self.deltaBytes(change.event)
-            size += bytes.count
-            lines.append(bytes)
-        }
-        var shared = ByteBufferAllocator().buffer(capacity: size)
+        // The batch's delta lines back to back (each encoded once, when it was applied: the store wrote texts taken
+        // from the same bytes); every subscriber gets this same buffer. Each origin gets its acks, each just before
+        // its own delta: as slices of the shared buffer around the acks when it subscribes, as the acks alone when
+        // it does not.
+        var shared = ByteBufferAllocator().buffer(capacity: batch.reduce(0) { $0 + $1.line.count })
         var offsets: [Int] = []
         offsets.reserveCapacity(batch.count + 1)
-        for (change, bytes) in zip(batch, lines) {
+        for change in batch {
             let event = change.event
+            let bytes = change.line
             let start = shared.writerIndex
             offsets.append(start)
             shared.writeBytes(bytes)

@@ -6,11 +6,12 @@ import NIOCore
 
 /// Owns one board: its state, its seq, its subscribers and presence (STYLE.md 4).
 ///
-/// Ops are applied to `head` at once, in arrival order, by the pure reducer; they are handed to the store in batches
-/// (group commit: whatever arrived while the previous transaction ran goes in the next one). Only after a batch is
-/// durable are its acks sent and its deltas fanned out, each delta encoded once and the same bytes written to every
-/// subscriber. If a batch fails, nothing of it — nor anything applied on top of it since — is acknowledged: `head`
-/// returns to the last durable board and those ops are rejected with the store's code.
+/// Ops are applied to `head` at once, in arrival order, by the pure reducer, and handed straight to the store's one
+/// writer (`BoardStore.submit`), which commits whatever every board handed over in one transaction; while this
+/// board's batch is in the writer, what it applies waits in `pending` and is handed over the moment that batch is
+/// answered. Only after a batch is durable are its acks sent and its deltas fanned out, each delta encoded once and
+/// the same bytes written to every subscriber. If a batch fails, nothing of it — nor anything applied on top of it
+/// since — is acknowledged: `head` returns to the last durable board and those ops are rejected with the store's code.
 actor BoardActor {
     let id: BoardID
     let epoch: String
@@ -29,6 +30,10 @@ actor BoardActor {
     var pending: [Pending] = []
     /// The batch the store is writing now (a resend of one of its ops must attach to it, never apply again).
     var inFlight: [Pending] = []
+    /// The board as of the end of `inFlight`, and whether its snapshot is written with it.
+    var inFlightEnd: (board: Board, snapshot: Bool)?
+    /// When the batch in flight was handed to the writer (for the commit latency metric).
+    var inFlightStarted: ContinuousClock.Instant?
     /// The highest committed mutation per client.
     var lastMut: [ClientKey: UInt64] = [:]
     /// The highest mutation per client in `pending` or `inFlight` (so a resend is found without scanning every op).
@@ -41,8 +46,10 @@ actor BoardActor {
     var presenceUpdated: [SessionID: Int64] = [:]
     /// Seqs since the last stored snapshot.
     var sinceSnapshot: UInt64 = 0
-    /// Whether a batch is being written.
+    /// Whether a batch is in the store's writer.
     var committing = false
+    /// Whether `stop()` was called: `run()` returns once nothing is pending or being written.
+    var stopping = false
     /// Callers of `drained()` waiting for every pending change to be durable and answered.
     var drainWaiters: [CheckedContinuation<Void, Never>] = []
     /// Each user's op token bucket on this board (`rate_ops_per_s`, `rate_burst`).
@@ -61,8 +68,17 @@ actor BoardActor {
     /// Whether a presence flush is scheduled.
     var presenceFlushScheduled = false
 
-    private let kicks: AsyncStream<Void>.Continuation
-    private let kickStream: AsyncStream<Void>
+    /// The store writer's answers (and `stop()`), in the order they were given; `run()` handles them.
+    let outcomes: AsyncStream<Outcome>.Continuation
+    private let outcomeStream: AsyncStream<Outcome>
+
+    /// What `run()` is told.
+    enum Outcome: Sendable {
+        /// The store writer finished the batch in flight.
+        case written(Result<Void, StoreError>)
+        /// `stop()`.
+        case stop
+    }
 
     /// Exactly-once delivery is keyed by user and client id.
     struct ClientKey: Hashable {
@@ -70,10 +86,27 @@ actor BoardActor {
         var client: ClientID
     }
 
-    /// A change applied to `head` and waiting for the store.
+    /// A change applied to `head` and waiting for the store: the event, its `delta` line and the texts the store
+    /// keeps, all from one encoding (`LineWriter.storedDelta`).
     struct Pending {
-        var event: StoredEvent
+        var change: EncodedChange
+        /// The `delta` line every subscriber gets once the change is durable.
+        var line: [UInt8]
         var origin: SessionRef?
+
+        /// Encodes `event` once: its `delta` line, and the store's op and activity texts taken from that line.
+        init(_ event: StoredEvent, origin: SessionRef?) {
+            let delta = LineWriter.storedDelta(
+                board: event.board, seq: event.seq, at: event.at, actor: event.actor,
+                clientID: event.clientID.map { ClientID($0) }, mut: event.mut, op: event.op, activity: event.activity)
+            change = EncodedChange(
+                event: event, op: delta.op, activity: delta.activity, inverse: event.inverse.map(LineWriter.opJSON))
+            line = delta.line
+            self.origin = origin
+        }
+
+        /// The change as applied.
+        var event: StoredEvent { change.event }
 
         /// Whether the change takes a member off the board (their subscriptions end when it commits).
         var removesMember: Bool {
@@ -122,7 +155,7 @@ actor BoardActor {
         logger[metadataKey: "board"] = "\(id)"
         self.logger = logger
         self.log = DeltaLog(capacity: configuration.limits.historyMax, byteCapacity: configuration.limits.historyBytes)
-        (kickStream, kicks) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (outcomeStream, outcomes) = AsyncStream.makeStream(of: Outcome.self, bufferingPolicy: .unbounded)
     }
 
     private func fillLog(_ events: [StoredEvent], sinceSnapshot: UInt64) {
@@ -132,14 +165,16 @@ actor BoardActor {
         self.sinceSnapshot = sinceSnapshot
     }
 
-    /// Commits batches until `stop()`; then commits what is left and returns.
+    /// Answers each batch the store writer finishes (acks and deltas, or rejects) until `stop()`; then until what
+    /// is left is durable and answered, and returns.
     func run() async {
-        for await _ in kickStream {
-            while !pending.isEmpty { await commitBatch() }
-            pendingMut = [:]
-            resumeDrainWaiters()
+        for await outcome in outcomeStream {
+            switch outcome {
+            case .written(let result): settle(result)
+            case .stop: stopping = true
+            }
+            if stopping && pending.isEmpty && !committing { break }
         }
-        while !pending.isEmpty { await commitBatch() }
         resumeDrainWaiters()
     }
 
@@ -149,7 +184,7 @@ actor BoardActor {
         await withCheckedContinuation { drainWaiters.append($0) }
     }
 
-    private func resumeDrainWaiters() {
+    func resumeDrainWaiters() {
         guard pending.isEmpty, !committing else { return }
         let waiters = drainWaiters
         drainWaiters = []
@@ -157,10 +192,7 @@ actor BoardActor {
     }
 
     /// Ends `run()` once everything pending is durable.
-    nonisolated func stop() { kicks.finish() }
-
-    /// Wakes the commit loop.
-    func kick() { kicks.yield() }
+    nonisolated func stop() { outcomes.yield(.stop) }
 
     /// The delta line for a stored event: encoded once, by hand (about 0.4 µs), and the same bytes go to every
     /// subscriber.

@@ -3,7 +3,8 @@ import BoardCore
 /// Durable storage for boards, their event logs, users, tokens and the admin queue.
 ///
 /// Every method that writes returns only once the write is durable. One actor per board sequences its ops and
-/// hands batches to `append` (group commit); the store checks that each board's seqs follow its head.
+/// hands batches to `submit` (the store's writer commits what every board handed over in one transaction); the store
+/// checks that each board's seqs follow its head.
 public protocol BoardStore: Sendable {
     /// Every board, archived ones included, with its head seq and epoch (start-up).
     func boards() async throws(StoreError) -> [BoardRecord]
@@ -22,6 +23,17 @@ public protocol BoardStore: Sendable {
     /// snapshots in ONE transaction; returns only when durable (WAL + `synchronous=FULL`). On any failure nothing is
     /// written (explicit ROLLBACK).
     func append(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError)
+
+    /// `append` for changes whose JSON texts the server already encoded (from their `delta` lines): the texts are
+    /// written as they are, nothing is encoded again. The same checks, the same single durable transaction.
+    func append(encoded changes: [EncodedChange], snapshots: [Board]) async throws(StoreError)
+
+    /// Hands changes to the store's one writer without waiting: they are committed as `append(encoded:)` commits
+    /// them, in one durable transaction with whatever else is queued, and `done` is called once, with the outcome,
+    /// when that transaction is durable or rolled back (on the writer's own thread: keep it short). A caller must
+    /// wait for `done` before it submits again for the same board.
+    func submit(
+        encoded changes: [EncodedChange], snapshots: [Board], done: @escaping @Sendable (Result<Void, StoreError>) -> Void)
 
     /// Events with `from <= seq <= to`, ascending, at most `limit`.
     func events(_ board: BoardID, from: UInt64, to: UInt64, limit: Int) async throws(StoreError) -> [StoredEvent]
@@ -69,4 +81,23 @@ public protocol BoardStore: Sendable {
 
     /// Marks commands done in one transaction, each with its failure (nil: applied).
     func finish(_ results: [(id: Int64, failure: AdminFailure?)]) async throws(StoreError)
+}
+
+extension BoardStore {
+    /// `submit` for a store without a writer of its own: a task runs `append(encoded:)` and reports its outcome
+    /// (each board waits for one submit before the next, so the tasks never race for one board).
+    public func submit(
+        encoded changes: [EncodedChange], snapshots: [Board], done: @escaping @Sendable (Result<Void, StoreError>) -> Void
+    ) {
+        Task {
+            let result: Result<Void, StoreError>
+            do throws(StoreError) {
+                try await append(encoded: changes, snapshots: snapshots)
+                result = .success(())
+            } catch {
+                result = .failure(error)
+            }
+            done(result)
+        }
+    }
 }

@@ -13,11 +13,28 @@ struct EncodedBatch: Sendable {
     /// batch or a value cannot be encoded.
     init(events: [StoredEvent], snapshots: [Board], eventJSON: (any EventJSON)?) throws(StoreError) {
         let encoder = StoreCoding.makeEncoder()
-        var encoded: [EncodedEvent] = []
-        encoded.reserveCapacity(events.count)
+        try self.init(
+            rows: events.map { (event) throws(StoreError) in try EncodedEvent(event, encoder, eventJSON) },
+            snapshots: snapshots, encoder: encoder)
+    }
+
+    /// Several batches written as one (group commit); `plan` checks each board's seqs across them.
+    init(joining batches: [EncodedBatch]) {
+        events = batches.flatMap(\.events)
+        snapshots = batches.flatMap(\.snapshots)
+    }
+
+    /// The batch of changes the server encoded (their texts are written as they are).
+    init(changes: [EncodedChange], snapshots: [Board]) throws(StoreError) {
+        try self.init(
+            rows: changes.map { (change) throws(StoreError) in try EncodedEvent(change) }, snapshots: snapshots,
+            encoder: nil)
+    }
+
+    /// Checks `rows` (each board's seqs contiguous and ascending) and encodes `snapshots`.
+    private init(rows: [EncodedEvent], snapshots: [Board], encoder: JSONEncoder?) throws(StoreError) {
         var last: [String: Int64] = [:]
-        for event in events {
-            let row = try EncodedEvent(event, encoder, eventJSON)
+        for row in rows {
             if let previous = last[row.board], row.seq != previous + 1 {
                 throw StoreError(
                     .internal,
@@ -25,9 +42,11 @@ struct EncodedBatch: Sendable {
                         + "be contiguous and ascending")
             }
             last[row.board] = row.seq
-            encoded.append(row)
         }
-        self.events = encoded
+        self.events = rows
+        self.snapshots = []
+        guard !snapshots.isEmpty else { return }
+        let encoder = encoder ?? StoreCoding.makeEncoder()
         self.snapshots = try snapshots.map { (board: Board) throws(StoreError) in
             SnapshotRow(
                 board: board.id.rawValue, seq: try StoreCoding.int64(board.seq, "snapshot seq"), name: board.name,

@@ -1,7 +1,6 @@
 import BoardCore
 import Foundation
 import GRDB
-import Synchronization
 
 extension SQLiteStore {
     /// The insert statement for one event; its arguments come from `EncodedEvent.arguments`.
@@ -16,56 +15,88 @@ extension SQLiteStore {
     /// repeat; every snapshot must be of a board that exists, at a seq no later than that board's head after the
     /// batch. Anything else throws `.internal` (`.notFound` for an unknown board, `.duplicate` for a
     /// `(actor, clientID, mut)` that is already committed) and writes nothing. The `client_boards` table's last
-    /// mutation for each `(actor, clientID, board)` moves up in the same transaction, and `board.rename` events and snapshots keep
-    /// the board's listed name current. Older snapshots beyond `Configuration.snapshotsKept` are deleted.
+    /// mutation for each `(actor, clientID, board)` moves up in the same transaction, and `board.rename` events and
+    /// snapshots keep the board's listed name current. Older snapshots beyond `Configuration.snapshotsKept` are
+    /// deleted.
     ///
-    /// Not cancellable: once called it runs to its commit or its rollback.
-    ///
-    /// Group commit across boards: appends that arrive while a transaction is being written wait, and the next
-    /// transaction writes all of them at once (one fsync for many boards, where one per board capped a server with
-    /// many busy boards at a few thousand commits a second). Each caller still gets its own outcome: when a shared
-    /// transaction fails, its appends are retried one by one, so one board's bad batch never fails another's.
+    /// Not cancellable: once called it runs to its commit or its rollback. It goes through the store's one writer
+    /// (`submit`), so it shares a transaction with whatever else is queued.
     public func append(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
         guard !events.isEmpty || !snapshots.isEmpty else { return }
-        let ticket = AppendQueue.Ticket(events: events, snapshots: snapshots)
-        if appends.enqueue(ticket) {
-            // No transaction was being written: this caller writes until the queue is empty.
-            while let batch = appends.takeAll() {
-                await commit(batch)
-            }
-        }
-        try await ticket.outcome().get()
+        try await append(EncodedBatch(events: events, snapshots: snapshots, eventJSON: configuration.eventJSON))
     }
 
-    /// Writes `batch` in one transaction and settles every ticket; after a failure, each ticket alone.
-    private func commit(_ batch: [AppendQueue.Ticket]) async {
-        let result: Result<Void, StoreError>
+    /// `append` for changes the server encoded: their texts are written as they are.
+    public func append(encoded changes: [EncodedChange], snapshots: [Board]) async throws(StoreError) {
+        guard !changes.isEmpty || !snapshots.isEmpty else { return }
+        try await append(EncodedBatch(changes: changes, snapshots: snapshots))
+    }
+
+    /// Hands changes to the store's one writer (group commit across boards, `BoardStore.submit`).
+    ///
+    /// The writer is GRDB's writer connection: at the start of each transaction it takes everything queued (every
+    /// board's hand-overs), writes it in one IMMEDIATE transaction (one fsync), then calls each `done` right there, on
+    /// the writer's thread, before it takes the next. When a shared transaction fails, its hand-overs are written
+    /// again one by one, so one board's bad batch never fails another's. While more is queued it schedules itself
+    /// again behind any other write waiting on the connection, so a steady stream of ops never starves those.
+    public func submit(
+        encoded changes: [EncodedChange], snapshots: [Board], done: @escaping @Sendable (Result<Void, StoreError>) -> Void
+    ) {
+        guard !changes.isEmpty || !snapshots.isEmpty else { return done(.success(())) }
         do {
-            try await appendNow(batch.flatMap(\.events), snapshots: batch.flatMap(\.snapshots))
-            result = .success(())
+            submit(try EncodedBatch(changes: changes, snapshots: snapshots), done: done)
         } catch {
-            result = .failure(error)
+            done(.failure(error))
         }
-        if case .failure = result, batch.count > 1 {
-            for ticket in batch {
-                do {
-                    try await appendNow(ticket.events, snapshots: ticket.snapshots)
-                    ticket.settle(.success(()))
-                } catch {
-                    ticket.settle(.failure(error))
-                }
-            }
+    }
+
+    /// Queues `batch` for the writer and waits for its outcome.
+    private func append(_ batch: EncodedBatch) async throws(StoreError) {
+        let result: Result<Void, StoreError> = await withCheckedContinuation { continuation in
+            submit(batch) { continuation.resume(returning: $0) }
+        }
+        try result.get()
+    }
+
+    /// Queues `batch`; starts the writer when it was idle.
+    private func submit(_ batch: EncodedBatch, done: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+        if appends.enqueue(CommitQueue.Ticket(batch: batch, done: done)) { startWriter() }
+    }
+
+    /// One turn of the writer: takes everything queued, commits it, answers it, and schedules the next turn while
+    /// more is queued.
+    private func startWriter() {
+        let store = self
+        pool.asyncWriteWithoutTransaction { db in
+            guard let tickets = store.appends.takeAll() else { return }
+            Self.commit(tickets, snapshotsKept: store.configuration.snapshotsKept, db)
+            if store.appends.continues() { store.startWriter() }
+        }
+    }
+
+    /// Writes `tickets` in one transaction and answers each; after a failure, each alone.
+    private static func commit(_ tickets: [CommitQueue.Ticket], snapshotsKept: Int, _ db: Database) {
+        let joined = tickets.count == 1 ? tickets[0].batch : EncodedBatch(joining: tickets.map(\.batch))
+        let result = transaction(joined, snapshotsKept: snapshotsKept, db)
+        if case .failure = result, tickets.count > 1 {
+            for ticket in tickets { ticket.done(transaction(ticket.batch, snapshotsKept: snapshotsKept, db)) }
             return
         }
-        for ticket in batch { ticket.settle(result) }
+        for ticket in tickets { ticket.done(result) }
     }
 
-    /// One transaction for `events` and `snapshots` (the checks of `append`).
-    private func appendNow(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
-        let batch = try EncodedBatch(events: events, snapshots: snapshots, eventJSON: configuration.eventJSON)
-        let kept = configuration.snapshotsKept
-        try await write("append") { db in
-            try SQLiteStore.append(batch, snapshotsKept: kept, db)
+    /// One IMMEDIATE transaction for `batch`, committed (durable: WAL with `synchronous=FULL`) or rolled back.
+    private static func transaction(_ batch: EncodedBatch, snapshotsKept: Int, _ db: Database) -> Result<Void, StoreError> {
+        do {
+            try db.inTransaction(.immediate) {
+                try append(batch, snapshotsKept: snapshotsKept, db)
+                return .commit
+            }
+            return .success(())
+        } catch {
+            // GRDB already rolls back in `inTransaction`; this is the belt to its braces (see `writeWithoutTransaction`).
+            if db.isInsideTransaction { try? db.rollback() }
+            return .failure(StoreError(error, context: "append"))
         }
     }
 
@@ -111,75 +142,6 @@ extension SQLiteStore {
         let updateHead = try db.cachedStatement(sql: "UPDATE boards SET head = ?, name = coalesce(?, name) WHERE id = ?")
         for (board, head) in plan.heads {
             try updateHead.execute(arguments: [head, plan.renames[board], board])
-        }
-    }
-}
-
-/// The appends waiting for the next transaction, and whether one is being written (by the caller that found the
-/// queue idle: the leader). Followers wait on their ticket.
-final class AppendQueue: Sendable {
-    /// One caller's append and, once written, its outcome.
-    final class Ticket: Sendable {
-        let events: [StoredEvent]
-        let snapshots: [Board]
-        private let state = Mutex<(result: Result<Void, StoreError>?, waiter: CheckedContinuation<Result<Void, StoreError>, Never>?)>(
-            (nil, nil))
-
-        init(events: [StoredEvent], snapshots: [Board]) {
-            self.events = events
-            self.snapshots = snapshots
-        }
-
-        /// Records the outcome and wakes the caller.
-        func settle(_ result: Result<Void, StoreError>) {
-            let waiter = state.withLock { state -> CheckedContinuation<Result<Void, StoreError>, Never>? in
-                guard state.result == nil else { return nil }
-                state.result = result
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume(returning: result)
-        }
-
-        /// Waits for the outcome.
-        func outcome() async -> Result<Void, StoreError> {
-            await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> Result<Void, StoreError>? in
-                    if let result = state.result { return result }
-                    state.waiter = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        }
-    }
-
-    private let state = Mutex<(waiting: [Ticket], writing: Bool)>(([], false))
-    /// Transactions written and the appends they carried (for tests and diagnostics).
-    let transactions = Atomic<Int>(0)
-    let appended = Atomic<Int>(0)
-
-    /// Queues a ticket; true when no transaction is being written, so the caller must write (it is now the leader).
-    func enqueue(_ ticket: Ticket) -> Bool {
-        state.withLock { state in
-            state.waiting.append(ticket)
-            if state.writing { return false }
-            state.writing = true
-            return true
-        }
-    }
-
-    /// Everything waiting, or nil (and the leader's turn ends) when nothing is.
-    func takeAll() -> [Ticket]? {
-        state.withLock { state in
-            guard !state.waiting.isEmpty else {
-                state.writing = false
-                return nil
-            }
-            defer { state.waiting = [] }
-            transactions.add(1, ordering: .relaxed)
-            appended.add(state.waiting.count, ordering: .relaxed)
-            return state.waiting
         }
     }
 }

@@ -19,8 +19,8 @@ public struct SQLiteStore: BoardStore {
     public let configuration: Configuration
     /// Trace/debug logging of store events.
     let logger: Logger
-    /// Appends waiting to share the next transaction (group commit across boards; see `append`).
-    let appends = AppendQueue()
+    /// The one writer's queue: hand-overs waiting to share the next transaction (group commit across boards; see `submit`).
+    let appends = CommitQueue()
 
     /// The database file's location.
     public var path: String { pool.path }

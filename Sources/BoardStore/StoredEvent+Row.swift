@@ -21,14 +21,9 @@ struct EncodedEvent: Sendable {
 
     /// Encodes `event` with `encoder`.
     init(_ event: StoredEvent, _ encoder: JSONEncoder, _ fast: (any EventJSON)? = nil) throws(StoreError) {
-        board = event.board.rawValue
-        seq = try StoreCoding.int64(event.seq, "seq")
-        at = event.at.milliseconds
-        actor = event.actor.rawValue
-        clientID = event.clientID
-        mut = try event.mut.map { (m: UInt64) throws(StoreError) in try StoreCoding.int64(m, "mut") }
-        card = event.activity.card?.rawValue
-        kind = event.op.kind
+        let op: String
+        let activity: String
+        let inverse: String?
         if let fast {
             op = fast.op(event.op)
             activity = fast.activity(event.activity)
@@ -38,6 +33,27 @@ struct EncodedEvent: Sendable {
             activity = try StoreCoding.json(event.activity, encoder, "activity")
             inverse = try event.inverse.map { (o: Op) throws(StoreError) in try StoreCoding.json(o, encoder, "inverse") }
         }
+        try self.init(event, op: op, activity: activity, inverse: inverse)
+    }
+
+    /// The columns of a change whose JSON texts the server already encoded (nothing is encoded again).
+    init(_ change: EncodedChange) throws(StoreError) {
+        try self.init(change.event, op: change.op, activity: change.activity, inverse: change.inverse)
+    }
+
+    /// The columns of `event` with its JSON texts.
+    private init(_ event: StoredEvent, op: String, activity: String, inverse: String?) throws(StoreError) {
+        board = event.board.rawValue
+        seq = try StoreCoding.int64(event.seq, "seq")
+        at = event.at.milliseconds
+        actor = event.actor.rawValue
+        clientID = event.clientID
+        mut = try event.mut.map { (m: UInt64) throws(StoreError) in try StoreCoding.int64(m, "mut") }
+        card = event.activity.card?.rawValue
+        kind = event.op.kind
+        self.op = op
+        self.activity = activity
+        self.inverse = inverse
         undoOf = try event.undoOf.map { (u: UInt64) throws(StoreError) in try StoreCoding.int64(u, "undo_of") }
         if case .renameBoard(let name) = event.op { rename = name }
     }

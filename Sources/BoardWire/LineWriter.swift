@@ -135,10 +135,11 @@ public struct CompactJSONEncoder: Sendable {
 
 extension JSONByteWriter {
     /// The `delta` object, fields in `ServerMessage.Delta`'s order, `client_id` and `mut` only when present.
-    func writeDeltaObject(
+    /// Returns where the op's and the activity's JSON values lie in the output.
+    @discardableResult func writeDeltaObject(
         board: BoardID, seq: UInt64, at: Timestamp, actor: UserID, clientID: ClientID?, mut: UInt64?, op: Op,
         activity: Activity
-    ) {
+    ) -> (op: Range<Int>, activity: Range<Int>) {
         put(#"{"type":"delta","board":"#)
         writeString(board.rawValue)
         put(#","seq":"#)
@@ -156,10 +157,15 @@ extension JSONByteWriter {
             writeUnsigned(mut)
         }
         put(#","op":"#)
+        let opStart = count
         writeOp(op)
+        let opEnd = count
         put(#","activity":"#)
+        let activityStart = count
         // Without `names`: every receiver holds the board of that moment (Protocol.md, "Activity records").
         writeActivity(activity, withNames: false)
+        let activityEnd = count
         put(UInt8(ascii: "}"))
+        return (opStart..<opEnd, activityStart..<activityEnd)
     }
 }

@@ -29,7 +29,8 @@ import Testing
         try await sqlite.close()
     }
 
-    /// Applies `count` chat ops of `size` bytes of text, then commits them as one batch (no commit loop runs).
+    /// Applies `count` chat ops of `size` bytes of text (handed to the store writer as they are applied: the first
+    /// alone, the rest as one batch), then answers them all.
     static func commitOneBatch(_ board: BoardActor, count: Int, size: Int, firstMut: UInt64 = 1) async {
         let channel = NIOAsyncTestingChannel()
         let ref = SessionRef(id: "s1", user: "owner", clientID: "c1", outbox: Outbox(channel: channel))
@@ -37,7 +38,11 @@ import Testing
             let text = String(repeating: "x", count: size - 8) + String(format: "%08d", i)
             await board.submit(.op(.chat(text: text)), mut: firstMut + UInt64(i), from: ref)
         }
-        await board.commitBatch()
+        await withTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { await board.run() }
+            await board.drained()
+            board.stop()
+        }
     }
 
     @Test func aRetainedDeltaOwnsOnlyItsOwnBytes() async throws {

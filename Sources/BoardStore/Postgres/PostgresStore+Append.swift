@@ -12,7 +12,17 @@ extension PostgresStore {
     /// `.internal` and writes nothing. `.duplicate` for a `(actor, clientID, mut)` already committed.
     public func append(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
         guard !events.isEmpty || !snapshots.isEmpty else { return }
-        let batch = try EncodedBatch(events: events, snapshots: snapshots, eventJSON: configuration.eventJSON)
+        try await append(EncodedBatch(events: events, snapshots: snapshots, eventJSON: configuration.eventJSON))
+    }
+
+    /// `append` for changes the server encoded: their texts are written as they are.
+    public func append(encoded changes: [EncodedChange], snapshots: [Board]) async throws(StoreError) {
+        guard !changes.isEmpty || !snapshots.isEmpty else { return }
+        try await append(EncodedBatch(changes: changes, snapshots: snapshots))
+    }
+
+    /// One transaction for `batch`.
+    private func append(_ batch: EncodedBatch) async throws(StoreError) {
         let kept = configuration.snapshotsKept
         let logger = self.logger
         try await write("append") { connection in

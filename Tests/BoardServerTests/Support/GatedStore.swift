@@ -53,6 +53,11 @@ struct GatedStore: BoardStore {
         try await inner.append(events, snapshots: snapshots)
     }
 
+    func append(encoded changes: [EncodedChange], snapshots: [Board]) async throws(StoreError) {
+        await gate.wait()
+        try await inner.append(encoded: changes, snapshots: snapshots)
+    }
+
     func boards() async throws(StoreError) -> [BoardRecord] { try await inner.boards() }
     func createBoard(_ board: Board) async throws(StoreError) -> BoardRecord { try await inner.createBoard(board) }
     func load(_ board: BoardID) async throws(StoreError) -> LoadedBoard? { try await inner.load(board) }
