@@ -86,10 +86,10 @@ public actor BoardClient {
     // MARK: - State
 
     /// The last `welcome`: user, client id, limits.
-    public var welcome: ServerMessage.Welcome? { session.welcome }
+    public var welcome: Welcome? { session.welcome }
 
     /// Everyone on the board, by session.
-    public var presence: [SessionID: ServerMessage.PresenceEntry] { session.presence }
+    public var presence: [SessionID: PresenceEntry] { session.presence }
 
     /// The board as shown (confirmed + pending), once loaded.
     public var board: Board? { session.replica?.view }
@@ -171,7 +171,7 @@ public actor BoardClient {
     // MARK: - Requests
 
     /// The boards this user is a member of.
-    public func boards(timeout: Duration = .seconds(30)) async throws(ClientError) -> [ServerMessage.BoardSummary] {
+    public func boards(timeout: Duration = .seconds(30)) async throws(ClientError) -> [BoardSummary] {
         let answer = try await request(timeout: timeout) { .listBoards(ClientMessage.ListBoards(req: $0)) }
         guard case .boards(let list) = answer else { throw unexpected(answer, "boards") }
         return list.boards
@@ -188,7 +188,7 @@ public actor BoardClient {
     /// One page of the current board's activity (or one card's), oldest first.
     public func history(
         card: CardID? = nil, before: UInt64? = nil, limit: Int? = nil, timeout: Duration = .seconds(30)
-    ) async throws(ClientError) -> ServerMessage.HistoryPage {
+    ) async throws(ClientError) -> HistoryPage {
         guard let boardID = session.boardID else { throw ClientError(.invalidArgument, "no board to read the history of") }
         let answer = try await request(timeout: timeout) {
             .history(ClientMessage.History(req: $0, board: boardID, card: card, before: before, limit: limit))
@@ -242,7 +242,7 @@ public actor BoardClient {
     }
 
     /// Waits until a `welcome` has arrived (for clients without a board).
-    public func connected(timeout: Duration = .seconds(30)) async throws(ClientError) -> ServerMessage.Welcome {
+    public func connected(timeout: Duration = .seconds(30)) async throws(ClientError) -> Welcome {
         // A ping answered means the session is authenticated and live.
         _ = try await request(timeout: timeout) { .ping(Heartbeat(req: $0)) }
         guard let welcome = session.welcome else { throw ClientError(.protocolError, "pong before welcome") }

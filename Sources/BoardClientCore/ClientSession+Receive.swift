@@ -28,15 +28,17 @@ extension ClientSession {
         case .subscribed(let subscribed): subscriptionLive(subscribed, &actions)
         case .delta(let delta): apply(delta, &actions)
         case .ack(let ack): acknowledged(ack, &actions)
-        case .reject(let reject): rejected(reject, now: now, &actions)
+        case .reject(let reject): rejected(OpRejection(reject), now: now, &actions)
         case .presenceState(let presenceState):
             guard presenceState.board == boardID else { break }
-            presence = Dictionary(presenceState.sessions.map { ($0.session, $0) }, uniquingKeysWith: { $1 })
+            presence = Dictionary(
+                presenceState.sessions.map { ($0.session, PresenceEntry($0)) }, uniquingKeysWith: { $1 })
             actions.append(.emit(.presence(PresenceEvent(sessions: presence, change: .state))))
         case .presence(let update):
             guard update.board == boardID else { break }
-            presence[update.entry.session] = update.entry
-            actions.append(.emit(.presence(PresenceEvent(sessions: presence, change: .updated(update.entry)))))
+            let entry = PresenceEntry(update.entry)
+            presence[entry.session] = entry
+            actions.append(.emit(.presence(PresenceEvent(sessions: presence, change: .updated(entry)))))
         case .presenceLeft(let left):
             guard left.board == boardID else { break }
             presence[left.session] = nil
@@ -201,7 +203,7 @@ extension ClientSession {
         }
     }
 
-    mutating func rejected(_ reject: ServerMessage.Reject, now: Duration, _ actions: inout [Action]) {
+    mutating func rejected(_ reject: OpRejection, now: Duration, _ actions: inout [Action]) {
         let op: PendingOp?
         if let detachedOp = detached[reject.mut] {
             op = detachedOp
@@ -226,7 +228,7 @@ extension ClientSession {
     /// Sends a retryable-rejected op again later, with a new mutation id, so that it is ordered after what was sent
     /// meanwhile. Its waiters follow it.
     mutating func retryLater(
-        _ op: PendingOp, reject: ServerMessage.Reject, triesLeft: Int, now: Duration, _ actions: inout [Action]
+        _ op: PendingOp, reject: OpRejection, triesLeft: Int, now: Duration, _ actions: inout [Action]
     ) {
         drop(op)
         retries[op.mut] = nil

@@ -180,7 +180,7 @@ public struct ClientSession: Sendable {
     var holdUntil: Duration?
     var publisher = BoardPublisher()
     /// Everyone on the board, by session.
-    public internal(set) var presence: [SessionID: ServerMessage.PresenceEntry] = [:]
+    public internal(set) var presence: [SessionID: PresenceEntry] = [:]
     /// Why the last subscribe failed, when nobody was waiting to hear it.
     var subscriptionError: ClientError?
     /// Callers waiting for the board.

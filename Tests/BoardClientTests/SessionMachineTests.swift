@@ -9,10 +9,10 @@ import Testing
     static let t0 = ReplicaTests.t0
     static let wall = Timestamp(milliseconds: 1_767_225_600_000)
 
-    static func welcome(client: ClientID = "cid-1") -> ServerMessage.Welcome {
+    static func welcome(client: ClientID = "cid-1") -> Welcome {
         var limits = WireLimits.defaults
         limits.heartbeatMs = 10_000
-        return ServerMessage.Welcome(session: "s1", user: "bob", clientID: client, server: "corkd", limits: limits)
+        return Welcome(session: "s1", user: "bob", clientID: client, server: "corkd", limits: limits)
     }
 
     static func session(journal: ClientJournal? = nil, paceOps: Bool = false) -> ClientSession {
