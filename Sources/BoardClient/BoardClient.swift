@@ -10,13 +10,17 @@ import NIOCore
 /// Make one with ``withClient(_:_:)``. It connects over TLS, says `hello`, subscribes to the configured board and
 /// stays connected: it reconnects on its own with backoff, resumes from the last seq, resends unfinished ops with
 /// their original mutation ids, and fetches the range when it sees a gap. Ops are shown at once (optimistically) and
-/// queue while offline. UIs and bots read ``events``: board updates with a diff, activity, presence, rejects and
-/// connection states.
+/// queue while offline. UIs and bots read ``events``: board updates saying what changed, activity, presence,
+/// rejects and connection states.
+///
+/// All of that logic is the ``ClientSession`` state machine; this actor is its driver: it feeds the machine socket
+/// lines, dial results, timer firings and journal writes, carries out the actions it returns, and keeps the callers
+/// waiting for answers.
 public actor BoardClient {
     /// The configuration it runs with.
     public nonisolated let configuration: ClientConfiguration
     /// Everything that happens, in order. One consumer; the stream ends when the client stops. It buffers without a
-    /// bound so a UI never misses a diff: a long-running client must read it (a one-shot that only sends ops and
+    /// bound so a UI never misses an update: a long-running client must read it (a one-shot that only sends ops and
     /// exits need not).
     public nonisolated let events: AsyncStream<ClientEvent>
 
@@ -27,82 +31,32 @@ public actor BoardClient {
     let journalFile: JournalFile?
     let started = ContinuousClock.now
 
+    /// The state machine.
+    var session: ClientSession
+
     // Connection
-    var machine: ConnectionMachine
+    /// Endpoints to dial, as the session asks (``ClientSession/Action/connect(endpoint:)``).
+    let dials: AsyncStream<Int>
+    let dialSink: AsyncStream<Int>.Continuation
     var output: AsyncStream<ByteBuffer>.Continuation?
     var channel: (any Channel)?
-    var sessionFailure: ConnectionMachine.Failure?
-    var lastReceived = ContinuousClock.now
-    var isStopped = false
-    var connectionState: ConnectionState = .connecting(endpoint: "")
-    /// The last `welcome`: user, client id, limits.
-    public internal(set) var welcome: ServerMessage.Welcome?
-
-    // Identity and ops
-    var clientID: ClientID?
-    var nextMut: UInt64 = 1
-    /// Ops not yet handed to the current connection (all of them while offline), in mutation order.
-    var unsent: [UInt64] = []
-    /// Retries left per mutation id, for retryable rejects.
-    var retries: [UInt64: Int] = [:]
-    var bucket = TokenBucket(rate: 20, burst: 40)
-    /// No op is sent before this time (seconds on ``elapsed``): set by a `rate_limited` reject.
-    var holdUntil: Double?
-
-    // Board
-    var boardID: BoardID?
-    var replica: Replica?
-    var isSubscribed = false
-    var fetching: ClosedRange<UInt64>?
-    var publisher = BoardPublisher()
-    /// Why the last subscribe failed (no such board, not a member); ``ready(timeout:)`` reports it and tries again.
-    var subscriptionError: ClientError?
-    /// A `subscribe` is on its way and unanswered.
-    var isSubscribing = false
-    /// Everyone on the board, by session.
-    public internal(set) var presence: [SessionID: ServerMessage.PresenceEntry] = [:]
-    /// Ops not on any board's replica (sent while no board is subscribed), by mut.
-    var detached: [UInt64: PendingOp] = [:]
 
     // Waiters
-    var nextRequest: UInt64 = 1
-    var requests: [RequestID: Outstanding] = [:]
+    var requests: [RequestID: Waiter<ServerMessage>] = [:]
     var opWaiters: [UInt64: [Waiter<OpOutcome>]] = [:]
-    /// Outcomes of recent ops, so ``outcome(of:timeout:)`` answers after the fact (the last `finishedKept`).
-    var finished: [UInt64: OpOutcome] = [:]
-    var finishedOrder: [UInt64] = []
-    /// Ops sent again under a new mutation id after a retryable reject: old id → new id.
-    var resent: [UInt64: UInt64] = [:]
-    let finishedKept = 10_000
     var readyWaiters: [Waiter<Board>] = []
+    /// Callers of `submit` waiting for their op to be on disk, by mut.
+    var durableWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+
+    // The one timer
+    /// The session's deadline (``ClientSession/Action/schedule(_:)``).
+    var sessionDeadline: ContinuousClock.Instant?
     var timerWake: CheckedContinuation<Void, Never>?
-    /// Ends the connection loop's reconnect wait: 0 when ``reconnectNow()`` asks, the wait's number when its sleep
-    /// is over. Only the newest is kept.
-    let retryRequests: AsyncStream<Int>
-    let retrySink: AsyncStream<Int>.Continuation
-    /// The number of the last reconnect wait.
-    var retryWaits = 0
 
-    /// A request awaiting its answer; resent after a reconnect.
-    struct Outstanding {
-        var message: ClientMessage
-        var waiter: Waiter<ServerMessage>
-    }
-
-    /// Parks the caller until the actor resolves what `register` stored.
-    func wait<Value: Sendable>(
-        for what: String, timeout: Duration, _ register: (Waiter<Value>) -> Void
-    ) async throws(ClientError) -> Value {
-        let deadline = ContinuousClock.now + timeout
-        do {
-            return try await withCheckedThrowingContinuation { continuation in
-                register(Waiter(deadline: deadline, what: what, continuation: continuation))
-                armTimer()
-            }
-        } catch {
-            throw clientError(error)
-        }
-    }
+    // Journal writes (BoardClient+Journal.swift)
+    /// Wakes the journal writer; the newest wake is kept.
+    let journalKicks: AsyncStream<Void>
+    let journalKick: AsyncStream<Void>.Continuation
 
     init(configuration: ClientConfiguration) throws(ClientError) {
         guard !configuration.endpoints.isEmpty else {
@@ -116,62 +70,50 @@ public actor BoardClient {
             throw ClientError(.tls, "cannot set up TLS: \(error)")
         }
         (events, eventSink) = AsyncStream.makeStream(of: ClientEvent.self)
-        (retryRequests, retrySink) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
+        (dials, dialSink) = AsyncStream.makeStream(of: Int.self)
         (journalKicks, journalKick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        machine = ConnectionMachine(endpointCount: configuration.endpoints.count, policy: configuration.reconnect)
-        boardID = configuration.board
+        var journal = ClientJournal()
         if let url = configuration.journal {
             let file = try JournalFile(url: url)
-            let journal = try file.load()
+            journal = try file.load()
             journalFile = file
-            clientID = journal.clientID
-            nextMut = journal.nextMut
-            restored = journal.pending
         } else {
             journalFile = nil
         }
+        session = ClientSession(settings: configuration.sessionSettings, journal: journal)
     }
-
-    /// Ops read from the journal, placed on the replica once the user is known.
-    var restored: [PendingOp] = []
-
-    // Journal writes (BoardClient+Journal.swift)
-    /// Wakes the journal writer; the newest wake is kept.
-    let journalKicks: AsyncStream<Void>
-    let journalKick: AsyncStream<Void>.Continuation
-    /// The last journal generation asked for, handed to the writer, and known to be on disk.
-    var journalRequested = 0
-    var journalTaken = 0
-    var journalWritten = 0
-    /// Callers of `submit` waiting for their op to be on disk.
-    var journalWaiters: [JournalWaiter] = []
-    /// Ops not sent until the journal generation that holds them is on disk: mut → generation.
-    var heldForJournal: [UInt64: Int] = [:]
 
     // MARK: - State
 
+    /// The last `welcome`: user, client id, limits.
+    public var welcome: Welcome? { session.welcome }
+
+    /// Everyone on the board, by session.
+    public var presence: [SessionID: PresenceEntry] { session.presence }
+
     /// The board as shown (confirmed + pending), once loaded.
-    public var board: Board? { replica?.view }
+    public var board: Board? { session.replica?.view }
 
     /// The board as the server confirmed it.
-    public var confirmedBoard: Board? { replica?.confirmed }
+    public var confirmedBoard: Board? { session.replica?.confirmed }
 
     /// The last seq applied from the server.
-    public var seq: UInt64 { replica?.seq ?? 0 }
+    public var seq: UInt64 { session.replica?.seq ?? 0 }
 
     /// This client's unfinished ops (pending on the board, or waiting for an ack), in mutation order.
-    public var pendingOps: [PendingOp] {
-        ((replica?.pending ?? []) + detached.values).sorted { $0.mut < $1.mut }
-    }
+    public var pendingOps: [PendingOp] { session.pendingOps }
 
     /// The connection's state.
-    public var state: ConnectionState { connectionState }
+    public var state: ConnectionState { session.connectionState }
 
     /// The authenticated user, after `welcome`.
-    public var user: UserID? { welcome?.user }
+    public var user: UserID? { session.welcome?.user }
 
     /// The board subscribed to (or being subscribed to).
-    public var currentBoard: BoardID? { boardID }
+    public var currentBoard: BoardID? { session.boardID }
+
+    /// Seconds since the client started, on the monotonic clock: the session's time.
+    var elapsed: Duration { ContinuousClock.now - started }
 
     // MARK: - Ops
 
@@ -197,47 +139,39 @@ public actor BoardClient {
 
     /// Waits for the outcome of the op with mutation id `mut`.
     public func outcome(of original: UInt64, timeout: Duration = .seconds(30)) async throws(ClientError) -> OpOutcome {
-        var mut = original
-        while let next = resent[mut] { mut = next }
-        if let done = finished[mut] { return done }
-        if isStopped { throw stoppedError() }
-        guard pendingOps.contains(where: { $0.mut == mut }) else {
-            throw ClientError(.invalidArgument, "no unfinished op with mutation id \(mut)")
-        }
-        return try await wait(for: "the outcome of op \(mut)", timeout: timeout) { waiter in
-            opWaiters[mut, default: []].append(waiter)
+        switch session.status(of: original) {
+        case .finished(let outcome):
+            return outcome
+        case .unknown:
+            if session.isStopped { throw stoppedError() }
+            throw ClientError(.invalidArgument, "no unfinished op with mutation id \(original)")
+        case .pending(let mut):
+            if session.isStopped { throw stoppedError() }
+            return try await wait(for: "the outcome of op \(mut)", timeout: timeout) { waiter in
+                opWaiters[mut, default: []].append(waiter)
+            }
         }
     }
 
     /// Queues a request (op or undo) with the next mutation id; returns once it is in the journal on disk (when
-    /// there is a journal), so a restart will send it.
+    /// there is a journal), so a restart will send it. A failed write takes the op back before this throws.
     func submit(_ request: OpRequest) async throws(ClientError) -> UInt64 {
-        if isStopped { throw ClientError(.stopped, "the client has stopped") }
-        guard let boardID else { throw ClientError(.invalidArgument, "no board: connect with a board to send ops") }
-        let mut = nextMut
-        nextMut += 1
-        let op = PendingOp(board: boardID, mut: mut, request: request)
-        if replica != nil {
-            replica!.enqueue(op, now: Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)))
-        } else {
-            detached[mut] = op
+        let wall = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+        let (mut, actions) = try session.submit(request, wallClock: wall, now: elapsed)
+        carryOut(actions)
+        guard session.awaitsDurable(mut) else { return mut }
+        do {
+            try await withCheckedThrowingContinuation { durableWaiters[mut] = $0 }
+        } catch {
+            throw clientError(error)
         }
-        retries[mut] = configuration.retryRejected
-        let generation = saveJournal()
-        // Not sent before it is on disk: a crash in between would otherwise forget an op the server applied.
-        if journalFile != nil { heldForJournal[mut] = generation }
-        unsent.append(mut)
-        flushOps()
-        publishBoard(cause: .local, changes: replica?.changes(removing: op) ?? .everything)
-        // The write failing takes the op back (see journalDurable).
-        try await journalDurable(generation, mut: mut)
         return mut
     }
 
     // MARK: - Requests
 
     /// The boards this user is a member of.
-    public func boards(timeout: Duration = .seconds(30)) async throws(ClientError) -> [ServerMessage.BoardSummary] {
+    public func boards(timeout: Duration = .seconds(30)) async throws(ClientError) -> [BoardSummary] {
         let answer = try await request(timeout: timeout) { .listBoards(ClientMessage.ListBoards(req: $0)) }
         guard case .boards(let list) = answer else { throw unexpected(answer, "boards") }
         return list.boards
@@ -254,8 +188,8 @@ public actor BoardClient {
     /// One page of the current board's activity (or one card's), oldest first.
     public func history(
         card: CardID? = nil, before: UInt64? = nil, limit: Int? = nil, timeout: Duration = .seconds(30)
-    ) async throws(ClientError) -> ServerMessage.HistoryPage {
-        guard let boardID else { throw ClientError(.invalidArgument, "no board to read the history of") }
+    ) async throws(ClientError) -> HistoryPage {
+        guard let boardID = session.boardID else { throw ClientError(.invalidArgument, "no board to read the history of") }
         let answer = try await request(timeout: timeout) {
             .history(ClientMessage.History(req: $0, board: boardID, card: card, before: before, limit: limit))
         }
@@ -268,8 +202,7 @@ public actor BoardClient {
     public func setPresence(
         _ state: PresenceActivity, card: CardID? = nil, column: ColumnID? = nil, index: Int? = nil, away: Bool? = nil
     ) {
-        guard let boardID, isSubscribed, configuration.announcesPresence else { return }
-        send(.presence(ClientMessage.Presence(board: boardID, state: state, card: card, column: column, index: index, away: away)))
+        carryOut(session.presenceUpdate(state, card: card, column: column, index: index, away: away))
     }
 
     /// Waits until the board is loaded and the subscription is live; returns the board as shown.
@@ -296,57 +229,57 @@ public actor BoardClient {
     }
 
     func readyOnce(timeout: Duration) async throws(ClientError) -> Board {
-        if isSubscribed, let board = replica?.view { return board }
-        if isStopped { throw stoppedError() }
-        guard boardID != nil else { throw ClientError(.invalidArgument, "no board to wait for") }
-        if let subscriptionError {
-            // Report the failure once; the next call subscribes again (membership may have been granted since).
-            self.subscriptionError = nil
-            throw subscriptionError
+        switch session.awaitBoard() {
+        case .ready(let board):
+            return board
+        case .failed(let error):
+            if session.isStopped { throw stoppedError() }
+            throw error
+        case .wait(let actions):
+            carryOut(actions)
+            return try await wait(for: "the board", timeout: timeout) { readyWaiters.append($0) }
         }
-        if welcome != nil, !isSubscribing { subscribe() }
-        return try await wait(for: "the board", timeout: timeout) { readyWaiters.append($0) }
     }
 
     /// Waits until a `welcome` has arrived (for clients without a board).
-    public func connected(timeout: Duration = .seconds(30)) async throws(ClientError) -> ServerMessage.Welcome {
+    public func connected(timeout: Duration = .seconds(30)) async throws(ClientError) -> Welcome {
         // A ping answered means the session is authenticated and live.
         _ = try await request(timeout: timeout) { .ping(Heartbeat(req: $0)) }
-        guard let welcome else { throw ClientError(.protocolError, "pong before welcome") }
+        guard let welcome = session.welcome else { throw ClientError(.protocolError, "pong before welcome") }
         return welcome
     }
 
     /// Follows another board: the replica is replaced and pending ops of the old board stay queued for it.
     public func switchBoard(to id: BoardID) {
-        guard id != boardID else { return }
-        if let old = boardID, isSubscribed { send(.unsubscribe(ClientMessage.Unsubscribe(board: old))) }
-        for op in replica?.pending ?? [] {
-            // An acked op is durable; its delta just will not reach this replica any more.
-            if let seq = op.ackedSeq { complete(op.mut, .applied(seq: seq)) } else { detached[op.mut] = op }
-        }
-        boardID = id
-        replica = nil
-        isSubscribed = false
-        publisher.reset()
-        presence = [:]
-        fetching = nil
-        if welcome != nil { subscribe() }
+        carryOut(session.switchBoard(to: id, now: elapsed))
     }
 
     func request(
         timeout: Duration, _ make: (RequestID) -> ClientMessage
     ) async throws(ClientError) -> ServerMessage {
-        if isStopped { throw stoppedError() }
-        let id = RequestID.int(nextRequest)
-        nextRequest += 1
-        let message = make(id)
-        let connected = welcome != nil
-        let answer: ServerMessage = try await wait(for: "the answer to \(message.type)", timeout: timeout) { waiter in
-            requests[id] = Outstanding(message: message, waiter: waiter)
-            if connected { send(message) }
+        if session.isStopped { throw stoppedError() }
+        let (id, actions) = try session.request(make)
+        let answer: ServerMessage = try await wait(for: "the answer to request \(id)", timeout: timeout) { waiter in
+            requests[id] = waiter
+            carryOut(actions)
         }
         if case .error(let error) = answer { throw ClientError.server(error) }
         return answer
+    }
+
+    /// Parks the caller until the actor resolves what `register` stored.
+    func wait<Value: Sendable>(
+        for what: String, timeout: Duration, _ register: (Waiter<Value>) -> Void
+    ) async throws(ClientError) -> Value {
+        let deadline = ContinuousClock.now + timeout
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                register(Waiter(deadline: deadline, what: what, continuation: continuation))
+                armTimer()
+            }
+        } catch {
+            throw clientError(error)
+        }
     }
 
     func unexpected(_ message: ServerMessage, _ wanted: String) -> ClientError {
@@ -354,17 +287,22 @@ public actor BoardClient {
     }
 
     func stoppedError() -> ClientError {
-        if case .stopped(let error?) = connectionState { return error }
+        if case .stopped(let error?) = session.connectionState { return error }
         return ClientError(.stopped, "the client has stopped")
+    }
+
+    /// A one-paragraph account of the client's state, for logs and bug reports.
+    public func diagnostics() -> String {
+        session.diagnostics + " waiters=\(opWaiters.keys.sorted()) requests=\(requests.count)"
     }
 }
 
-extension BoardClient {
-    /// A one-paragraph account of the client's state, for logs and bug reports.
-    public func diagnostics() -> String {
-        let pending = pendingOps.map { "\($0.mut)\($0.ackedSeq.map { "@\($0)" } ?? "")" }.joined(separator: ",")
-        return "state=\(connectionState) board=\(boardID?.rawValue ?? "-") seq=\(seq) subscribed=\(isSubscribed) "
-            + "pending=[\(pending)] unsent=\(unsent) held=\(replica?.heldCount ?? 0) fetching=\(String(describing: fetching)) "
-            + "waiters=\(opWaiters.keys.sorted()) requests=\(requests.count) nextMut=\(nextMut) hold=\(String(describing: holdUntil))"
+extension ClientConfiguration {
+    /// What the session machine needs of the configuration.
+    var sessionSettings: ClientSession.Settings {
+        ClientSession.Settings(
+            endpoints: endpoints.map(\.description), token: token, board: board, policy: reconnect,
+            clientName: clientName, announcesPresence: announcesPresence, paceOps: paceOps,
+            retryRejected: retryRejected, hasJournal: journal != nil)
     }
 }

@@ -35,10 +35,10 @@ public struct ClientError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The server's `error`, for ``Code/server``.
     public var server: WireError?
     /// The server's `reject`, for ``Code/rejected``.
-    public var reject: ServerMessage.Reject?
+    public var reject: OpRejection?
 
     /// An error.
-    public init(_ code: Code, _ message: String, server: WireError? = nil, reject: ServerMessage.Reject? = nil) {
+    public init(_ code: Code, _ message: String, server: WireError? = nil, reject: OpRejection? = nil) {
         self.code = code
         self.message = message
         self.server = server
@@ -51,7 +51,7 @@ public struct ClientError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A server `reject`.
-    public static func rejected(_ reject: ServerMessage.Reject) -> ClientError {
+    public static func rejected(_ reject: OpRejection) -> ClientError {
         ClientError(.rejected, "\(reject.code.rawValue): \(reject.message)", reject: reject)
     }
 

@@ -1,7 +1,8 @@
 import BoardCore
 import BoardWire
 
-/// One thing a UI or bot hears from a ``BoardClient``, in order.
+/// One thing a UI or bot hears from a ``BoardClient``, in order. The client's own types: no wire envelope
+/// (`ServerMessage`) inside, so a UI imports `BoardClient` and `BoardCore` only.
 public enum ClientEvent: Sendable {
     /// The connection changed state.
     case connection(ConnectionState)
@@ -95,12 +96,12 @@ public struct ActivityEvent: Sendable {
 /// A change in who is on the board.
 public struct PresenceEvent: Sendable {
     /// Everyone present now, by session.
-    public var sessions: [SessionID: ServerMessage.PresenceEntry]
+    public var sessions: [SessionID: PresenceEntry]
     /// What changed: a full state, one entry, or a session that left.
     public var change: Change
 
     /// A presence event.
-    public init(sessions: [SessionID: ServerMessage.PresenceEntry], change: Change) {
+    public init(sessions: [SessionID: PresenceEntry], change: Change) {
         self.sessions = sessions
         self.change = change
     }
@@ -110,7 +111,7 @@ public struct PresenceEvent: Sendable {
         /// The full list after subscribing.
         case state
         /// One session's presence.
-        case updated(ServerMessage.PresenceEntry)
+        case updated(PresenceEntry)
         /// A session left.
         case left(session: SessionID, user: UserID)
     }
@@ -121,10 +122,10 @@ public struct RejectedOp: Sendable {
     /// The op.
     public var op: PendingOp
     /// The server's reject (code, message, `current`).
-    public var reject: ServerMessage.Reject
+    public var reject: OpRejection
 
     /// A rejected op.
-    public init(op: PendingOp, reject: ServerMessage.Reject) {
+    public init(op: PendingOp, reject: OpRejection) {
         self.op = op
         self.reject = reject
     }
@@ -137,5 +138,5 @@ public enum OpOutcome: Hashable, Sendable {
     /// It changed nothing; the board was at `seq`.
     case noop(seq: UInt64)
     /// Refused; nothing changed.
-    case rejected(ServerMessage.Reject)
+    case rejected(OpRejection)
 }

@@ -1,5 +1,5 @@
+import BoardClient
 import BoardCore
-import BoardWire
 
 /// Which server and board a command talks to: `--url`, else `$CORK_URL`, else the profile saved by `cork join`;
 /// `--board` overrides the URL's board, and a URL without one means `main`.

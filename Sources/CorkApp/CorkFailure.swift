@@ -1,6 +1,5 @@
 import BoardClient
 import BoardCore
-import BoardWire
 
 /// Why a `cork` command failed: the exit code and the line for stderr.
 public struct CorkFailure: Error, Hashable, Sendable, CustomStringConvertible {
@@ -9,7 +8,7 @@ public struct CorkFailure: Error, Hashable, Sendable, CustomStringConvertible {
     /// One line for stderr, without the `cork:` prefix.
     public var message: String
     /// The server's reject, when the failure is one (exit 3).
-    public var reject: ServerMessage.Reject?
+    public var reject: OpRejection?
 
     /// Makes a failure.
     public init(_ exitCode: CorkExitCode, _ message: String) {
@@ -24,7 +23,7 @@ public struct CorkFailure: Error, Hashable, Sendable, CustomStringConvertible {
     public static func usage(_ message: String) -> CorkFailure { CorkFailure(.usage, message) }
 
     /// The failure for a server reject: exit 3 with `code: message`.
-    public init(reject: ServerMessage.Reject) {
+    public init(reject: OpRejection) {
         self.init(.rejected, "\(reject.code.rawValue): \(reject.message)")
         self.reject = reject
     }

@@ -1,6 +1,5 @@
 import BoardClient
 import BoardCore
-import BoardWire
 import Foundation
 
 /// One connection of a `cork` command: the known-hosts check, the client configuration, waiting for the board, and
@@ -79,7 +78,7 @@ public struct CorkSession: Sendable {
 
     /// Connects without a board, waits for `welcome`, and runs `body` with the client and the welcome.
     public func withConnection<T: Sendable>(
-        _ body: (BoardClient, ServerMessage.Welcome) async throws -> T
+        _ body: (BoardClient, Welcome) async throws -> T
     ) async throws(CorkFailure) -> T {
         try checkKnownHost()
         let configuration = try configuration(subscribe: false)

@@ -1,4 +1,4 @@
-import BoardWire
+import BoardClient
 import Foundation
 
 /// Server certificate fingerprints by `host:port`, like SSH's `known_hosts`: the first fingerprint seen for an

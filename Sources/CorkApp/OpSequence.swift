@@ -1,6 +1,5 @@
 import BoardClient
 import BoardCore
-import BoardWire
 
 /// Applies a planned list of ops (an import) one after another, for `cork import`.
 ///

@@ -1,4 +1,3 @@
-import BoardWire
 import Foundation
 
 /// The connection `cork join URL` saves, used when neither `--url` nor `$CORK_URL` is given.

@@ -1,6 +1,5 @@
 import BoardClient
 import BoardCore
-import BoardWire
 
 /// The lines `cork watch` prints for what a client hears: JSON objects (one per line) or sentences.
 ///
@@ -28,7 +27,7 @@ public enum WatchLine {
 
     /// A presence change as one JSON line; `sessions` is everyone present after it.
     public static func json(
-        _ change: PresenceEvent.Change, sessions: [SessionID: ServerMessage.PresenceEntry], board: BoardID
+        _ change: PresenceEvent.Change, sessions: [SessionID: PresenceEntry], board: BoardID
     ) -> String {
         switch change {
         case .state:
@@ -59,7 +58,7 @@ public enum WatchLine {
 
     /// A presence change as a sentence: `here: alice, bob`, `bob is editing #3 "Ship"`, `bob left`.
     public static func text(
-        _ change: PresenceEvent.Change, sessions: [SessionID: ServerMessage.PresenceEntry], board: Board?
+        _ change: PresenceEvent.Change, sessions: [SessionID: PresenceEntry], board: Board?
     ) -> String? {
         func cardName(_ id: CardID?) -> String {
             guard let id else { return "" }
@@ -130,7 +129,7 @@ public enum WatchLine {
     struct PresenceLine: Encodable {
         var type: String
         var board: BoardID
-        var entry: ServerMessage.PresenceEntry
+        var entry: PresenceEntry
         var left = false
 
         enum Key: String, CodingKey { case type, board, session, user }
@@ -148,6 +147,6 @@ public enum WatchLine {
     struct PresenceStateLine: Encodable {
         var type = "presence.state"
         var board: BoardID
-        var sessions: [ServerMessage.PresenceEntry]
+        var sessions: [PresenceEntry]
     }
 }

@@ -1,3 +1,4 @@
+import BoardClient
 import ArgumentParser
 import BoardCore
 import BoardWire
@@ -22,7 +23,7 @@ struct HistoryCommand: AsyncParsableCommand {
         let session = try connection.session()
         try await session.withBoard { client, board in
             let id = try card.map { text throws(CorkFailure) in try CardOps.card(text, on: board).id }
-            let page: ServerMessage.HistoryPage
+            let page: HistoryPage
             do {
                 page = try await client.history(card: id, limit: limit)
             } catch {

@@ -15,7 +15,7 @@ import Testing
         }
         #expect(CorkFailure(ClientError.server(WireError(.notFound, "no board x"))).exitCode == .notFound)
         #expect(CorkFailure(ClientError(.timeout, "slow")).exitCode == .failure)
-        let reject = ServerMessage.Reject(board: "main", mut: 1, code: .rejected(.wipLimit), message: "DOING is full")
+        let reject = OpRejection(board: "main", mut: 1, code: .rejected(.wipLimit), message: "DOING is full")
         #expect(CorkFailure(ClientError.rejected(reject)) == CorkFailure(reject: reject))
         #expect(CorkFailure(reject: reject).exitCode == .rejected)
         #expect(CorkFailure(reject: reject).message == "wip_limit: DOING is full")
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func aDuplicateRefRejectNamesTheCard() {
-        let reject = ServerMessage.Reject(
+        let reject = OpRejection(
             board: "main", mut: 2, code: .rejected(.duplicateRef), message: "card #4 already has ref ci:1",
             current: .object(["card": .string("c9"), "number": .int(4)]))
         #expect(CorkFailure(reject: reject).duplicateRefCard == "c9")

@@ -22,7 +22,7 @@ import Testing
                 board.board = change.board
                 return .applied(seq: change.board.seq)
             case .failure(let rejection):
-                return .rejected(ServerMessage.Reject(board: board.board.id, mut: 1, rejection: rejection))
+                return .rejected(OpRejection(board: board.board.id, mut: 1, rejection: rejection))
             }
         }
     }

@@ -57,7 +57,7 @@ extension TUIModelTests {
         _ = model.update(Self.loaded(Self.board()))
         #expect(model.board == nil)
         let late = PendingOp(board: "main", mut: 4, request: .op(.editCard(EditCard(card: "k1", description: "mine", baseSeq: 3))))
-        let reject = ServerMessage.Reject(
+        let reject = OpRejection(
             board: "main", mut: 4, code: .rejected(.conflict), message: "changed",
             current: .object(["seq": .int(9), "description": .string("theirs")]))
         _ = model.update(.client(.rejected(RejectedOp(op: late, reject: reject))))

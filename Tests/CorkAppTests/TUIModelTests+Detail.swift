@@ -19,13 +19,13 @@ extension TUIModelTests {
         #expect(model.render().lines.contains { $0.contains("loading…") })
 
         // An answer for a card no longer open (a detail closed before its answer came) changes nothing.
-        let stale = ServerMessage.HistoryPage(board: "main", activities: [], more: false)
+        let stale = HistoryPage(board: "main", activities: [], more: false)
         _ = model.update(.history("k2", stale))
         #expect(model.history?.state == .loading)
 
         let records = t.changes.map(\.activity).filter { $0.card == "k1" }
         #expect(records.count == 3)
-        #expect(model.update(.history("k1", ServerMessage.HistoryPage(board: "main", activities: records, more: false))).isEmpty)
+        #expect(model.update(.history("k1", HistoryPage(board: "main", activities: records, more: false))).isEmpty)
         var lines = model.render().lines
         #expect(!lines.contains { $0.contains("loading…") })
         let sentences = [
@@ -59,7 +59,7 @@ extension TUIModelTests {
         _ = model.update(.client(.connection(.reconnecting(in: .seconds(1), lastError: "reset"))))
         #expect(model.update(connected) == [.fetchHistory("k1")])
         #expect(model.render().lines.contains { $0.contains("loading…") })
-        _ = model.update(.history("k1", ServerMessage.HistoryPage(board: "main", activities: [], more: false)))
+        _ = model.update(.history("k1", HistoryPage(board: "main", activities: [], more: false)))
         #expect(model.render().lines.contains { $0.contains("no changes recorded") })
         _ = model.update(.client(.connection(.reconnecting(in: .seconds(1), lastError: "reset"))))
         #expect(model.update(connected).isEmpty)
@@ -76,7 +76,7 @@ extension TUIModelTests {
         model.board = t.board
         _ = model.update(Self.key(.enter))
         let records = t.changes.map(\.activity).filter { $0.card == "k1" }
-        _ = model.update(.history("k1", ServerMessage.HistoryPage(board: "main", activities: records, more: true)))
+        _ = model.update(.history("k1", HistoryPage(board: "main", activities: records, more: true)))
         let lines = model.render().lines
         #expect(lines.contains { $0.contains("\"Title 19\" → \"Title 20\"") })
         #expect(!lines.contains { $0.contains("\"Title 1\" → \"Title 2\"") })

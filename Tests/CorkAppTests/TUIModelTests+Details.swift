@@ -69,7 +69,7 @@ extension TUIModelTests {
 
         // The server refuses it anyway (here: DOING's hard WIP limit): the title comes back to the input line.
         let op = PendingOp(board: "main", mut: 9, request: .op(.addCard(add)))
-        let reject = ServerMessage.Reject(board: "main", mut: 9, code: .rejected(.wipLimit), message: "TODO is at its WIP limit of 2")
+        let reject = OpRejection(board: "main", mut: 9, code: .rejected(.wipLimit), message: "TODO is at its WIP limit of 2")
         _ = model.update(.client(.rejected(RejectedOp(op: op, reject: reject))))
         #expect(model.input.text == add.title && model.purpose == .newCard("todo") && model.focus == .input)
         #expect(model.notice?.contains("TODO is at its WIP limit of 2") == true)
@@ -78,7 +78,7 @@ extension TUIModelTests {
         var chat = Self.model()
         let refusedChat = RejectedOp(
             op: PendingOp(board: "main", mut: 10, request: .op(.chat(text: "hello"))),
-            reject: ServerMessage.Reject(board: "main", mut: 10, code: .rateLimited, message: "slow down"))
+            reject: OpRejection(board: "main", mut: 10, code: .rateLimited, message: "slow down"))
         chat.focus = .input
         Self.type("busy", into: &chat)
         _ = chat.update(.client(.rejected(refusedChat)))

@@ -86,7 +86,7 @@ extension TUIModelTests {
     static func conflicted() -> TUIModel {
         var model = Self.model()
         let op = PendingOp(board: "main", mut: 4, request: .op(.editCard(EditCard(card: "k1", description: "mine", baseSeq: 3))))
-        let reject = ServerMessage.Reject(
+        let reject = OpRejection(
             board: "main", mut: 4, code: .rejected(.conflict), message: "changed",
             current: .object(["seq": .int(9), "description": .string("theirs")]))
         #expect(model.update(.client(.rejected(RejectedOp(op: op, reject: reject)))).isEmpty)

@@ -11,7 +11,7 @@ extension TUIModelTests {
     static func presence(_ user: UserID, session: SessionID, joins: Bool, in model: inout TUIModel) {
         var sessions = model.presence
         if joins {
-            let entry = ServerMessage.PresenceEntry(session: session, user: user, state: .viewing)
+            let entry = PresenceEntry(session: session, user: user, state: .viewing)
             sessions[session] = entry
             _ = model.update(.client(.presence(PresenceEvent(sessions: sessions, change: .updated(entry)))))
         } else {

@@ -15,7 +15,7 @@ extension TUIModelTests {
     /// The reject of an undo request for `seq`.
     static func refusedUndo(of seq: UInt64, code: RejectCode = .rejected(.undoConflict), message: String) -> TUIMessage {
         let op = PendingOp(board: "main", mut: 40, request: .undo(seq: seq))
-        return .client(.rejected(RejectedOp(op: op, reject: ServerMessage.Reject(board: "main", mut: 40, code: code, message: message))))
+        return .client(.rejected(RejectedOp(op: op, reject: OpRejection(board: "main", mut: 40, code: code, message: message))))
     }
 
     @Test func undoWalksBackOwnChangesInOrderAndRedoUndoesTheUndo() throws {

@@ -173,7 +173,7 @@ import Testing
     @Test func aDescriptionConflictOffersKeepTheirsOrMerge() {
         var model = Self.model()
         let op = PendingOp(board: "main", mut: 4, request: .op(.editCard(EditCard(card: "k1", description: "mine", baseSeq: 3))))
-        let reject = ServerMessage.Reject(board: "main", mut: 4, code: .rejected(.conflict), message: "changed", current: .object(["seq": .int(9), "description": .string("theirs")]))
+        let reject = OpRejection(board: "main", mut: 4, code: .rejected(.conflict), message: "changed", current: .object(["seq": .int(9), "description": .string("theirs")]))
         _ = model.update(.client(.rejected(RejectedOp(op: op, reject: reject))))
         #expect(model.conflict?.theirs == "theirs")
         model.focus = .input
@@ -228,7 +228,7 @@ import Testing
 
     @Test func anotherUsersPresenceShowsOnTheCardAndTheirGhostWhereItHovers() {
         var model = Self.model()
-        let viewing = ServerMessage.PresenceEntry(session: "s-2", user: "bob", state: .dragging, card: "k2", column: "doing", index: 0)
+        let viewing = PresenceEntry(session: "s-2", user: "bob", state: .dragging, card: "k2", column: "doing", index: 0)
         _ = model.update(.client(.presence(PresenceEvent(sessions: ["s-2": viewing], change: .updated(viewing)))))
         let lines = model.render().lines
         #expect(lines.contains { $0.contains("✥BO") })

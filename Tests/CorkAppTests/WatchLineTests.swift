@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func presenceLines() throws {
-        let entry = ServerMessage.PresenceEntry(session: "s-1", user: "bob", state: .editing, card: "c1")
+        let entry = PresenceEntry(session: "s-1", user: "bob", state: .editing, card: "c1")
         let json = try object(WatchLine.json(.updated(entry), sessions: ["s-1": entry], board: "main"))
         #expect(json["type"] as? String == "presence" && json["user"] as? String == "bob")
         #expect(json["state"] as? String == "editing" && json["card"] as? String == "c1")

@@ -1,6 +1,5 @@
 import BoardClient
 import BoardCore
-import BoardWire
 import TerminalUI
 
 /// What happened, for ``TUIModel/update(_:)``.
@@ -16,7 +15,7 @@ public enum TUIMessage: Sendable {
     /// Time passed: one ``TUIModel/tickMilliseconds`` (highlights fade, the reconnect countdown counts down).
     case tick
     /// A card's history arrived (asked for by ``TUIEffect/fetchHistory(_:)``).
-    case history(CardID, ServerMessage.HistoryPage)
+    case history(CardID, HistoryPage)
     /// A card's history could not be read.
     case historyFailed(CardID, String)
     /// `$EDITOR` closed: the new text, or nil when it was left unchanged or failed.

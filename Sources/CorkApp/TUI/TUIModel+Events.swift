@@ -1,6 +1,5 @@
 import BoardClient
 import BoardCore
-import BoardWire
 import TerminalUI
 
 extension TUIModel {

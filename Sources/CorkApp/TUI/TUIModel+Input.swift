@@ -1,5 +1,4 @@
 import BoardCore
-import BoardWire
 import Foundation
 import TerminalUI
 

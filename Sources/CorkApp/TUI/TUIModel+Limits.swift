@@ -1,5 +1,5 @@
+import BoardClient
 import BoardCore
-import BoardWire
 
 /// The most the input line may hold for its purpose (the server's limits from `welcome`).
 public struct InputLimit: Hashable, Sendable {

@@ -1,6 +1,5 @@
 import BoardClient
 import BoardCore
-import BoardWire
 
 extension TUIModel {
     /// `u` / `/undo` and `U` / `/redo`: asks the server to undo the newest change of the user's (or to undo the
@@ -43,7 +42,7 @@ extension TUIModel {
     }
 
     /// A refused undo or redo: its entry stays, and the feed says which change and why.
-    mutating func refusedUndo(of seq: UInt64, _ reject: ServerMessage.Reject) -> Bool {
+    mutating func refusedUndo(of seq: UInt64, _ reject: OpRejection) -> Bool {
         guard let (direction, entry) = undo.refused(seq, reason: reject.message) else { return false }
         let hint = "\(direction == .undo ? "u" : "U") tries again, /\(direction.verb) skip goes past it"
         post(FeedEntry("could not \(direction.verb) \(entry.words): \(reject.message) (\(reject.code.rawValue)); \(hint)", kind: .error))

@@ -1,6 +1,5 @@
 import BoardClient
 import BoardCore
-import BoardWire
 import TerminalUI
 
 /// Everything the full-screen `cork` shows, as a value: `update` changes it, `render` draws it (STYLE.md 13).
@@ -79,7 +78,7 @@ public struct TUIModel: Sendable {
     /// The active filter: its text and parsed query.
     public var filter: (text: String, query: Query)?
     /// Who is on the board, by session.
-    public var presence: [SessionID: ServerMessage.PresenceEntry] = [:]
+    public var presence: [SessionID: PresenceEntry] = [:]
     /// Cards changed by others recently, with the tick until which they stay highlighted.
     public var highlights: [CardID: Int] = [:]
     /// The overlay shown, if any.
