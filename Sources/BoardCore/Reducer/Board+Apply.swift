@@ -49,9 +49,10 @@ extension Board {
             return .success((activity, nil, true))
         }
         activity.names = names(for: activity)
-        if let card = subject.card, cards[card] != nil {
-            cards[card]!.updatedBy = context.actor
-            cards[card]!.updatedAt = context.now
+        if let card = subject.card, cardTable[card] != nil {
+            // Not a placement field: straight to the storage, the placement index stays current.
+            cardTable[card]!.updatedBy = context.actor
+            cardTable[card]!.updatedAt = context.now
         }
         seq = context.seq
         return .success((activity, outcome.inverse, false))
