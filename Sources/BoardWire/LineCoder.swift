@@ -36,8 +36,30 @@ public struct LineCoder: Sendable {
     }
 
     /// The one-pass decode of a line (a trailing `\n` or `\r\n` is tolerated): nil when the line fails the
-    /// pre-scan, does not decode, or fails validation.
+    /// pre-scan, does not decode, or fails validation. The frequent messages (`op`, `presence`, `ping`, `pong`) are
+    /// read field by field off the tape (`TapeReader`); the others, and any line the reader is unsure of, go
+    /// through the messages' `Decodable` initialisers (`TapeDecoder`).
     public func decodeInOnePass(_ line: UnsafeBufferPointer<UInt8>) -> ClientMessage? {
+        scanned(line) { bytes, nodes in
+            if let message = TapeReader(bytes: bytes, nodes: nodes, limits: preScan.limits).message() { return message }
+            let decoder = TapeDecoder(bytes: bytes, nodes: nodes, limits: preScan.limits)
+            guard let message = try? ClientMessage(from: decoder), message.validationProblem == nil else { return nil }
+            return message
+        }
+    }
+
+    /// The field-by-field reader alone (for tests and the fuzzer): the frequent message the line holds, or nil when
+    /// the line fails the pre-scan, is another message, or the reader leaves it to the general path.
+    public func decodeFieldByField(_ line: UnsafeBufferPointer<UInt8>) -> ClientMessage? {
+        scanned(line) { bytes, nodes in TapeReader(bytes: bytes, nodes: nodes, limits: preScan.limits).message() }
+    }
+
+    /// Runs the pre-scan over the line without its terminator, recording a tape, and reads the tape with `read`;
+    /// nil when the pre-scan fails.
+    private func scanned(
+        _ line: UnsafeBufferPointer<UInt8>,
+        _ read: (UnsafeBufferPointer<UInt8>, [JSONTape.Node]) -> ClientMessage?
+    ) -> ClientMessage? {
         var count = line.count
         if count > 0, line[count - 1] == 0x0A { count -= 1 }
         if count > 0, line[count - 1] == 0x0D { count -= 1 }
@@ -45,9 +67,7 @@ public struct LineCoder: Sendable {
         var scanner = JSONPreScan.Scanner(bytes: bytes, limits: preScan.limits)
         scanner.tape = JSONTape()
         guard scanner.run() == nil, let tape = scanner.tape else { return nil }
-        let decoder = TapeDecoder(bytes: bytes, nodes: tape.nodes, limits: preScan.limits)
-        guard let message = try? ClientMessage(from: decoder), message.validationProblem == nil else { return nil }
-        return message
+        return read(bytes, tape.nodes)
     }
 
     /// Decodes a line a client sent the reference way: the byte pre-scan first, then Foundation's `JSONDecoder`.

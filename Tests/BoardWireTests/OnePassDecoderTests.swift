@@ -15,13 +15,16 @@ import Testing
     func agree(_ line: [UInt8], _ label: @autoclosure () -> String = "") -> Bool {
         let reference = Result { () throws(WireError) -> ClientMessage in try coder.decodeClientReference(line) }
         let onePass = line.withUnsafeBufferPointer { coder.decodeInOnePass($0) }
+        let fieldByField = line.withUnsafeBufferPointer { coder.decodeFieldByField($0) }
         let entry = Result { () throws(WireError) -> ClientMessage in try coder.decodeClient(line) }
         let text = String(decoding: line.prefix(300), as: UTF8.self)
         switch reference {
         case .success(let message):
             #expect(onePass == message, "one pass differs on \(label()) \(text)")
+            #expect(fieldByField == nil || fieldByField == message, "field by field differs on \(label()) \(text)")
         case .failure(let error):
             #expect(onePass == nil, "one pass decoded a line the reference refuses (\(error)): \(label()) \(text)")
+            #expect(fieldByField == nil, "field by field decoded a line the reference refuses (\(error)): \(label()) \(text)")
         }
         #expect(entry == reference, "entry point differs on \(label()) \(text)")
         return (try? reference.get()) != nil
@@ -137,6 +140,41 @@ import Testing
         for line in lines where agree(line) { decoded += 1 }
         #expect(decoded > 100, "some mutations still decode")
         #expect(decoded < lines.count, "and some do not")
+    }
+
+    /// The values an op's Swift types cannot hold: such an op is left to the general path (it becomes `.invalid`).
+    static let outOfRange = ["emperor", "\"red\"", "not a day", "\"!!\""]
+
+    /// The frequent messages are read field by field, never by the general path: every valid op line above, the
+    /// presence, ping and pong lines, and Protocol.md's examples of them.
+    @Test func theFrequentMessagesAreReadFieldByField() throws {
+        let frequent: Set<String> = ["op", "presence", "ping", "pong"]
+        var lines = Self.ops.filter { op in !Self.outOfRange.contains { op.contains($0) } }.map { Self.opLine($0) }
+        lines += Self.messages.filter { line in frequent.contains { line.contains(#""type":"\#($0)""#) } }
+        lines += try ProtocolDoc.load().exampleLines.filter { $0.direction == .client }.map(\.text)
+            .filter { line in frequent.contains { line.contains(#""type":"\#($0)""#) } }
+        #expect(lines.count > 50)
+        for line in lines {
+            let bytes = Array(line.utf8)
+            let read = bytes.withUnsafeBufferPointer { coder.decodeFieldByField($0) }
+            #expect(read != nil && read == (try? coder.decodeClientReference(bytes)), "not read field by field: \(line)")
+        }
+    }
+
+    /// Random ops of every kind (and undos, presence, ping, pong), encoded by the reference encoder, decode to the
+    /// same message both ways, and field by field.
+    @Test(arguments: Op.Kind.allCases) func generatedMessagesDecodeTheSameBothWays(kind: Op.Kind) {
+        var generator = GeneratedMessages(seed: UInt64(Op.Kind.allCases.firstIndex(of: kind)!) &+ 0xC0FFEE)
+        for _ in 0..<200 {
+            let message = generator.message(kind)
+            let line = coder.encode(message)
+            let reference = try? coder.decodeClientReference(line)
+            let text = String(decoding: line, as: UTF8.self)
+            #expect(reference == message, "the reference does not round-trip \(text)")
+            #expect(line.withUnsafeBufferPointer { coder.decodeFieldByField($0) } == message, "field by field: \(text)")
+            #expect(line.withUnsafeBufferPointer { coder.decodeInOnePass($0) } == message, "one pass: \(text)")
+            #expect((try? coder.decodeClient(line + [0x0A])) == message, "entry point: \(text)")
+        }
     }
 
     @Test func everyTruncationOfAnOpLine() {

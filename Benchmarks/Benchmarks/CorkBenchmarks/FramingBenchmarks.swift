@@ -33,7 +33,7 @@ func framingBenchmarks() {
         }
     }
 
-    Benchmark("Decode: LineCoder.decodeClient, one op line (one pass: pre-scan tape + TapeDecoder)") { benchmark in
+    Benchmark("Decode: LineCoder.decodeClient, one op line (one pass: pre-scan tape, read field by field)") { benchmark in
         let coder = LineCoder()
         for _ in benchmark.scaledIterations {
             blackHole(try? coder.decodeClient(line))

@@ -38,7 +38,7 @@ func reducerBenchmarks() {
         AddCard(card: "new", column: "doing", title: "A new card", description: "Added by the benchmark."))
     Benchmark("Reducer: card.add on 1,000 cards", configuration: perOp) { benchmark in
         var board = Fixtures.board
-        board.cards.reserveCapacity(board.cards.count + 1)  // own the storage before measuring
+        board.reserveCards(board.cards.count + 1)  // own the storage and the placement index before measuring
         benchmark.startMeasurement()
         applied(board.apply(add, context: Fixtures.context(seq: board.seq + 1)))
         benchmark.stopMeasurement()

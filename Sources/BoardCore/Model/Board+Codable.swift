@@ -13,7 +13,8 @@ extension Board: Codable {
         seq = try c.decode(UInt64.self, forKey: .seq)
         columns = try c.decode([Column].self, forKey: .columns)
         let cardList = try c.decode([Card].self, forKey: .cards)
-        cards = Dictionary(cardList.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        cardTable = Dictionary(cardList.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        slots = nil
         labels = try c.decode([Label].self, forKey: .labels)
         milestones = try c.decode([Milestone].self, forKey: .milestones)
         let memberList = try c.decode([Member].self, forKey: .members)

@@ -12,7 +12,19 @@ public struct Board: Hashable, Sendable, Identifiable {
     /// The columns, left to right.
     public var columns: [Column]
     /// Every card that has not been purged, archived ones included.
-    public var cards: [CardID: Card]
+    ///
+    /// Changing it from outside the reducer drops the per-column placement index, which the next placement rebuilds.
+    public var cards: [CardID: Card] {
+        get { cardTable }
+        set {
+            cardTable = newValue
+            slots = nil
+        }
+        _modify {
+            slots = nil
+            yield &cardTable
+        }
+    }
     /// The labels, in the order they were created.
     public var labels: [Label]
     /// The milestones, in the order they were created.
@@ -23,6 +35,11 @@ public struct Board: Hashable, Sendable, Identifiable {
     public var nextCardNumber: Int
     /// Cards that were purged: ops on them fail with `gone` rather than `not_found`.
     public var purged: Set<CardID>
+    /// The storage of `cards`; the reducer writes it directly and keeps `slots` current.
+    var cardTable: [CardID: Card]
+    /// Each column's cards in board order, for placement (derived: not part of equality, hashing or encoding); nil
+    /// when not built yet or dropped by a change of `cards` from outside the reducer.
+    var slots: ColumnSlots?
 
     /// Makes a board with the given columns (by default TODO, DOING, DONE) and one owner.
     public init(
@@ -33,12 +50,34 @@ public struct Board: Hashable, Sendable, Identifiable {
         self.name = name
         self.seq = 0
         self.columns = columns
-        self.cards = [:]
+        self.cardTable = [:]
+        self.slots = nil
         self.labels = []
         self.milestones = []
         self.members = [owner: Member(id: owner, role: .owner)]
         self.nextCardNumber = 1
         self.purged = []
+    }
+
+    /// Equal boards hold the same content; the placement index is left out.
+    public static func == (a: Board, b: Board) -> Bool {
+        a.id == b.id && a.name == b.name && a.seq == b.seq && a.columns == b.columns && a.cardTable == b.cardTable
+            && a.labels == b.labels && a.milestones == b.milestones && a.members == b.members
+            && a.nextCardNumber == b.nextCardNumber && a.purged == b.purged
+    }
+
+    /// Hashes the content; the placement index is left out.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(name)
+        hasher.combine(seq)
+        hasher.combine(columns)
+        hasher.combine(cardTable)
+        hasher.combine(labels)
+        hasher.combine(milestones)
+        hasher.combine(members)
+        hasher.combine(nextCardNumber)
+        hasher.combine(purged)
     }
 
     /// TODO, DOING and DONE.

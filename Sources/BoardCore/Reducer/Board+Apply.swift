@@ -34,13 +34,13 @@ extension Board {
             return .failure(Validate.malformedID(field))
         }
         let subject = Subject(of: op)
-        let before = fields(of: subject)
+        let before = state(of: subject)
         let outcome: Outcome
         switch handle(op, context: context) {
         case .success(let o): outcome = o
         case .failure(let rejection): return .failure(rejection)
         }
-        let changes = Board.changes(from: before, to: fields(of: subject))
+        let changes = Board.changes(of: subject, from: before, to: state(of: subject))
         var activity = Activity(
             seq: context.seq, at: context.now, actor: context.actor, kind: op.kind, text: outcome.text,
             changes: changes, warning: outcome.warning)
@@ -49,9 +49,10 @@ extension Board {
             return .success((activity, nil, true))
         }
         activity.names = names(for: activity)
-        if let card = subject.card, cards[card] != nil {
-            cards[card]!.updatedBy = context.actor
-            cards[card]!.updatedAt = context.now
+        if let card = subject.card, cardTable[card] != nil {
+            // Not a placement field: straight to the storage, the placement index stays current.
+            cardTable[card]!.updatedBy = context.actor
+            cardTable[card]!.updatedAt = context.now
         }
         seq = context.seq
         return .success((activity, outcome.inverse, false))

@@ -42,16 +42,18 @@ extension Board {
         case .failure(let r): return .failure(r)
         }
         let placement: ResolvedPlacement
+        prepareSlots()
         switch resolve(add.placement, in: columnID, for: add.card) {
         case .success(let p): placement = p
         case .failure(let r): return .failure(r)
         }
         applyRekey(placement.rekeyed)
-        cards[add.card] = Card(
-            id: add.card, number: nextCardNumber, column: columnID, rank: placement.rank, title: add.title,
-            description: add.description, descriptionSeq: context.seq, due: add.due, labels: labels,
-            assignees: assignees, milestone: add.milestone, ref: add.ref, createdBy: context.actor,
-            createdAt: context.now)
+        insertCard(
+            Card(
+                id: add.card, number: nextCardNumber, column: columnID, rank: placement.rank, title: add.title,
+                description: add.description, descriptionSeq: context.seq, due: add.due, labels: labels,
+                assignees: assignees, milestone: add.milestone, ref: add.ref, createdBy: context.actor,
+                createdAt: context.now))
         nextCardNumber += 1
         return .success(Outcome(inverse: .archiveCard(card: add.card), warning: warning))
     }
@@ -108,7 +110,7 @@ extension Board {
             updated.ref = ref.value
             inverse.ref = Clearable(card.ref)
         }
-        cards[card.id] = updated
+        cardTable[card.id] = updated  // no placement field changes
         return .success(Outcome(inverse: inverse.isEmpty ? nil : .editCard(inverse)))
     }
 
@@ -128,6 +130,7 @@ extension Board {
             }
         }
         let resolved: ResolvedPlacement
+        prepareSlots()
         switch resolve(placement, in: column, for: id) {
         case .success(let p): resolved = p
         case .failure(let r): return .failure(r)
@@ -142,8 +145,7 @@ extension Board {
             if back.after == nil && back.before == nil { back = .bottom }
         }
         applyRekey(resolved.rekeyed)
-        cards[id]!.column = column
-        cards[id]!.rank = resolved.rank
+        placeCard(id, in: column, rank: resolved.rank)
         if column == card.column && resolved.rank == card.rank && resolved.rekeyed.isEmpty { warning = nil }
         return .success(
             Outcome(
@@ -217,29 +219,35 @@ extension Board {
             case .failure(let r): return .failure(r)
             }
         }
-        cards[id]!.archived = archived
+        setArchivedFlag(id, archived)
         return .success(Outcome(inverse: archived ? .restoreCard(card: id) : .archiveCard(card: id), warning: warning))
     }
 
     mutating func purgeCard(_ id: CardID) -> Result<Outcome, Rejection> {
         if case .failure(let r) = existingCard(id) { return .failure(r) }
-        cards[id] = nil
+        removeCard(id)
         purged.insert(id)
         return .success(Outcome())
     }
 
-    /// Runs `body` on a copy of the card and stores it back only when `body` succeeds.
+    /// Runs `body` on a copy of the card and stores it back only when `body` succeeds. `body` changes no placement
+    /// field (column, rank, archived), so the placement index stays current.
     mutating func modifyCard(
         _ id: CardID, _ body: (inout Card) -> Result<Outcome, Rejection>
     ) -> Result<Outcome, Rejection> {
-        guard var card = cards[id] else { return existingCard(id).map { _ in Outcome() } }
+        guard var card = cardTable[id] else { return existingCard(id).map { _ in Outcome() } }
         let result = body(&card)
-        if case .success = result { cards[id] = card }
+        assert(card.column == cardTable[id]!.column && card.rank == cardTable[id]!.rank
+            && card.archived == cardTable[id]!.archived, "modifyCard must not move a card")
+        if case .success = result { cardTable[id] = card }
         return result
     }
 
+    /// New ranks for a re-keyed column; the placement index is rebuilt when next needed (re-keys are rare).
     mutating func applyRekey(_ ranks: [CardID: Rank]) {
-        for (id, rank) in ranks { cards[id]?.rank = rank }
+        guard !ranks.isEmpty else { return }
+        for (id, rank) in ranks { cardTable[id]?.rank = rank }
+        slots = nil
     }
 
     func duplicateRef(_ ref: String, _ other: Card) -> Rejection {

@@ -146,7 +146,7 @@ extension Board {
         }
         labels.remove(at: i)
         for card in cards.values where card.labels.contains(id) {
-            cards[card.id]!.labels.removeAll { $0 == id }
+            cardTable[card.id]!.labels.removeAll { $0 == id }
         }
         return .success(Outcome())
     }
@@ -208,7 +208,7 @@ extension Board {
             return .failure(Rejection(.notFound, "no milestone \(id) on this board"))
         }
         milestones.remove(at: i)
-        for card in cards.values where card.milestone == id { cards[card.id]!.milestone = nil }
+        for card in cards.values where card.milestone == id { cardTable[card.id]!.milestone = nil }
         return .success(Outcome())
     }
 }

@@ -35,7 +35,7 @@ extension Board {
         }
         members[user] = nil
         for card in cards.values where card.assignees.contains(user) {
-            cards[card.id]!.assignees.removeAll { $0 == user }
+            cardTable[card.id]!.assignees.removeAll { $0 == user }
         }
         return .success(Outcome())
     }

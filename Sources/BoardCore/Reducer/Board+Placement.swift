@@ -5,7 +5,7 @@ struct ResolvedPlacement: Equatable {
 }
 
 /// A card's place in a column, without the rest of the card.
-struct Slot {
+struct Slot: Equatable {
     var id: CardID
     var rank: Rank
     var archived: Bool
@@ -36,13 +36,13 @@ extension Board {
 
     /// `resolve` over the whole column in order: every kind of placement, and the re-key.
     func resolveSorted(_ placement: Placement, in column: ColumnID, for card: CardID) -> Result<ResolvedPlacement, Rejection> {
-        // Small slots, not whole cards: copying and sorting `Card` values (a dozen strings and arrays each) made
-        // placement the server's hottest path on big boards.
-        var ordered: [Slot] = []
-        for other in cards.values where other.column == column && other.id != card {
-            ordered.append(Slot(id: other.id, rank: other.rank, archived: other.archived))
+        // Small slots, not whole cards, already in order (the per-column index): copying and sorting `Card` values
+        // (a dozen strings and arrays each) made placement the server's hottest path on big boards.
+        var ordered = currentSlots[column]
+        if let me = cardTable[card], me.column == column {
+            let at = ColumnSlots.position(of: card, rank: me.rank, in: ordered)
+            if at < ordered.count, ordered[at].id == card { ordered.remove(at: at) }
         }
-        ordered.sort(by: Slot.order)
         // `slot` is the index in `ordered` the card will take: it goes between ordered[slot-1] and ordered[slot].
         var slot: Int
         if let after = placement.after {
@@ -127,22 +127,29 @@ extension Board {
             }
             anchor = Slot(id: found.id, rank: found.rank, archived: found.archived)
         }
+        // The column in order from the per-column index: the neighbours sit next to the anchor (or at the end),
+        // the card itself skipped.
+        let ordered = currentSlots[column]
         var lower: Slot?
         var upper: Slot?
-        for other in cards.values where other.column == column && other.id != card {
-            let slot = Slot(id: other.id, rank: other.rank, archived: other.archived)
-            if let anchor, placement.after != nil {
-                // After the anchor: the first card past it.
-                if Slot.order(anchor, slot), upper.map({ Slot.order(slot, $0) }) ?? true { upper = slot }
-            } else if let anchor {
-                // Before the anchor: the last card ahead of it.
-                if Slot.order(slot, anchor), lower.map({ Slot.order($0, slot) }) ?? true { lower = slot }
-            } else if lower.map({ Slot.order($0, slot) }) ?? true {
-                // At the end: after the last card.
-                lower = slot
-            }
+        if let anchor, placement.after != nil {
+            // After the anchor: the first card past it.
+            var i = ColumnSlots.position(of: anchor.id, rank: anchor.rank, in: ordered) + 1
+            while i < ordered.count, ordered[i].id == card { i += 1 }
+            upper = i < ordered.count ? ordered[i] : nil
+            lower = anchor
+        } else if let anchor {
+            // Before the anchor: the last card ahead of it.
+            var i = ColumnSlots.position(of: anchor.id, rank: anchor.rank, in: ordered) - 1
+            while i >= 0, ordered[i].id == card { i -= 1 }
+            lower = i >= 0 ? ordered[i] : nil
+            upper = anchor
+        } else {
+            // At the end: after the last card.
+            var i = ordered.count - 1
+            while i >= 0, ordered[i].id == card { i -= 1 }
+            lower = i >= 0 ? ordered[i] : nil
         }
-        if placement.after != nil { lower = anchor } else if placement.before != nil { upper = anchor }
         return .success((lower, upper))
     }
 

@@ -92,7 +92,8 @@ enum Subject: Hashable, Sendable {
 }
 
 extension Board {
-    /// The subject's fields as JSON values; an absent subject has no fields.
+    /// The subject's fields as JSON values; an absent subject has no fields (what an undo checks against; `apply`
+    /// computes an activity's changes from the typed fields, `state(of:)`).
     func fields(of subject: Subject) -> [String: JSONValue] {
         switch subject {
         case .board:
@@ -136,16 +137,5 @@ extension Board {
                 "due": .optional(m.due?.description), "closed": .bool(m.closed),
             ]
         }
-    }
-
-    /// The fields that differ between two field sets, as `[old, new]` (a missing field is `null`).
-    static func changes(from before: [String: JSONValue], to after: [String: JSONValue]) -> [String: FieldChange] {
-        var result: [String: FieldChange] = [:]
-        for key in Set(before.keys).union(after.keys) {
-            let old = before[key] ?? .null
-            let new = after[key] ?? .null
-            if old != new { result[key] = FieldChange(old: old, new: new) }
-        }
-        return result
     }
 }

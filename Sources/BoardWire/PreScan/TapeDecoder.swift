@@ -97,16 +97,7 @@ final class TapeDecoder: Decoder {
     }
 
     /// The text of a string or key node.
-    func text(of node: JSONTape.Node) -> String {
-        if !node.escaped {
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[(node.start + 1)..<(node.end - 1)]), as: UTF8.self)
-        }
-        var scanner = JSONPreScan.Scanner(bytes: bytes, limits: limits)
-        scanner.i = node.start
-        var out: [UInt8] = []
-        _ = scanner.string(decodeInto: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
+    func text(of node: JSONTape.Node) -> String { TapeReader.text(of: node, in: bytes, limits: limits) }
 
     /// Whether a key node spells `name`.
     func key(_ node: JSONTape.Node, is name: String) -> Bool {
