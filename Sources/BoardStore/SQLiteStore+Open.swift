@@ -27,6 +27,7 @@ extension SQLiteStore {
         if exists {
             try await checkExisting(path: path, configuration: configuration, logger: logger)
         }
+        removeCleanMark(path)
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: grdbConfiguration(configuration))
@@ -93,6 +94,10 @@ extension SQLiteStore {
                 .corrupt,
                 "\(path)-wal is missing but \(path)-shm is present: the write-ahead log was deleted after a crash, so "
                     + "committed changes may be lost. \(restore)")
+        }
+        if isMarkedClean(path), !walExisted, !shmExisted {
+            logger.debug("closed cleanly and unchanged since: no quick_check", metadata: ["path": "\(path)"])
+            return
         }
         let problems: [String]
         do {
