@@ -1,7 +1,7 @@
 import Foundation
 
 /// The clean-close mark: `corkd.sqlite.clean`, written by `close()` after the last checkpoint, holding the file's
-/// inode, size and modification time. An open that finds it matching the file (and no `-wal` or `-shm`: nothing
+/// inode, size and modification time. An open that finds it matching the file (and an empty or no `-wal`: nothing
 /// was written after the close, nor by a crashed run) skips `PRAGMA quick_check`, which reads the whole file (about
 /// 5 s for 1 M events here, issue 14 defect 7); any other open checks as before. An open that goes on removes the
 /// mark before anything is written, so a run that crashes leaves none; one that refuses the file leaves the data

@@ -95,7 +95,8 @@ extension SQLiteStore {
                 "\(path)-wal is missing but \(path)-shm is present: the write-ahead log was deleted after a crash, so "
                     + "committed changes may be lost. \(restore)")
         }
-        if isMarkedClean(path), !walExisted, !shmExisted {
+        let walSize = (try? fileManager.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.int64Value ?? 0
+        if walSize == 0, isMarkedClean(path) {
             logger.debug("closed cleanly and unchanged since: no quick_check", metadata: ["path": "\(path)"])
             return
         }
