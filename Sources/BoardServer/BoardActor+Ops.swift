@@ -8,6 +8,9 @@ extension BoardActor {
     enum SubmitOutcome: Sendable, Equatable {
         /// The op was answered (`reject`, or `ack` at once or once durable).
         case answered
+        /// The op was answered with `reject` `rate_limited`: the bucket has no token for `retryAfterMs`, and the
+        /// client's highest mut applied or pending here is `highestMut` (see `EmptyBuckets`).
+        case rateLimited(retryAfterMs: UInt64, highestMut: UInt64)
         /// The board is no longer served here (archived): nothing was answered; look the board up again.
         case closed
         /// The op found the bucket empty after `rate_close_ms` of continuous rate limiting: nothing was answered;
@@ -63,7 +66,7 @@ extension BoardActor {
             if closes { return .closeForRate }
             reject(
                 session, mut, .rateLimited, "over \(limits.rateOpsPerS) ops/s; retry in \(wait) ms", retryAfterMs: wait)
-            return .answered
+            return .rateLimited(retryAfterMs: wait, highestMut: max(lastMut[key] ?? 0, pendingMut[key] ?? 0))
         }
         var resolved: (op: Op, undoOf: UInt64?)
         var target: (activity: Activity, inverse: Op?)?

@@ -7,8 +7,12 @@ extension BoardActor {
     /// Subscribes a session: the missed deltas (or a snapshot), `subscribed`, then everyone's presence. With
     /// `present` false the session follows the board without being present (Protocol.md, "subscribe").
     ///
-    /// It runs without a suspension point, so no committed change can fall between the catch-up and the live stream.
-    func subscribe(_ session: SessionRef, since: UInt64?, epoch clientEpoch: String?, present: Bool = true, req: RequestID?) {
+    /// After reading the retained changes from the store if a resume needs them and they are not loaded yet, it
+    /// runs without a suspension point, so no committed change can fall between the catch-up and the live stream.
+    func subscribe(
+        _ session: SessionRef, since: UInt64?, epoch clientEpoch: String?, present: Bool = true, req: RequestID?
+    ) async {
+        if let since, since < committed.seq { await loadRetained() }
         guard committed.members[session.user] != nil else {
             session.outbox.send(Lines.error(WireError(.notFound, "no board \(id)", req: req, board: id)))
             return
@@ -217,7 +221,8 @@ extension BoardActor {
 
     /// Sends the deltas `from...to` again (after a gap), then `ok`; a snapshot when the retained log no longer holds
     /// them, decided exactly as `subscribe` decides. The session must be subscribed.
-    func fetch(_ session: SessionRef, from: UInt64, to: UInt64, req: RequestID?) {
+    func fetch(_ session: SessionRef, from: UInt64, to: UInt64, req: RequestID?) async {
+        await loadRetained()
         guard committed.members[session.user] != nil else {
             session.outbox.send(Lines.error(WireError(.notFound, "no board \(id)", req: req, board: id)))
             return

@@ -56,6 +56,10 @@ actor BoardActor {
     var rateBuckets: [UserID: TokenBucket] = [:]
     /// Each session's current run of rate limiting on this board (`rate_close_ms`).
     var rateRuns: [SessionID: RateLimitRun] = [:]
+    /// The stored changes the log holds but has not read yet (`loadRetained`).
+    var unloaded: ClosedRange<UInt64>?
+    /// The read of `unloaded` under way.
+    var loadingRetained: Task<Void, Never>?
     /// Whether the board stopped being served here (archived): every request is answered as for a missing board.
     var isClosed = false
     /// The board hash of `committed` at a seq, for `subscribed` (computed at most once per seq).
@@ -130,13 +134,10 @@ actor BoardActor {
                     .storage, "the stored log of board \(id) does not replay at seq \(event.seq): \(rejection)")
             }
         }
-        let capacity = configuration.limits.historyMax
-        let from = board.seq >= UInt64(capacity) ? board.seq - UInt64(capacity) + 1 : 1
-        let recent = board.seq == 0 ? [] : try await store.events(id, from: from, to: board.seq, limit: capacity)
         let actor = BoardActor(
             id: id, epoch: loaded.epoch, board: board, store: store, configuration: configuration, clock: clock,
             logger: logger)
-        await actor.fillLog(recent, sinceSnapshot: UInt64(loaded.tail.count))
+        await actor.startLog(at: board.seq, sinceSnapshot: UInt64(loaded.tail.count))
         return actor
     }
 
@@ -158,11 +159,31 @@ actor BoardActor {
         (outcomeStream, outcomes) = AsyncStream.makeStream(of: Outcome.self, bufferingPolicy: .unbounded)
     }
 
-    private func fillLog(_ events: [StoredEvent], sinceSnapshot: UInt64) {
-        for event in events {
-            log.append(DeltaLog.Entry(seq: event.seq, line: Self.deltaLine(event), activity: event.activity, inverse: event.inverse))
-        }
+    /// A loaded board's log starts empty: its last `history_max` stored changes (up to `seq`) are read from the
+    /// store the first time a resume or a fetch needs them (`loadRetained`), so start-up reads no history at all
+    /// (issue 14, defect 7: start time no longer grows with the log).
+    private func startLog(at seq: UInt64, sinceSnapshot: UInt64) {
+        let capacity = UInt64(configuration.limits.historyMax)
+        unloaded = seq == 0 ? nil : (seq >= capacity ? seq - capacity + 1 : 1)...seq
         self.sinceSnapshot = sinceSnapshot
+    }
+
+    /// Reads the stored changes the log has not loaded yet into it (once; concurrent callers wait for the same
+    /// read). On a store error the log stays as it is: a resume from before it gets a snapshot.
+    func loadRetained() async {
+        guard let range = unloaded else { return }
+        if let loading = loadingRetained { return await loading.value }
+        let loading = Task {
+            let limit = Int(range.upperBound - range.lowerBound + 1)
+            let events = (try? await store.events(id, from: range.lowerBound, to: range.upperBound, limit: limit)) ?? []
+            log.prepend(events.map {
+                DeltaLog.Entry(seq: $0.seq, line: Self.deltaLine($0), activity: $0.activity, inverse: $0.inverse)
+            })
+            unloaded = nil
+            loadingRetained = nil
+        }
+        loadingRetained = loading
+        await loading.value
     }
 
     /// Answers each batch the store writer finishes (acks and deltas, or rejects) until `stop()`; then until what
@@ -176,6 +197,19 @@ actor BoardActor {
             if stopping && pending.isEmpty && !committing { break }
         }
         resumeDrainWaiters()
+        await snapshotAtStop()
+    }
+
+    /// A clean stop stores a snapshot of the durable board when changes were committed since the last one, so the
+    /// next start replays no tail (issue 14, defect 7). After a crash the tail is at most `snapshotInterval` long.
+    private func snapshotAtStop() async {
+        guard sinceSnapshot > 0, !isClosed else { return }
+        do {
+            try await store.append([], snapshots: [committed])
+            sinceSnapshot = 0
+        } catch {
+            logger.warning("no snapshot at stop; the next start replays the tail", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Returns once every change applied so far is durable and its ack and delta are written to the outboxes.

@@ -37,6 +37,17 @@ struct DeltaLog {
         }
     }
 
+    /// Puts `older` (ascending and contiguous, ending just before the oldest entry held) in front of the entries
+    /// held; then the limits apply as for `append`, dropping the oldest. Does nothing when `older` does not end there.
+    mutating func prepend(_ older: [Entry]) {
+        guard let last = older.last else { return }
+        if let first = firstSeq, last.seq + 1 != first { return }
+        var merged = DeltaLog(capacity: capacity, byteCapacity: byteCapacity)
+        for entry in older { merged.append(entry) }
+        for entry in entries { merged.append(entry) }
+        self = merged
+    }
+
     /// The entry for `seq`, if held.
     func entry(_ seq: UInt64) -> Entry? {
         guard let first = firstSeq, seq >= first else { return nil }

@@ -137,15 +137,27 @@ extension Session {
     /// does not exist or the user is not a member. One actor hop per op; the registry only on a board's first op.
     @inline(never)
     private mutating func submit(_ request: ClientMessage.Mutation, as ref: SessionRef) async {
+        let limits = context.configuration.limits
+        let nowMs = context.clock.now().milliseconds
+        if let wait = emptyBuckets.refusal(request.board, mut: request.mut, nowMs: nowMs) {
+            outbox.send(ByteBuffer(bytes: LineWriter.rejectLine(
+                board: request.board, mut: request.mut, code: .rateLimited,
+                message: "over \(limits.rateOpsPerS) ops/s; retry in \(wait) ms", retryAfterMs: wait)))
+            return
+        }
         for _ in 0..<2 {
             guard let board = await board(request.board) else { break }
             touched.insert(request.board)
             switch await board.submit(request.op, mut: request.mut, from: ref) {
             case .answered:
+                emptyBuckets.forget(request.board)
+                return
+            case .rateLimited(let wait, let highestMut):
+                emptyBuckets.limited(request.board, nowMs: nowMs, retryAfterMs: wait, highestMut: highestMut)
                 return
             case .closeForRate:
                 machine.closed()
-                let seconds = context.configuration.limits.rateCloseMs / 1000
+                let seconds = limits.rateCloseMs / 1000
                 await outbox.sendFinal(Lines.error(WireError(.tooManyErrors, "rate limited without a break for \(seconds) s")))
                 return
             case .closed:

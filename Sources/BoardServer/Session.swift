@@ -47,6 +47,8 @@ struct Session {
     var lastPresence: PresenceActivity?
     /// Boards this session sent ops to (their acks must go out before a `bye` closes the connection).
     var touched: Set<BoardID> = []
+    /// Boards whose bucket is known to be empty for a moment: ops refused without the board (`EmptyBuckets`).
+    var emptyBuckets = EmptyBuckets()
     /// The peer's IP address (for the pre-auth cap).
     var address = "?"
 

@@ -27,6 +27,7 @@ extension SQLiteStore {
         if exists {
             try await checkExisting(path: path, configuration: configuration, logger: logger)
         }
+        removeCleanMark(path)
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: grdbConfiguration(configuration))
@@ -93,6 +94,11 @@ extension SQLiteStore {
                 .corrupt,
                 "\(path)-wal is missing but \(path)-shm is present: the write-ahead log was deleted after a crash, so "
                     + "committed changes may be lost. \(restore)")
+        }
+        let walSize = (try? fileManager.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.int64Value ?? 0
+        if walSize == 0, isMarkedClean(path) {
+            logger.debug("closed cleanly and unchanged since: no quick_check", metadata: ["path": "\(path)"])
+            return
         }
         let problems: [String]
         do {

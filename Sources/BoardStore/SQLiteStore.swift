@@ -43,5 +43,6 @@ public struct SQLiteStore: BoardStore {
         } catch {
             throw StoreError(error, context: "close")
         }
+        Self.markClean(path)
     }
 }

@@ -129,4 +129,24 @@ import Testing
             await probe.close()
         }
     }
+
+    /// While the session refuses ops itself because its bucket is known to be empty (`EmptyBuckets`), a resend of an
+    /// applied op still reaches the board and gets its original `ack`; a new op gets `rate_limited`.
+    @Test func aResendOfAnAppliedOpIsAckedWhileTheBucketIsKnownEmpty() async throws {
+        let clock = ManualClock()
+        try await withTestServer(clock: clock) { server in
+            let probe = try await server.connect(clientID: "limited")
+            let first = try await Self.burst(probe, from: 1, count: 42)
+            #expect(first.acks == 40 && first.limited == 2)
+            // The clock stands still: the bucket stays empty, and the session knows it.
+            try await probe.send(#"{"type":"op","board":"main","mut":5,"op":{"kind":"chat","text":"5"}}"#)
+            let ack = try await probe.expect(type: "ack", skipping: ["delta", "ping"])
+            #expect(ack["mut"] as? Int == 5 && ack["seq"] as? Int != nil, "\(ack)")
+            try await probe.send(#"{"type":"op","board":"main","mut":41,"op":{"kind":"chat","text":"41"}}"#)
+            let reject = try await probe.expect(type: "reject", skipping: ["delta", "ping"])
+            #expect(reject["code"] as? String == "rate_limited" && reject["mut"] as? Int == 41, "\(reject)")
+            #expect((reject["retry_after_ms"] as? Int ?? 0) > 0, "\(reject)")
+            await probe.close()
+        }
+    }
 }
