@@ -22,6 +22,9 @@ public final class DataDirectoryLock: Sendable {
 
     deinit { close(fd) }
 
+    /// Lets go of the lock now (the file stays open until this object goes away).
+    public func unlock() { _ = flock(fd, LOCK_UN) }
+
     /// Takes the lock without waiting; nil when another process holds it.
     public static func tryAcquire(in directory: URL) throws(ServerError) -> DataDirectoryLock? {
         let path = directory.appendingPathComponent(fileName).path

@@ -2,13 +2,13 @@ import BoardCore
 import BoardStore
 import Foundation
 
-/// Applies admin commands to the store itself, for when no server runs (the tool holds the data directory's lock,
-/// so nothing else writes): the same outcomes the running server would record.
+/// Applies admin commands to the store itself, for when no server runs (the tool holds the serving lock, so
+/// nothing else writes): the same outcomes the running server would record.
 ///
 /// Op commands (members, renames) are applied by the reducer as the actor `corkd`, exactly as the server applies
 /// them, and all their events are appended in one transaction at the end.
 struct DirectAdmin {
-    let store: SQLiteStore
+    let store: any AdminStore
     /// The `members_max` the server enforces (from `listen.json`), so a board grows no larger offline.
     let membersMax: Int
     /// A snapshot is stored with the events when a board got at least this many (as the server does).

@@ -9,8 +9,8 @@ import NIOSSL
 /// Everything `corkd` prepares before it listens: the data directory, the store, the certificate, and on first
 /// start the default board, its owner and the owner's token.
 public struct ServerSetup: Sendable {
-    /// The opened store.
-    public var store: SQLiteStore
+    /// The opened store (SQLite in the data directory, or PostgreSQL).
+    public var store: any AdminStore
     /// The server's TLS context.
     public var tls: NIOSSLContext
     /// The certificate's fingerprint (what invite URLs pin).
@@ -21,17 +21,21 @@ public struct ServerSetup: Sendable {
     public var ownerToken: String?
     /// The host invite URLs name (`ServerConfiguration.advertisedHost`).
     public var advertisedHost: String
-    /// The data directory's lock, held for as long as this value lives: while it is held, admin commands hand
-    /// their work to this server, and no other server starts on the directory.
-    public var lock: DataDirectoryLock
+    /// The serving lock, held until `release()`: while it is held, admin commands hand their work to the servers.
+    /// SQLite: the data directory's `flock` (no other server starts on the directory); PostgreSQL: the database's
+    /// advisory lock, held shared by every node.
+    public var lock: ServingLock
 
-    /// Opens or creates everything in `configuration.dataDirectory`.
+    /// Opens or creates everything in `configuration.dataDirectory`, and the store `store` names (by default
+    /// SQLite in that directory).
     ///
     /// A store that fails `PRAGMA quick_check` stops here with a clear message; the file is never touched.
-    /// `machineHostName` is what a wildcard bind advertises without `publicHost`.
+    /// `machineHostName` is what a wildcard bind advertises without `publicHost`. On PostgreSQL several nodes may
+    /// start at once on a fresh database: exactly one makes the first start (board `main`, its owner, the owner's
+    /// token); the others find it made.
     public static func prepare(
-        _ configuration: ServerConfiguration, clock: any ServerClock = WallClock(),
-        machineHostName: String = ProcessInfo.processInfo.hostName, logger: Logger
+        _ configuration: ServerConfiguration, store location: StoreLocation = .dataDirectory,
+        clock: any ServerClock = WallClock(), machineHostName: String = ProcessInfo.processInfo.hostName, logger: Logger
     ) async throws -> ServerSetup {
         let directory = configuration.dataDirectory
         let advertisedHost = configuration.advertisedHost(machineHostName: machineHostName)
@@ -48,8 +52,11 @@ public struct ServerSetup: Sendable {
             }
             logger.warning("\(correction)")
         }
-        // One server per directory; an admin command may hold the lock for a moment, so wait a little for it.
-        let lock = try await DataDirectoryLock.acquire(in: directory, patience: .seconds(5))
+        // SQLite: one server per directory; an admin command may hold the lock for a moment, so wait a little for it.
+        var sqliteLock: ServingLock?
+        if location == .dataDirectory {
+            sqliteLock = try await location.servingLock(directory: directory, patience: .seconds(5), logger: logger)
+        }
         // The certificate first: a bad --cert must not cost the owner token that a first start shows only once.
         var hosts = configuration.certificateHosts
         if !hosts.contains(advertisedHost) { hosts.append(advertisedHost) }
@@ -61,28 +68,66 @@ public struct ServerSetup: Sendable {
             logger.info("created a self-signed certificate", metadata: ["fingerprint": "\(fingerprint)", "hosts": "\(hosts)"])
         }
         let tls = try TLSSetup.serverContext(certificateChain: certificate.chain, privateKey: certificate.key)
-        let store: SQLiteStore
+        let store: any AdminStore
         do {
-            store = try await SQLiteStore.open(
-                directory: directory, configuration: SQLiteStore.Configuration(eventJSON: WireEventJSON()), logger: logger)
+            store = try await location.open(directory: directory, eventJSON: WireEventJSON(), logger: logger)
         } catch {
-            throw ServerError(.storage, "cannot open the store in \(directory.path): \(error.message)")
+            await sqliteLock?.release()
+            throw ServerError(.storage, "cannot open the store in \(location.name(directory: directory)): \(error.message)")
         }
+        let lock: ServingLock
+        if let sqliteLock {
+            lock = sqliteLock
+        } else {
+            do {
+                // PostgreSQL: shared with the other nodes; waits while an admin command applies its commands itself.
+                lock = try await location.servingLock(directory: directory, patience: .seconds(5), logger: logger)
+            } catch {
+                try? await store.close()
+                throw error
+            }
+        }
+        do {
+            let (firstStart, ownerToken) = try await firstStart(store, configuration, clock: clock, logger: logger)
+            return ServerSetup(
+                store: store, tls: tls, fingerprint: fingerprint, firstStart: firstStart, ownerToken: ownerToken,
+                advertisedHost: advertisedHost, lock: lock)
+        } catch {
+            await lock.release()
+            try? await store.close()
+            throw error
+        }
+    }
+
+    /// On an empty store, creates the default board, its owner and the owner's token; returns whether this start
+    /// did (another node starting at the same instant on the same database may have: then this one finds the
+    /// board taken and is not the first start). Makes the owner the administrator either way.
+    private static func firstStart(
+        _ store: any AdminStore, _ configuration: ServerConfiguration, clock: any ServerClock, logger: Logger
+    ) async throws -> (Bool, String?) {
         var ownerToken: String?
-        let boards = try await store.boards()
-        let firstStart = boards.isEmpty
+        var firstStart = try await store.boards().isEmpty
         if firstStart {
             let owner = configuration.ownerName
             _ = try await store.ensureUser(owner, displayName: "")
-            _ = try await store.createBoard(Board(id: configuration.defaultBoard, name: "Main", owner: owner))
-            ownerToken = try await store.issueToken(for: owner, expiresAt: nil, now: clock.now())
-            logger.info("first start: created board \(configuration.defaultBoard) owned by \(owner)")
+            do {
+                _ = try await store.createBoard(Board(id: configuration.defaultBoard, name: "Main", owner: owner))
+                ownerToken = try await store.issueToken(for: owner, expiresAt: nil, now: clock.now())
+                logger.info("first start: created board \(configuration.defaultBoard) owned by \(owner)")
+            } catch let error as StoreError where error.code == .duplicate {
+                firstStart = false
+                logger.info("another node made the first start at the same time; its data directory has owner.url")
+            }
         }
         // The first-start owner is the server's administrator (`welcome.role` `owner`), also in older stores.
         _ = try await store.ensureAdministrator(configuration.ownerName)
-        return ServerSetup(
-            store: store, tls: tls, fingerprint: fingerprint, firstStart: firstStart, ownerToken: ownerToken,
-            advertisedHost: advertisedHost, lock: lock)
+        return (firstStart, ownerToken)
+    }
+
+    /// Lets go of the serving lock and closes the store (the server has stopped).
+    public func release() async {
+        try? await store.close()
+        await lock.release()
     }
 
     /// The owner's invite URL's file in the data directory.

@@ -299,10 +299,11 @@ public final class CorkdProcess {
         return exit
     }
 
-    /// Starts the server again on the same data directory (a new port); the old process must have exited.
-    public func restart(timeout: Duration = .seconds(20)) async throws {
+    /// Starts the server again on the same data directory (a new port) with `options`; the old process must have
+    /// exited.
+    public func restart(options: [String] = [], timeout: Duration = .seconds(20)) async throws {
         if let server, server.isRunning { throw TestFailure("restart: corkd (pid \(server.pid)) still runs") }
-        try await start(timeout: timeout)
+        try await start(options: options, timeout: timeout)
     }
 
     /// Runs `corkd` once more on the data directory without waiting for it to listen (a start expected to fail);

@@ -5,28 +5,37 @@ import NIOPosix
 import PostgresNIO
 
 /// A fresh PostgreSQL database per test, on the server `$CORKD_TEST_POSTGRES` names
-/// (`postgres://USER:PASSWORD@127.0.0.1:5432/postgres`, a role that may `CREATE DATABASE`; `.ci/run` starts one).
+/// (`postgres://USER:PASSWORD@127.0.0.1:5432/postgres`, a role that may `CREATE DATABASE`; `scripts/test-postgres`
+/// prints one for Debian's cluster), or else on this test process's own throwaway cluster (`PostgresTestCluster`).
 ///
-/// Without that variable the PostgreSQL cases are left out of a local run; under CI (`$CI` set) they are required,
-/// and a missing server fails them instead of skipping them.
+/// The PostgreSQL cases are skipped, with the reason printed, only when neither is possible (PostgreSQL is not
+/// installed) and this is not CI; under CI (`$CI` set) they always run, and a missing PostgreSQL fails them.
 public enum PostgresTestDatabase {
     /// The server's URL, if the environment gives one.
     public static var serverURL: String? {
         ProcessInfo.processInfo.environment["CORKD_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// Whether tests should run their PostgreSQL cases: a server is named, or this is CI (where it must be).
-    public static var isEnabled: Bool {
-        serverURL != nil || ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty } == true
+    /// Whether tests should run their PostgreSQL cases: a server is named, PostgreSQL is installed (a cluster of
+    /// our own), or this is CI (where they must run).
+    public static let isEnabled: Bool = {
+        if serverURL != nil || PostgresTestCluster.binaries != nil { return true }
+        if ProcessInfo.processInfo.environment["CI"].map({ !$0.isEmpty && $0 != "false" }) == true { return true }
+        FileHandle.standardError.write(
+            Data("skipping the PostgreSQL tests: PostgreSQL is not installed (apt-get install postgresql) and CORKD_TEST_POSTGRES is not set\n".utf8))
+        return false
+    }()
+
+    /// The server the test databases are made on.
+    public static func server() async throws -> PostgresLocation {
+        if let serverURL { return try PostgresLocation.parse(serverURL) }
+        return try await PostgresTestCluster.server()
     }
 
     /// Creates a database with a random name, runs `body` with its location, then drops it (with any connections
     /// still open to it), whatever happens.
     public static func withDatabase<T>(_ body: (PostgresLocation) async throws -> T) async throws -> T {
-        guard let serverURL else {
-            throw TestFailure("CORKD_TEST_POSTGRES is not set: start PostgreSQL (see .ci/run) and name it there")
-        }
-        let server = try PostgresLocation.parse(serverURL)
+        let server = try await server()
         let name = "corkd_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         try await administer(server, "CREATE DATABASE \(name)")
         var location = server

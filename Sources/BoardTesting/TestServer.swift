@@ -15,7 +15,7 @@ public struct TestServer: Sendable {
     public var port: Int
     public var fingerprint: Fingerprint
     public var ownerToken: String
-    public var store: SQLiteStore
+    public var store: any AdminStore
     public var directory: URL
 
     /// A probe connected and authenticated as the owner (or with `token`).
@@ -38,9 +38,10 @@ public struct TestServer: Sendable {
     }
 }
 
-/// Runs `body` against a fresh server; the server and its data are gone when it returns.
+/// Runs `body` against a fresh server (on `store`: by default SQLite in a fresh data directory); the server and
+/// its data directory are gone when it returns, and its store is closed.
 public func withTestServer<T: Sendable>(
-    clock: any ServerClock = WallClock(),
+    store location: StoreLocation = .dataDirectory, clock: any ServerClock = WallClock(),
     configure: (inout ServerConfiguration) -> Void = { _ in },
     _ body: @Sendable (TestServer) async throws -> T
 ) async throws -> T {
@@ -53,7 +54,7 @@ public func withTestServer<T: Sendable>(
     configure(&configuration)
     var logger = Logger(label: "corkd-test")
     logger.logLevel = .critical
-    let setup = try await ServerSetup.prepare(configuration, logger: logger)
+    let setup = try await ServerSetup.prepare(configuration, store: location, logger: logger)
     let (addresses, addressContinuation) = AsyncStream.makeStream(of: Int.self)
     let server = BoardServer(
         configuration: configuration, store: setup.store, tls: setup.tls, clock: clock, logger: logger,
@@ -70,10 +71,12 @@ public func withTestServer<T: Sendable>(
             let result = try await body(test)
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
+            await setup.release()
             return result
         } catch {
             await group.triggerGracefulShutdown()
             try? await tasks.waitForAll()
+            await setup.release()
             throw error
         }
     }

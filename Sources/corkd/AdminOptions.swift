@@ -14,8 +14,9 @@ struct AdminOptions: ParsableArguments {
 
     /// Opens the data directory for admin work, or exits with the failure's code.
     func open(_ data: DataOptions) async throws -> Administration {
+        let location = try data.storeLocation()
         do {
-            return try await Administration.open(data.url, logger: data.logger("corkd"))
+            return try await Administration.open(data.url, store: location, logger: data.logger("corkd"))
         } catch {
             throw CorkdExit.fail(error)
         }

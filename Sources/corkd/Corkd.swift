@@ -15,7 +15,7 @@ struct Corkd: AsyncParsableCommand {
         commandName: "corkd",
         abstract: "The Corkboard server: authoritative kanban boards over TLS, one JSON object per line.",
         discussion: CorkdExit.helpText,
-        subcommands: [Serve.self, Invite.self, Revoke.self, BoardCommand.self],
+        subcommands: [Serve.self, Invite.self, Revoke.self, BoardCommand.self, MigrateStore.self, Backup.self],
         defaultSubcommand: Serve.self)
 
     /// Prepares the process (SIGPIPE, file descriptors 0–2) before parsing, then runs the subcommand.

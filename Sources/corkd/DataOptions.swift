@@ -1,4 +1,5 @@
 import ArgumentParser
+import BoardServer
 import Foundation
 import Logging
 
@@ -10,7 +11,23 @@ struct DataOptions: ParsableArguments {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
+    @Option(
+        name: .customLong("store"),
+        help: "Where boards, users and tokens are: sqlite (corkd.sqlite in the data directory, the default) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=require], shared by several nodes (default: $CORKD_STORE; the password may come from $PGPASSWORD).")
+    var store: String?
+
     var url: URL { URL(fileURLWithPath: dataDirectory) }
+
+    /// The store `--store` or `$CORKD_STORE` names (the data directory's SQLite when neither does); a bad URL is a
+    /// usage error (exit 2) whose message never shows the password.
+    func storeLocation() throws -> StoreLocation {
+        let environment = ProcessInfo.processInfo.environment
+        do {
+            return try StoreLocation.parse(store ?? environment["CORKD_STORE"], environment: environment)
+        } catch {
+            throw CorkdExit.usage(error.message)
+        }
+    }
 
     func logger(_ label: String) -> Logger {
         var logger = Logger(label: label)

@@ -71,9 +71,10 @@ struct Serve: AsyncParsableCommand {
         if !machineHostName.isEmpty, !configuration.certificateHosts.contains(machineHostName) {
             configuration.certificateHosts.append(machineHostName)
         }
+        let store = try data.storeLocation()
         let setup: ServerSetup
         do {
-            setup = try await ServerSetup.prepare(configuration, machineHostName: machineHostName, logger: logger)
+            setup = try await ServerSetup.prepare(configuration, store: store, machineHostName: machineHostName, logger: logger)
         } catch {
             Console.error("corkd: \(error)\ncorkd: refusing to serve.\n")
             throw ExitCode(2)
@@ -141,8 +142,7 @@ struct Serve: AsyncParsableCommand {
             // The listener failed (or another service did): what was pending is committed; exit non-zero at once so
             // that a supervisor (systemd's Restart=on-failure) starts a fresh server.
             logger.critical("corkd stopped serving", metadata: ["error": "\(error)"])
-            try? await setup.store.close()
-            extendLifetime(setup.lock)
+            await setup.release()
             throw ExitCode(1)
         }
         // Every board has committed; checkpoint the WAL and close the store.
@@ -152,7 +152,7 @@ struct Serve: AsyncParsableCommand {
             logger.warning("the store did not close cleanly", metadata: ["error": "\(error)"])
         }
         // Held until here: admin commands hand their work to this server until it has stopped.
-        extendLifetime(setup.lock)
+        await setup.lock.release()
     }
 }
 

@@ -30,8 +30,8 @@ extension PostgresStore {
         }
     }
 
-    /// The body of `append`'s transaction.
-    private static func append(
+    /// The body of `append`'s transaction (also `importBoard`'s).
+    static func append(
         _ batch: EncodedBatch, snapshotsKept: Int, _ connection: PostgresConnection, logger: Logger
     ) async throws {
         var heads: [String: Int64] = [:]

@@ -19,15 +19,15 @@ public final class PostgresServingLock: Sendable {
     }
 }
 
-extension PostgresStore {
+extension PostgresServingLock {
     /// The advisory lock's key ("corkserv").
-    static let servingLockKey: Int64 = 0x636F_726B_7365_7276
+    static let key: Int64 = 0x636F_726B_7365_7276
 
     /// Holds the serving lock shared, for a node that serves; waits while an admin command holds it exclusive.
-    public func holdServingLock() async throws(StoreError) -> PostgresServingLock {
-        let connection = try await dedicatedConnection("serving lock")
+    public static func holdShared(at location: PostgresLocation, logger: Logger) async throws(StoreError) -> PostgresServingLock {
+        let connection = try await PostgresStore.dedicatedConnection(to: location, "serving lock", logger: logger)
         do {
-            try await connection.query("SELECT pg_advisory_lock_shared(\(Self.servingLockKey))", logger: logger)
+            try await connection.query("SELECT pg_advisory_lock_shared(\(key))", logger: logger)
         } catch {
             try? await connection.close()
             throw StoreError(postgres: error, context: "serving lock")
@@ -36,13 +36,13 @@ extension PostgresStore {
     }
 
     /// Takes the serving lock exclusive when no node holds it; nil when a node serves (it will apply the commands).
-    public func tryExclusiveServingLock() async throws(StoreError) -> PostgresServingLock? {
-        let connection = try await dedicatedConnection("serving lock")
+    public static func tryExclusive(at location: PostgresLocation, logger: Logger) async throws(StoreError) -> PostgresServingLock? {
+        let connection = try await PostgresStore.dedicatedConnection(to: location, "serving lock", logger: logger)
         do {
             var taken = false
-            for try await value in try await connection.query(
-                "SELECT pg_try_advisory_lock(\(Self.servingLockKey))", logger: logger
-            ).decode(Bool.self) {
+            for try await value in try await connection.query("SELECT pg_try_advisory_lock(\(key))", logger: logger)
+                .decode(Bool.self)
+            {
                 taken = value
             }
             guard taken else {
@@ -55,9 +55,28 @@ extension PostgresStore {
             throw StoreError(postgres: error, context: "serving lock")
         }
     }
+}
+
+extension PostgresStore {
+    /// Holds the serving lock shared, for a node that serves; waits while an admin command holds it exclusive.
+    public func holdServingLock() async throws(StoreError) -> PostgresServingLock {
+        try await PostgresServingLock.holdShared(at: location, logger: logger)
+    }
+
+    /// Takes the serving lock exclusive when no node holds it; nil when a node serves (it will apply the commands).
+    public func tryExclusiveServingLock() async throws(StoreError) -> PostgresServingLock? {
+        try await PostgresServingLock.tryExclusive(at: location, logger: logger)
+    }
 
     /// A connection of its own, outside the pool (session state such as advisory locks and LISTEN stays with it).
     func dedicatedConnection(_ what: String) async throws(StoreError) -> PostgresConnection {
+        try await Self.dedicatedConnection(to: location, what, logger: logger)
+    }
+
+    /// A connection of its own to `location`, outside any pool.
+    static func dedicatedConnection(to location: PostgresLocation, _ what: String, logger: Logger) async throws(StoreError)
+        -> PostgresConnection
+    {
         let configuration = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database,

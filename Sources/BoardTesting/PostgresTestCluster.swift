@@ -1,0 +1,143 @@
+import BoardStore
+import Foundation
+import Logging
+import NIOPosix
+import PostgresNIO
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A throwaway PostgreSQL cluster for one test process: `initdb` into a temporary directory, `postgres` on
+/// 127.0.0.1 at a free port with its socket in that directory, started on first use and stopped when the test
+/// process ends, even if it crashes or is killed (a watchdog stops it once the test process is gone).
+///
+/// Under root (CI) the cluster runs as ``Unprivileged/user`` (PostgreSQL refuses to run as root). The superuser
+/// `corkd_test` logs in with a random password (SCRAM), so other local users cannot use the cluster.
+public enum PostgresTestCluster {
+    /// The binaries' directory: the newest `/usr/lib/postgresql/N/bin` (Debian's layout), else the directory of
+    /// `initdb` on `PATH`; nil when PostgreSQL is not installed.
+    public static let binaries: URL? = {
+        let manager = FileManager.default
+        let versions = ((try? manager.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? [])
+            .compactMap(Int.init).sorted()
+        for version in versions.reversed() {
+            let bin = URL(fileURLWithPath: "/usr/lib/postgresql/\(version)/bin")
+            if manager.isExecutableFile(atPath: bin.appendingPathComponent("initdb").path) { return bin }
+        }
+        return (try? SpawnedProcess.tool("initdb"))?.resolvingSymlinksInPath().deletingLastPathComponent()
+    }()
+
+    /// The server of this test process, started on first use (once: every later call gets the same one).
+    public static func server() async throws -> PostgresLocation {
+        try await started.value
+    }
+
+    private static let started = Task<PostgresLocation, any Error> { try await start() }
+
+    /// Makes the cluster and starts it; a failure names what went wrong with the server's log.
+    static func start() async throws -> PostgresLocation {
+        guard let binaries else {
+            throw TestFailure("PostgreSQL is not installed (no initdb in /usr/lib/postgresql/*/bin or on PATH): apt-get install postgresql")
+        }
+        let root = URL(fileURLWithPath: "/tmp").appendingPathComponent("corkd-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
+        let data = root.appendingPathComponent("data")
+        let logs = root.appendingPathComponent("logs")
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        chmod(root.path, 0o700)
+        let password = UUID().uuidString.replacingOccurrences(of: "-", with: "")
+        let passwordFile = root.appendingPathComponent("password")
+        try Data(password.utf8).write(to: passwordFile)
+        try Unprivileged.handOver(root)
+        let initdb = try await SpawnedProcess.run(
+            binaries.appendingPathComponent("initdb"),
+            [
+                "-D", data.path, "-U", "corkd_test", "--pwfile", passwordFile.path, "--auth=scram-sha-256",
+                "-E", "UTF8", "--locale=C", "--no-sync",
+            ],
+            timeout: .seconds(120), logDirectory: logs, name: "initdb", unprivileged: true)
+        guard initdb.exit.isSuccess else {
+            throw TestFailure("initdb failed (\(initdb.exit)): \(initdb.standardError.suffix(2000))")
+        }
+        try? FileManager.default.removeItem(at: passwordFile)
+        var lastFailure = ""
+        // A free port can be taken between choosing it and postgres binding it: try a few.
+        for attempt in 1...3 {
+            let port = try freePort()
+            let server = try SpawnedProcess(
+                executable: binaries.appendingPathComponent("postgres"),
+                arguments: [
+                    "-D", data.path, "-k", root.path, "-p", "\(port)", "-c", "listen_addresses=127.0.0.1",
+                    "-c", "max_connections=400", "-c", "fsync=off", "-c", "full_page_writes=off",
+                ],
+                logDirectory: logs, name: "postgres-\(attempt)", unprivileged: true)
+            try watch(server.pid, root: root)
+            let location = PostgresLocation(host: "127.0.0.1", port: port, user: "corkd_test", password: password, database: "postgres")
+            if try await ready(location, server: server) { return location }
+            lastFailure = server.standardError.suffix(2000).description
+            server.killAndReap()
+        }
+        throw TestFailure("the test PostgreSQL did not start: \(lastFailure)")
+    }
+
+    /// Waits (at most 30 s) until the server takes a login; false if it exits first.
+    private static func ready(_ location: PostgresLocation, server: SpawnedProcess) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var logger = Logger(label: "corkboard.tests.postgres")
+        logger.logLevel = .critical
+        let configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: .disable)
+        while ContinuousClock.now < deadline {
+            guard server.isRunning else { return false }
+            if let connection = try? await PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 1, logger: logger)
+            {
+                try? await connection.close()
+                return true
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw TestFailure("the test PostgreSQL did not take a login within 30 s: \(server.standardError.suffix(2000))")
+    }
+
+    /// Starts a watchdog in a session of its own: once this process is gone (ended, crashed, killed), it stops the
+    /// server (SIGQUIT: immediate shutdown, children included) and removes the cluster's directory.
+    private static func watch(_ server: Int32, root: URL) throws {
+        let script = """
+            while kill -0 \(getpid()) 2>/dev/null; do sleep 0.5; done
+            kill -QUIT \(server) 2>/dev/null
+            for i in $(seq 1 100); do kill -0 \(server) 2>/dev/null || break; sleep 0.1; done
+            kill -KILL \(server) 2>/dev/null
+            rm -rf '\(root.path)'
+            """
+        let watchdog = Process()
+        watchdog.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        watchdog.arguments = ["/bin/sh", "-c", script]
+        watchdog.standardInput = FileHandle.nullDevice
+        watchdog.standardOutput = FileHandle.nullDevice
+        watchdog.standardError = FileHandle.nullDevice
+        try watchdog.run()
+    }
+
+    /// A TCP port on 127.0.0.1 that nothing listens on right now.
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw TestFailure("cannot bind 127.0.0.1:0: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

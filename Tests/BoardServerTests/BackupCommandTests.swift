@@ -1,0 +1,40 @@
+import BoardCore
+import BoardStore
+import BoardTesting
+import Foundation
+import Logging
+import Testing
+
+/// `corkd backup --to FILE`: a consistent copy of the SQLite store while the server runs, and a restore from it.
+@Suite(.timeLimit(.minutes(2)))
+struct BackupCommandTests {
+    @Test("corkd backup while serving writes a copy that opens as a store with every acknowledged op; a second run refuses the existing file")
+    func backupWhileServing() async throws {
+        try await withCorkd { corkd in
+            let owner = try await ProcessLifecycleTests.hello(corkd, token: corkd.ownerToken, clientID: "owner-1")
+            for mut in 1...20 {
+                try await owner.send(#"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"card.add","card":"c\#(mut)","title":"card \#(mut)"}}"#)
+                #expect(try await owner.expect(type: "ack", skipping: ["presence", "presence.state", "ping"])["mut"] as? Int == mut)
+            }
+            await owner.close()
+            let file = corkd.root.appendingPathComponent("backup.sqlite")
+            let result = try await corkd.admin(["backup", "--to", file.path])
+            #expect(result.exit.isSuccess, "\(result.exit): \(result.standardError)")
+            #expect(result.standardOutput.contains("wrote a consistent copy"))
+
+            // Restored into a directory of its own, the copy is a store whose board main has the 20 cards.
+            let restore = corkd.root.appendingPathComponent("restore")
+            try FileManager.default.createDirectory(at: restore, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: file, to: restore.appendingPathComponent(SQLiteStore.fileName))
+            var logger = Logger(label: "corkd-test")
+            logger.logLevel = .critical
+            let store = try await SQLiteStore.open(directory: restore, logger: logger)
+            let board = try #require(try await store.load("main")?.replayed())
+            #expect((1...20).allSatisfy { board.cards[CardID("c\($0)")] != nil }, "every acknowledged card is in the copy")
+            try await store.close()
+
+            let again = try await corkd.admin(["backup", "--to", file.path])
+            #expect(again.exit.status == 1 && again.standardError.contains("already exists"), "\(again.standardError)")
+        }
+    }
+}
