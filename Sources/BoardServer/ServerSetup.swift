@@ -53,47 +53,53 @@ public struct ServerSetup: Sendable {
             logger.warning("\(correction)")
         }
         // SQLite: one server per directory; an admin command may hold the lock for a moment, so wait a little for it.
-        var sqliteLock: ServingLock?
-        if location == .dataDirectory {
-            sqliteLock = try await location.servingLock(directory: directory, patience: .seconds(5), logger: logger)
-        }
+        let directoryLock = try await location.directoryLock(directory: directory, patience: .seconds(5))
         // The certificate first: a bad --cert must not cost the owner token that a first start shows only once.
-        var hosts = configuration.certificateHosts
-        if !hosts.contains(advertisedHost) { hosts.append(advertisedHost) }
-        let certificate = try ServerCertificate.forServing(
-            certificatePath: configuration.certificatePath, keyPath: configuration.keyPath, directory: directory,
-            hosts: hosts)
-        let fingerprint = certificate.fingerprint
-        if certificate.created {
-            logger.info("created a self-signed certificate", metadata: ["fingerprint": "\(fingerprint)", "hosts": "\(hosts)"])
+        let hosts = configuration.certificateHosts + (configuration.certificateHosts.contains(advertisedHost) ? [] : [advertisedHost])
+        let certificate: ServerCertificate.Served
+        let tls: NIOSSLContext
+        do {
+            certificate = try ServerCertificate.forServing(
+                certificatePath: configuration.certificatePath, keyPath: configuration.keyPath, directory: directory,
+                hosts: hosts)
+            tls = try TLSSetup.serverContext(certificateChain: certificate.chain, privateKey: certificate.key)
+        } catch {
+            await directoryLock?.release()
+            throw error
         }
-        let tls = try TLSSetup.serverContext(certificateChain: certificate.chain, privateKey: certificate.key)
+        if certificate.created {
+            logger.info("created a self-signed certificate", metadata: ["fingerprint": "\(certificate.fingerprint)", "hosts": "\(hosts)"])
+        }
+        let (store, lock) = try await openStore(location, directory: directory, directoryLock: directoryLock, logger: logger)
+        do {
+            let (made, ownerToken) = try await firstStart(store, configuration, clock: clock, logger: logger)
+            return ServerSetup(
+                store: store, tls: tls, fingerprint: certificate.fingerprint, firstStart: made, ownerToken: ownerToken,
+                advertisedHost: advertisedHost, lock: lock)
+        } catch {
+            await lock.release()
+            try? await store.close()
+            throw error
+        }
+    }
+
+    /// Opens the store and returns it with the serving lock: the data directory's lock already taken (SQLite), or
+    /// PostgreSQL's shared lock, taken here (it waits while an admin command applies its commands itself). On
+    /// failure nothing is left open or held.
+    private static func openStore(
+        _ location: StoreLocation, directory: URL, directoryLock: ServingLock?, logger: Logger
+    ) async throws -> (any AdminStore, ServingLock) {
         let store: any AdminStore
         do {
             store = try await location.open(directory: directory, eventJSON: WireEventJSON(), logger: logger)
         } catch {
-            await sqliteLock?.release()
+            await directoryLock?.release()
             throw ServerError(.storage, "cannot open the store in \(location.name(directory: directory)): \(error.message)")
         }
-        let lock: ServingLock
-        if let sqliteLock {
-            lock = sqliteLock
-        } else {
-            do {
-                // PostgreSQL: shared with the other nodes; waits while an admin command applies its commands itself.
-                lock = try await location.servingLock(directory: directory, patience: .seconds(5), logger: logger)
-            } catch {
-                try? await store.close()
-                throw error
-            }
-        }
+        if let directoryLock { return (store, directoryLock) }
         do {
-            let (firstStart, ownerToken) = try await firstStart(store, configuration, clock: clock, logger: logger)
-            return ServerSetup(
-                store: store, tls: tls, fingerprint: fingerprint, firstStart: firstStart, ownerToken: ownerToken,
-                advertisedHost: advertisedHost, lock: lock)
+            return (store, try await location.servingLock(directory: directory, patience: .seconds(5), logger: logger))
         } catch {
-            await lock.release()
             try? await store.close()
             throw error
         }
@@ -105,23 +111,35 @@ public struct ServerSetup: Sendable {
     private static func firstStart(
         _ store: any AdminStore, _ configuration: ServerConfiguration, clock: any ServerClock, logger: Logger
     ) async throws -> (Bool, String?) {
-        var ownerToken: String?
-        var firstStart = try await store.boards().isEmpty
-        if firstStart {
-            let owner = configuration.ownerName
-            _ = try await store.ensureUser(owner, displayName: "")
-            do {
-                _ = try await store.createBoard(Board(id: configuration.defaultBoard, name: "Main", owner: owner))
-                ownerToken = try await store.issueToken(for: owner, expiresAt: nil, now: clock.now())
-                logger.info("first start: created board \(configuration.defaultBoard) owned by \(owner)")
-            } catch let error as StoreError where error.code == .duplicate {
-                firstStart = false
-                logger.info("another node made the first start at the same time; its data directory has owner.url")
-            }
+        let made: Bool
+        let ownerToken: String?
+        if try await store.boards().isEmpty {
+            ownerToken = try await createDefaultBoard(store, configuration, now: clock.now(), logger: logger)
+            made = ownerToken != nil
+        } else {
+            (made, ownerToken) = (false, nil)
         }
         // The first-start owner is the server's administrator (`welcome.role` `owner`), also in older stores.
         _ = try await store.ensureAdministrator(configuration.ownerName)
-        return (firstStart, ownerToken)
+        return (made, ownerToken)
+    }
+
+    /// Creates the owner, the default board and the owner's token; nil when another node created the board first.
+    private static func createDefaultBoard(
+        _ store: any AdminStore, _ configuration: ServerConfiguration, now: Timestamp, logger: Logger
+    ) async throws -> String? {
+        let owner = configuration.ownerName
+        _ = try await store.ensureUser(owner, displayName: "")
+        do {
+            _ = try await store.createBoard(Board(id: configuration.defaultBoard, name: "Main", owner: owner))
+        } catch {
+            guard error.code == .duplicate else { throw error }
+            logger.info("another node made the first start at the same time; its data directory has owner.url")
+            return nil
+        }
+        let token = try await store.issueToken(for: owner, expiresAt: nil, now: now)
+        logger.info("first start: created board \(configuration.defaultBoard) owned by \(owner)")
+        return token
     }
 
     /// Lets go of the serving lock and closes the store (the server has stopped).

@@ -69,6 +69,13 @@ public enum StoreLocation: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// SQLite: takes the data directory's `flock` (one server per directory; waits up to `patience` for an admin
+    /// command to let go). PostgreSQL: nil (its lock is taken once the store is open, see `servingLock`).
+    func directoryLock(directory: URL, patience: Duration) async throws -> ServingLock? {
+        guard self == .dataDirectory else { return nil }
+        return .directory(try await DataDirectoryLock.acquire(in: directory, patience: patience))
+    }
+
     /// Takes the lock a serving node holds for its lifetime. SQLite: the data directory's `flock` (one server per
     /// directory; waits up to `patience` for an admin command to let go); PostgreSQL: the serving lock shared (every
     /// node holds it; waits while an admin command holds it exclusive).
