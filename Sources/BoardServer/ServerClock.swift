@@ -5,6 +5,18 @@ import Foundation
 public protocol ServerClock: Sendable {
     /// The current time.
     func now() -> Timestamp
+
+    /// Lets `milliseconds` of this clock's time pass before the caller goes on (a session that answered
+    /// `rate_limited` reads nothing meanwhile, `Session.readPauseMs`). A real clock sleeps; a test clock whose time
+    /// moves only when the test moves it returns at once.
+    func pause(milliseconds: Int64) async
+}
+
+extension ServerClock {
+    /// Sleeps (cancellation ends the pause early).
+    public func pause(milliseconds: Int64) async {
+        try? await Task.sleep(for: .milliseconds(milliseconds))
+    }
 }
 
 /// The wall clock.

@@ -143,6 +143,7 @@ extension Session {
             outbox.send(ByteBuffer(bytes: LineWriter.rejectLine(
                 board: request.board, mut: request.mut, code: .rateLimited,
                 message: "over \(limits.rateOpsPerS) ops/s; retry in \(wait) ms", retryAfterMs: wait)))
+            readPauseMs = min(Int64(clamping: wait), emptyBuckets.maxWindowMs)
             return
         }
         for _ in 0..<2 {
@@ -154,6 +155,7 @@ extension Session {
                 return
             case .rateLimited(let wait, let highestMut):
                 emptyBuckets.limited(request.board, nowMs: nowMs, retryAfterMs: wait, highestMut: highestMut)
+                readPauseMs = min(Int64(clamping: wait), emptyBuckets.maxWindowMs)
                 return
             case .closeForRate:
                 machine.closed()

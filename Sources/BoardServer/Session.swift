@@ -49,6 +49,10 @@ struct Session {
     var touched: Set<BoardID> = []
     /// Boards whose bucket is known to be empty for a moment: ops refused without the board (`EmptyBuckets`).
     var emptyBuckets = EmptyBuckets()
+    /// Set when this session answered `rate_limited`: how long to read nothing more from the connection (at most
+    /// `EmptyBuckets.maxWindowMs`). A flooder's lines then wait in TCP buffers, and its writes block, instead of
+    /// taking the event loop and the CPU from the other connections (issue 14, defect 2).
+    var readPauseMs: Int64?
     /// The peer's IP address (for the pre-auth cap).
     var address = "?"
 
@@ -97,6 +101,13 @@ struct Session {
                     for try await line in inbound {
                         await self.received(line, authTimeout: timeout)
                         if self.machine.state == .closed { break }
+                        if let pause = self.readPauseMs {
+                            // Nothing is read meanwhile: NIOAsyncChannel stops reading the socket once its buffer
+                            // is full, so TCP pushes back on the sender.
+                            self.readPauseMs = nil
+                            await self.context.clock.pause(milliseconds: pause)
+                            try Task.checkCancellation()
+                        }
                     }
                 } catch let error as TransportError {
                     self.context.configuration.metrics.transportClosed(error.code)

@@ -94,6 +94,8 @@ public struct FrozenClock: ServerClock {
     /// A clock frozen at `instant`.
     public init(instant: Timestamp = Timestamp(milliseconds: 1_795_000_000_000)) { self.instant = instant }
     public func now() -> Timestamp { instant }
+    /// Returns at once: no time passes on a frozen clock.
+    public func pause(milliseconds: Int64) async {}
 }
 
 /// A clock the test moves by hand.
@@ -103,4 +105,6 @@ public final class ManualClock: ServerClock {
     public init() {}
     public func now() -> Timestamp { Timestamp(milliseconds: box.withLockedValue { $0 }) }
     public func advance(by ms: Int64) { box.withLockedValue { $0 += ms } }
+    /// Returns at once: time passes only when the test advances it.
+    public func pause(milliseconds: Int64) async {}
 }

@@ -85,11 +85,8 @@ import Testing
             for row in Self.table {
                 mut += 1
                 try await probe.send(#"{"type":"op","board":"main","mut":\#(mut),"op":\#(row.op)}"#)
-                guard let reply = try await probe.nextObject() else {
-                    Issue.record("closed after \(row.op)")
-                    return
-                }
-                #expect(reply["type"] as? String == "reject", "\(row.op) → \(reply)")
+                // The answer must be a reject (an ack or an error fails `expect`); a ping may come first on a busy machine.
+                let reply = try await probe.expect(type: "reject", skipping: ["ping"])
                 #expect(reply["code"] as? String == row.code, "\(row.op) → \(reply)")
                 #expect(reply["mut"] as? Int == mut, "\(row.op)")
                 #expect(reply["board"] as? String == "main", "\(row.op)")
