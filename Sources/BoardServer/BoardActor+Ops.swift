@@ -35,7 +35,7 @@ extension BoardActor {
             reject(session, mut, .rejected(.notFound), "no board \(id)")
             return .answered
         }
-        let nowMs = clock.now().milliseconds
+        let nowMs = clock.monotonicMs()
         let limits = configuration.limits
         var bucket = rateBuckets[session.user] ?? TokenBucket(rate: limits.rateOpsPerS, burst: limits.rateBurst, nowMs: nowMs)
         let rateLimited = bucket.take(nowMs: nowMs)

@@ -196,7 +196,7 @@ extension BoardActor {
         guard presence[session.id] != nil else { return .notPresent }
         if drop { return .updated }
         presence[session.id] = entry
-        presenceUpdated[session.id] = clock.now().milliseconds
+        presenceUpdated[session.id] = clock.monotonicMs()
         broadcastPresence(entry, except: session.id)
         return .updated
     }
@@ -204,7 +204,7 @@ extension BoardActor {
     /// Resets editing and dragging that were not refreshed within `presence_timeout_ms` to viewing, so a client that
     /// vanished mid-drag does not leave a ghost card on everyone's screen. Presence itself never times out.
     func expirePresence() {
-        let now = clock.now().milliseconds
+        let now = clock.monotonicMs()
         let timeout = Int64(configuration.limits.presenceTimeoutMs)
         for (session, entry) in presence where entry.state == .editing || entry.state == .dragging {
             guard now - (presenceUpdated[session] ?? now) >= timeout else { continue }

@@ -8,7 +8,8 @@ import BoardCore
 /// Only ops the board could not answer otherwise are refused here: a `mut` above every mut of this client the board
 /// had applied or was applying when it answered (a resend of an applied op still goes to the board for its original
 /// `ack`). The window is at most `maxWindowMs`, so the board still sees an op of a continuous flood well within
-/// `RateLimitRun.gapMs` and closes the connection after `rate_close_ms` as Protocol.md says. Pure: time is passed in.
+/// `RateLimitRun.gapMs` and closes the connection after `rate_close_ms` as Protocol.md says. Pure: time is passed in,
+/// as monotonic milliseconds (`ServerClock.monotonicMs`), like the board's bucket.
 struct EmptyBuckets: Sendable {
     /// The longest a board's `rate_limited` answer is reused (below `RateLimitRun`'s gap of 1 s).
     let maxWindowMs: Int64

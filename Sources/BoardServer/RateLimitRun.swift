@@ -3,7 +3,8 @@
 /// A run starts with an op that found the user's token bucket empty and goes on while each next such op comes less
 /// than `gapMs` after the previous one; ops accepted in between (the bucket refills a little at a time) do not end
 /// it. Once a run has lasted `closeAfterMs`, the next op that finds the bucket empty closes the connection instead of
-/// being rejected. Pure: time is passed in.
+/// being rejected. Pure: time is passed in, as monotonic milliseconds (`ServerClock.monotonicMs`), so a wall clock
+/// set back neither keeps a run open nor one set forward ends it.
 struct RateLimitRun: Sendable {
     /// How long a run may last before the connection is closed (`rate_close_ms`).
     let closeAfterMs: Int64

@@ -31,6 +31,7 @@ public final class ServerMetrics: Sendable {
     let subscribeSnapshotInitial: CoreMetrics.Counter
     let subscribeSnapshotResync: CoreMetrics.Counter
     let tlsHandshakeFailures: CoreMetrics.Counter
+    let loginDelays: CoreMetrics.Counter
     let setupFailures: CoreMetrics.Counter
     let listenReconnects: CoreMetrics.Counter
     let notifyLag: CoreMetrics.Gauge
@@ -79,6 +80,7 @@ public final class ServerMetrics: Sendable {
         subscribeSnapshotInitial = counter("corkd_subscribes_total", [("kind", "snapshot_initial")])
         subscribeSnapshotResync = counter("corkd_subscribes_total", [("kind", "snapshot_resync")])
         tlsHandshakeFailures = counter("corkd_tls_handshake_failures_total")
+        loginDelays = counter("corkd_login_delays_total")
         setupFailures = counter("corkd_connection_setup_failures_total")
         // Declared for the PostgreSQL store (LISTEN/NOTIFY); a SQLite node reports 0.
         listenReconnects = counter("corkd_listen_reconnects_total")
@@ -130,6 +132,9 @@ public final class ServerMetrics: Sendable {
         default: break
         }
     }
+
+    /// A failed login was answered late: its address failed too often within a minute (RELIABILITY.md A2).
+    func loginDelayed() { loginDelays.increment() }
 
     /// A connection ended with an error outside the transport's own (a TLS alert, a refused handshake, …).
     func connectionFailed(_ error: any Error) {

@@ -88,7 +88,7 @@ extension Session {
             outbox.send(Lines.error(WireError(.notFound, "no board \(request.board)", board: request.board)))
             return
         }
-        let now = context.clock.now().milliseconds
+        let now = context.clock.monotonicMs()
         let rate = context.configuration.limits.presenceRatePerS
         var bucket = presenceBucket ?? TokenBucket(rate: rate, burst: rate, nowMs: now)
         let allowed = bucket.take(nowMs: now) == nil
@@ -138,7 +138,7 @@ extension Session {
     @inline(never)
     private mutating func submit(_ request: ClientMessage.Mutation, as ref: SessionRef) async {
         let limits = context.configuration.limits
-        let nowMs = context.clock.now().milliseconds
+        let nowMs = context.clock.monotonicMs()
         if let wait = emptyBuckets.refusal(request.board, mut: request.mut, nowMs: nowMs) {
             outbox.send(ByteBuffer(bytes: LineWriter.rejectLine(
                 board: request.board, mut: request.mut, code: .rateLimited,

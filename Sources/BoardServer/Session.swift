@@ -139,7 +139,7 @@ struct Session {
             // Before welcome the line's type decides between an answer and unauthenticated (SessionMachine.badLine).
             var type: String?
             if case .open = machine.state {} else { type = LineCoder.messageType(of: line.readableBytesView) }
-            action = machine.badLine(error, type: type, now: context.clock.now().milliseconds)
+            action = machine.badLine(error, type: type, now: context.clock.monotonicMs())
         }
         return action
     }
@@ -224,8 +224,9 @@ struct Session {
     /// Brute force from one address is slowed down; the token is never logged.
     @inline(never)
     private func slowDownFailedLogin() async {
-        let delay = await context.directory.authFailed(from: address, nowMs: context.clock.now().milliseconds)
+        let delay = await context.directory.authFailed(from: address, nowMs: context.clock.monotonicMs())
         if delay > .zero {
+            context.configuration.metrics.loginDelayed()
             logger.notice("repeated failed logins", metadata: ["address": "\(address)"])
             try? await Task.sleep(for: delay)
         }

@@ -7,7 +7,8 @@ actor SessionDirectory {
     private var sessions: [SessionID: SessionRef] = [:]
     private var byUser: [UserID: Set<SessionID>] = [:]
     private var unauthenticated: [String: Int] = [:]
-    /// Recent failed logins per address (milliseconds), for slowing down brute force.
+    /// Recent failed logins per address (monotonic milliseconds, `ServerClock.monotonicMs`), for slowing down brute
+    /// force.
     private var authFailures: [String: [Int64]] = [:]
     /// Failed logins per address per minute before answers to that address are delayed.
     static let authFailuresAllowed = 10

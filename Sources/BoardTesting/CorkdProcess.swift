@@ -234,8 +234,11 @@ public final class CorkdProcess {
     public var standardError: String { server?.standardError ?? "" }
 
     /// Starts `corkd serve --port 0` on the data directory and waits (bounded) until it listens. `options` are
-    /// more `serve` options (`--host` among them replaces the default 127.0.0.1).
-    public func start(options: [String] = [], timeout: Duration = .seconds(20)) async throws {
+    /// more `serve` options (`--host` among them replaces the default 127.0.0.1); `environment`, when given, is the
+    /// server's whole environment (an `LD_PRELOAD` shim, for instance).
+    public func start(
+        options: [String] = [], environment: [String: String]? = nil, timeout: Duration = .seconds(20)
+    ) async throws {
         if let server, server.isRunning { throw TestFailure("corkd is already running (pid \(server.pid))") }
         let listen = dataDirectory.appendingPathComponent("listen.json")
         try? FileManager.default.removeItem(at: listen)
@@ -245,7 +248,7 @@ public final class CorkdProcess {
             executable: CorkdProcess.executable,
             arguments: ["serve", "--data-dir", dataDirectory.path, "--port", "0", "--log-level", "info"]
                 + (options.contains("--host") ? [] : ["--host", "127.0.0.1"]) + options,
-            logDirectory: logDirectory, name: "corkd-\(starts)", unprivileged: true)
+            logDirectory: logDirectory, name: "corkd-\(starts)", environment: environment, unprivileged: true)
         server = child
         let deadline = ContinuousClock.now + timeout
         while true {

@@ -94,17 +94,29 @@ public struct FrozenClock: ServerClock {
     /// A clock frozen at `instant`.
     public init(instant: Timestamp = Timestamp(milliseconds: 1_795_000_000_000)) { self.instant = instant }
     public func now() -> Timestamp { instant }
+    public func monotonicMs() -> Int64 { 5_000_000 }
     /// Returns at once: no time passes on a frozen clock.
     public func pause(milliseconds: Int64) async {}
 }
 
-/// A clock the test moves by hand.
+/// A clock the test moves by hand: `advance(by:)` moves wall and monotonic time together (time passes);
+/// `jumpWall(by:)` moves only the wall clock (an operator or NTP sets it), as RELIABILITY.md M4 does.
+/// The monotonic reading starts far from the wall reading, so code that mixes the two is caught.
 public final class ManualClock: ServerClock {
-    private let box = NIOLockedValueBox<Int64>(1_795_000_000_000)
+    private let box = NIOLockedValueBox<(wall: Int64, monotonic: Int64)>((1_795_000_000_000, 5_000_000))
     /// A clock at a fixed instant until the test advances it.
     public init() {}
-    public func now() -> Timestamp { Timestamp(milliseconds: box.withLockedValue { $0 }) }
-    public func advance(by ms: Int64) { box.withLockedValue { $0 += ms } }
+    public func now() -> Timestamp { Timestamp(milliseconds: box.withLockedValue { $0.wall }) }
+    public func monotonicMs() -> Int64 { box.withLockedValue { $0.monotonic } }
+    /// Time passes: both readings move on by `ms`.
+    public func advance(by ms: Int64) {
+        box.withLockedValue {
+            $0.wall += ms
+            $0.monotonic += ms
+        }
+    }
+    /// The wall clock is set `ms` forward (negative: back); monotonic time does not move.
+    public func jumpWall(by ms: Int64) { box.withLockedValue { $0.wall += ms } }
     /// Returns at once: time passes only when the test advances it.
     public func pause(milliseconds: Int64) async {}
 }

@@ -10,9 +10,13 @@ import NIOCore
 ///
 /// Writes marked as bulk with ``OutboxCommand`` (catch-up and snapshots) are timed but not capped.
 ///
-/// Then it writes the final line given at construction (outside the count), flushes, fires
-/// ``TransportError/Code/slowConsumer`` inbound through `fireErrorCaught`, and closes the channel. Later writes
-/// fail with the same error. Nothing ever waits: a slow peer costs at most the cap in memory.
+/// Then it writes the final line given at construction past the cap (it is one short line), flushes, and fires
+/// ``TransportError/Code/slowConsumer`` inbound through `fireErrorCaught`. Later writes fail with the same error.
+/// The channel is closed once the final line's write has completed — writes complete in order, so the peer has then
+/// been sent everything queued before it and the line is the last thing it reads — or `finalLineGrace` after the
+/// cut if the peer never reads it. A close asked for meanwhile (the session ending on the error) is held until
+/// then: closing at once would discard the queued bytes and the line with them (issue 14, defect 6). Nothing waits
+/// on the event loop: a slow peer costs at most the cap and one line in memory, for at most `finalLineGrace`.
 ///
 /// ## Writing from other threads
 /// Write from any thread with `channel.writeAndFlush(buffer)`, or with `channel.write` then `channel.flush()`.
@@ -48,6 +52,13 @@ public final class OutboxHandler: ChannelOutboundHandler, RemovableChannelHandle
     private var lastProgress: NIODeadline?
     private var deadlineCheck: Scheduled<Void>?
     private var tripped = false
+    /// How long after the cut the final line may take to reach the socket before the channel is closed anyway.
+    private let finalLineGrace: TimeAmount
+    /// Set from the cut until the final line's write completed or `finalLineGrace` passed: closes wait.
+    private var finalLinePending = false
+    private var graceCheck: Scheduled<Void>?
+    /// The promise of a close asked for while the final line was pending, completed by the real close.
+    private var heldClose: EventLoopPromise<Void>?
 
     /// Makes an outbox that enforces the outbox caps and write deadline of `limits`.
     ///
@@ -59,11 +70,16 @@ public final class OutboxHandler: ChannelOutboundHandler, RemovableChannelHandle
             writeTimeout: limits.writeTimeout, finalLine: finalLine)
     }
 
-    /// Makes an outbox with the given caps (bytes), write deadline and final line.
-    public init(preauthOutboxBytes: Int, outboxBytes: Int, writeTimeout: TimeAmount, finalLine: ByteBuffer?) {
+    /// Makes an outbox with the given caps (bytes), write deadline and final line; the close waits at most
+    /// `finalLineGrace` (default: `writeTimeout`) for the final line to reach the socket.
+    public init(
+        preauthOutboxBytes: Int, outboxBytes: Int, writeTimeout: TimeAmount, finalLine: ByteBuffer?,
+        finalLineGrace: TimeAmount? = nil
+    ) {
         self.outboxBytes = preauthOutboxBytes
         self.authenticatedOutboxBytes = outboxBytes
         self.writeTimeout = writeTimeout
+        self.finalLineGrace = finalLineGrace ?? writeTimeout
         if var line = finalLine, line.readableBytes > 0,
             line.getInteger(at: line.writerIndex - 1, as: UInt8.self) != UInt8(ascii: "\n")
         {
@@ -122,10 +138,20 @@ public final class OutboxHandler: ChannelOutboundHandler, RemovableChannelHandle
         context.triggerUserOutboundEvent(event, promise: promise)
     }
 
-    /// Stops the deadline when the handler leaves the pipeline.
+    /// Holds a close while the final line of a cut slow consumer is on its way (see the type's documentation).
+    public func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        // Any mode: even a half close could end the stream before the line (the real close is a full one).
+        guard finalLinePending else { return context.close(mode: mode, promise: promise) }
+        guard let promise else { return }
+        if let heldClose { heldClose.futureResult.cascade(to: promise) } else { heldClose = promise }
+    }
+
+    /// Stops the deadline and the grace period when the handler leaves the pipeline.
     public func handlerRemoved(context: ChannelHandlerContext) {
         deadlineCheck?.cancel()
         deadlineCheck = nil
+        graceCheck?.cancel()
+        graceCheck = nil
     }
 
     // MARK: Internals
@@ -154,10 +180,31 @@ public final class OutboxHandler: ChannelOutboundHandler, RemovableChannelHandle
         tripped = true
         deadlineCheck?.cancel()
         deadlineCheck = nil
-        if let finalLine { context.write(wrapOutboundOut(finalLine), promise: nil) }
+        guard let finalLine else {
+            context.flush()
+            context.fireErrorCaught(error)
+            return context.close(promise: nil)
+        }
+        finalLinePending = true
+        graceCheck = context.eventLoop.assumeIsolated().scheduleTask(in: finalLineGrace) {
+            self.finishClose(context: context)
+        }
+        let written = context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.assumeIsolated().whenComplete { _ in self.finishClose(context: context) }
+        context.write(wrapOutboundOut(finalLine), promise: written)
         context.flush()
         context.fireErrorCaught(error)
-        context.close(promise: nil)
+    }
+
+    /// The final line reached the socket (or failed, or the grace period ended): close now, once.
+    private func finishClose(context: ChannelHandlerContext) {
+        guard finalLinePending else { return }
+        finalLinePending = false
+        graceCheck?.cancel()
+        graceCheck = nil
+        let promise = heldClose
+        heldClose = nil
+        context.close(promise: promise)
     }
 }
 

@@ -1,43 +1,51 @@
+import BoardServer
 import BoardTesting
 import Foundation
 import Testing
 
 /// RELIABILITY.md b4 R5 and issue 14 defect 6: a subscriber that stops reading is cut as a slow consumer, and the
-/// `slow_consumer` line is the last thing it reads when it reads again — the outbox keeps room for that line and the
+/// `slow_consumer` line is the last thing it reads when it reads again — the line is written past the cap and the
 /// close waits (at most `write_timeout_ms`) for it to reach the socket.
 @Suite(.timeLimit(.minutes(3))) struct SlowConsumerLineTests {
-    /// Fails on a loaded machine (the line is lost behind the close about once in three runs beside a soak) and
-    /// passes on an idle one: enable it with the fix (keep room for the final line in the cap and close once it has
-    /// reached the socket, bounded by the write deadline; OutboxHandlerTests' 100-byte caps must then allow for it).
-    @Test(.disabled("issue 14 defect 6: the slow_consumer line can be lost behind the close; the fix is not in yet"))
+    /// The cut writes the line past the cap and the close waits (at most `write_timeout_ms`) for it to reach the
+    /// socket. Before that fix the close discarded the queued bytes and the line with them once the TLS layer's own
+    /// wait for `close_notify` (5 s) ended, so the line arrived only when the client read again within 5 s of the
+    /// cut — on a loaded machine it often did not. The test waits 6 s after the cut before reading, so it fails
+    /// every time without the fix.
+    @Test
     func R5_aCutSlowConsumerReadsItsSlowConsumerLineLast() async throws {
+        let metrics = ServerMetrics()
         try await withTestServer(configure: {
             $0.limits.outboxBytes = 256 * 1024
             $0.limits.writeTimeoutMs = 20_000
             $0.limits.rateOpsPerS = 100_000
             $0.limits.rateBurst = 100_000
+            $0.metrics = metrics
         }) { server in
             let slow = try await server.connect(clientID: "slow")
             try await slow.send(#"{"type":"subscribe","board":"main","presence":false}"#)
             _ = try await slow.expect(type: "subscribed", skipping: ["snapshot", "ping"])
-            // From here on the slow client reads nothing: its socket buffers fill, then its outbox.
+            // From here on the slow client reads nothing: its socket buffers fill, then its outbox, until the cut.
             let writer = try await server.connect(clientID: "writer")
             let text = String(repeating: "x", count: 4_000)
             let total = 2_400  // ~10 MB of deltas: more than the kernel's buffers and the outbox together
             var mut = 0
-            while mut < total {
+            while mut < total, metrics.value(of: "corkd_slow_consumer_closes_total") == 0 {
                 for _ in 0..<20 {
                     mut += 1
                     try await writer.send(#"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"chat","text":"\#(text)"}}"#)
                 }
                 for _ in 0..<20 { _ = try await writer.expect(type: "ack", skipping: ["ping"]) }
             }
+            #expect(metrics.value(of: "corkd_slow_consumer_closes_total") == 1, "cut after \(mut) ops")
+            // Longer than TLS's wait for close_notify, well within write_timeout_ms.
+            try await Task.sleep(for: .seconds(6))
             await writer.close()
             // Now it reads everything it was sent, up to the close.
             var lines: [[String: Any]] = []
             while let object = try await slow.nextObject() { lines.append(object) }
             let deltas = lines.filter { $0["type"] as? String == "delta" }.compactMap { $0["seq"] as? Int }
-            #expect(deltas.count < total, "cut before it was sent everything")
+            #expect(deltas.count < mut, "cut before it was sent everything")
             #expect(deltas == Array(deltas.first.map { $0..<($0 + deltas.count) } ?? 0..<0), "in order, no gap")
             let last = try #require(lines.last)
             #expect(last["type"] as? String == "error" && last["code"] as? String == "slow_consumer", "last line: \(last)")

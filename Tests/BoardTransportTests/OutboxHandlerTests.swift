@@ -11,6 +11,9 @@ final class HeldWrites: ChannelOutboundHandler {
     var held: [(buffer: ByteBuffer, promise: EventLoopPromise<Void>?)] = []
     var written: [String] = []
     var flushes = 0
+    /// Whether a close reached this "socket" (read this rather than `channel.isActive` in `#expect`: a failed
+    /// expectation describes its operands, and NIO's pipeline description traps on EmbeddedChannel).
+    var closed = false
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let buffer = unwrapOutboundIn(data)
@@ -30,6 +33,7 @@ final class HeldWrites: ChannelOutboundHandler {
     }
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        closed = true
         let pending = held
         held = []
         for write in pending { write.promise?.fail(ChannelError.ioOnClosedChannel) }
@@ -78,7 +82,8 @@ struct OutboxHandlerTests {
         _ = try channel.finish()
     }
 
-    @Test("passing the cap writes the final line, flushes, fires slow_consumer and closes")
+    /// The final line (90 bytes) goes out past the 100-byte cap with 60 bytes queued: it is never refused for room.
+    @Test("passing the cap writes the final line past the cap, flushes, fires slow_consumer and closes once it is out")
     func overflow() throws {
         let (channel, outbox, held) = try makeChannel(preauth: 100)
         channel.write(bytes(60), promise: nil)
@@ -89,9 +94,12 @@ struct OutboxHandlerTests {
         let error = try #require(caughtTransportError(channel))
         #expect(error.code == .slowConsumer)
         #expect(error.wireCode == .slowConsumer)
-        #expect(!channel.isActive)
         #expect(throws: TransportError.self) { try embeddedResult(overflowing.futureResult)?.get() }
-        #expect(outbox.pendingBytes == 0, "held writes failed on close")
+        held.complete(1)
+        #expect(!held.closed, "the final line has not reached the socket yet: closing now would discard it")
+        held.complete(1)
+        #expect(held.closed, "closed once the final line was out")
+        #expect(outbox.pendingBytes == 0)
 
         let later = channel.eventLoop.makePromise(of: Void.self)
         channel.write(bytes(1), promise: later)
@@ -117,12 +125,14 @@ struct OutboxHandlerTests {
         channel.writeAndFlush(bytes(900), promise: nil)
         #expect(channel.isActive)
         channel.writeAndFlush(bytes(101), promise: nil)
-        #expect(!channel.isActive)
         #expect(caughtTransportError(channel)?.code == .slowConsumer)
         #expect(held.written.last == Self.finalLine + "\n")
+        held.complete(2)
+        #expect(held.closed)
     }
 
-    @Test("pending bytes and no completed write for write_timeout closes the connection")
+    /// A peer that never reads again is closed `write_timeout` after the cut even though its final line is stuck.
+    @Test("pending bytes and no completed write for write_timeout cut the connection; it closes write_timeout later")
     func writeDeadline() throws {
         let (channel, _, held) = try makeChannel(writeTimeout: .seconds(10))
         let loop = channel.embeddedEventLoop
@@ -130,9 +140,38 @@ struct OutboxHandlerTests {
         loop.advanceTime(by: .seconds(9))
         #expect(channel.isActive)
         loop.advanceTime(by: .seconds(1))
-        #expect(!channel.isActive)
         #expect(caughtTransportError(channel)?.code == .slowConsumer)
         #expect(held.written.last == Self.finalLine + "\n")
+        loop.advanceTime(by: .seconds(9))
+        #expect(!held.closed, "still waiting for the final line")
+        loop.advanceTime(by: .seconds(1))
+        #expect(held.closed, "closed at the end of the grace period although the line never went out")
+    }
+
+    @Test("a close asked for while the final line is on its way waits for it")
+    func closeWaitsForFinalLine() throws {
+        let (channel, _, held) = try makeChannel(preauth: 100)
+        channel.writeAndFlush(bytes(101), promise: nil)
+        #expect(held.written == [Self.finalLine + "\n"])
+        let closed = channel.eventLoop.makePromise(of: Void.self)
+        channel.close(promise: closed)
+        #expect(!held.closed)
+        #expect(embeddedResult(closed.futureResult) == nil)
+        held.complete(1)
+        #expect(held.closed)
+        #expect((try? embeddedResult(closed.futureResult)?.get()) != nil, "the held close completed")
+    }
+
+    @Test("without a final line the cut closes at once")
+    func noFinalLine() throws {
+        let held = HeldWrites()
+        let outbox = OutboxHandler(preauthOutboxBytes: 100, outboxBytes: 100, writeTimeout: .seconds(1), finalLine: nil)
+        let channel = EmbeddedChannel(handlers: [held, outbox])
+        _ = channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 1))
+        channel.writeAndFlush(bytes(101), promise: nil)
+        #expect(held.written.isEmpty)
+        #expect(held.closed)
+        #expect(caughtTransportError(channel)?.code == .slowConsumer)
     }
 
     @Test("a completed write restarts the write deadline")
@@ -146,8 +185,9 @@ struct OutboxHandlerTests {
         loop.advanceTime(by: .seconds(6))
         #expect(channel.isActive, "the last write completed 6 s ago")
         loop.advanceTime(by: .seconds(4))
-        #expect(!channel.isActive)
         #expect(caughtTransportError(channel)?.code == .slowConsumer)
+        held.complete(2)
+        #expect(held.closed)
     }
 
     @Test("a peer that keeps up never trips the outbox, however long it runs")
