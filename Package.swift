@@ -111,18 +111,19 @@ let package = Package(
         // The terminal toolkit: screen buffer, cell-diff renderer, key decoder, raw mode. Knows nothing of boards.
         .target(name: "TerminalUI"),
         // The `cork` client's logic: one-shot commands, card references, feed sentences, Trello import, export.
-        .target(name: "CorkApp", dependencies: ["BoardClient", "BoardCore", "BoardWire", "TerminalUI"]),
+        // Built on the client library like any UI: `BoardClient` and `BoardCore`, never `BoardWire` (issue 16).
+        .target(name: "CorkApp", dependencies: ["BoardClient", "BoardCore", "TerminalUI"]),
         // The terminal client executable: argument parsing only.
         .executableTarget(
             name: "cork",
             dependencies: [
-                "CorkApp", "BoardClient", "BoardCore", "BoardWire",
+                "CorkApp", "BoardClient", "BoardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // A bot built on the client library that reacts to deltas (Examples/SwiftBot).
         .executableTarget(
             name: "cork-swift-bot",
-            dependencies: ["BoardClient", "BoardCore", "BoardWire"],
+            dependencies: ["BoardClient", "BoardCore"],
             path: "Examples/SwiftBot"),
         // Tests only: an in-process server on 127.0.0.1:0, the real corkd in a process, a raw line probe.
         .target(
@@ -204,6 +205,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(

@@ -26,8 +26,8 @@ let package = Package(
             path: "Benchmarks/CorkBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
-        // The client core on a 10,000-card board (issue 16). Only the pure targets: no NIO, no TLS, so it builds
-        // without BoringSSL (`swift package benchmark --target ClientBenchmarks`).
+        // The client core on a 10,000-card board (issue 16). Only the pure targets, no NIO and no TLS (BoardCore's
+        // swift-crypto still brings BoringSSL on Linux): `swift package benchmark --target ClientBenchmarks`.
         .executableTarget(
             name: "ClientBenchmarks",
             dependencies: [

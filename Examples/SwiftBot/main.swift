@@ -14,7 +14,6 @@
 
 import BoardClient
 import BoardCore
-import BoardWire
 import Foundation
 
 /// Writes one line to stdout at once (print is block-buffered when stdout is a file).

@@ -164,6 +164,10 @@ extension BoardClient {
         }
         if let ssl = error as? NIOSSLError {
             switch ssl {
+            case .handshakeFailed(let cause) where BoardClient.isCut(cause):
+                // The connection went away mid-handshake (a network drop, a server restarting, a proxy cutting it):
+                // NIOSSL reports that as a failed handshake too, but nothing was refused, so it is retried.
+                return .init(ClientError(.cannotConnect, "the connection to \(endpoint) closed during the TLS handshake"))
             case .handshakeFailed:
                 return .init(ClientError(.tls, "TLS with \(endpoint) failed: \(ssl)"), isFatal: true)
             default:
@@ -175,6 +179,20 @@ extension BoardClient {
         }
         if let client = error as? ClientError { return .init(client, isFatal: client.isFatal) }
         return .init(ClientError(.cannotConnect, "cannot connect to \(endpoint): \(error)"))
+    }
+
+    /// Whether a failed handshake means the connection was cut rather than refused: an EOF or a close before the
+    /// handshake ended, or a socket error under it. A refusal (no shared protocol, a certificate that does not
+    /// verify) carries BoringSSL's own errors instead.
+    static func isCut(_ cause: BoringSSLError) -> Bool {
+        switch cause {
+        case .zeroReturn, .syscallError:
+            return true
+        case .sslError(let errors):
+            return errors.contains(.eofDuringHandshake) || errors.contains(.eofDuringAdditionalCertficiateChainValidation)
+        default:
+            return false
+        }
     }
 
     /// The session stopped: fails every waiter, ends the loops and the event stream. Idempotent.

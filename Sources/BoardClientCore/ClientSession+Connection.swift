@@ -39,7 +39,7 @@ extension ClientSession {
     public mutating func closed(_ failure: Failure?, now: Duration) -> [Action] {
         let link: Link
         switch state {
-        case .handshaking(let current), .connected(let current, _), .subscribing(let current, _),
+        case .handshaking(let current), .connected(let current, _), .subscribing(let current, _, _),
             .live(let current, _, _), .closing(let current):
             link = current
         default:
@@ -49,7 +49,6 @@ extension ClientSession {
         let why = link.failure ?? failure ?? Failure(ClientError(.disconnected, "\(endpoint) closed the connection"))
         // Everything of the connection goes with it: ops not acknowledged are sent again on the next one.
         unsent = pendingOps.filter { $0.ackedSeq == nil }.map(\.mut)
-        presence = [:]
         var actions: [Action] = []
         if why.isFatal {
             stop(why.error, &actions)
@@ -81,12 +80,12 @@ extension ClientSession {
         case .connected(var link, let welcome) where now >= link.checkAt:
             checkLiveness(&link, now: now, &actions)
             if case .connected = state { state = .connected(link, welcome) }
-        case .subscribing(var link, let welcome) where now >= link.checkAt:
+        case .subscribing(var link, let welcome, let subscription) where now >= link.checkAt:
             checkLiveness(&link, now: now, &actions)
-            if case .subscribing = state { state = .subscribing(link, welcome) }
-        case .live(var link, let welcome, let fetching) where now >= link.checkAt:
+            if case .subscribing = state { state = .subscribing(link, welcome, subscription) }
+        case .live(var link, let welcome, let subscription) where now >= link.checkAt:
             checkLiveness(&link, now: now, &actions)
-            if case .live = state { state = .live(link, welcome, fetching: fetching) }
+            if case .live = state { state = .live(link, welcome, subscription) }
         default:
             break
         }
@@ -140,12 +139,12 @@ extension ClientSession {
         case .connected(var link, let welcome):
             link.lastReceived = now
             state = .connected(link, welcome)
-        case .subscribing(var link, let welcome):
+        case .subscribing(var link, let welcome, let subscription):
             link.lastReceived = now
-            state = .subscribing(link, welcome)
-        case .live(var link, let welcome, let fetching):
+            state = .subscribing(link, welcome, subscription)
+        case .live(var link, let welcome, let subscription):
             link.lastReceived = now
-            state = .live(link, welcome, fetching: fetching)
+            state = .live(link, welcome, subscription)
         default:
             break
         }
@@ -160,12 +159,12 @@ extension ClientSession {
         case .connected(var link, let welcome):
             link.failure = failure
             state = .connected(link, welcome)
-        case .subscribing(var link, let welcome):
+        case .subscribing(var link, let welcome, let subscription):
             link.failure = failure
-            state = .subscribing(link, welcome)
-        case .live(var link, let welcome, let fetching):
+            state = .subscribing(link, welcome, subscription)
+        case .live(var link, let welcome, let subscription):
             link.failure = failure
-            state = .live(link, welcome, fetching: fetching)
+            state = .live(link, welcome, subscription)
         default:
             break
         }

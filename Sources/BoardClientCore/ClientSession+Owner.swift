@@ -110,9 +110,8 @@ extension ClientSession {
         boardID = id
         replica = nil
         publisher.reset()
-        presence = [:]
         switch state {
-        case .subscribing(let link, let welcome), .live(let link, let welcome, _):
+        case .subscribing(let link, let welcome, _), .live(let link, let welcome, _):
             state = .connected(link, welcome)
             subscribe(&actions)
         case .connected:

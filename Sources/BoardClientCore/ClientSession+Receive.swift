@@ -28,20 +28,22 @@ extension ClientSession {
         case .subscribed(let subscribed): subscriptionLive(subscribed, &actions)
         case .delta(let delta): apply(delta, &actions)
         case .ack(let ack): acknowledged(ack, &actions)
-        case .reject(let reject): rejected(OpRejection(reject), now: now, &actions)
+        case .reject(let reject): rejected(reject, now: now, &actions)
         case .presenceState(let presenceState):
-            guard presenceState.board == boardID else { break }
-            presence = Dictionary(
-                presenceState.sessions.map { ($0.session, PresenceEntry($0)) }, uniquingKeysWith: { $1 })
+            // Presence belongs to the subscription: none is kept (or shown) while no board is subscribed.
+            guard presenceState.board == boardID, subscription != nil else { break }
+            updateSubscription {
+                $0.presence = Dictionary(presenceState.sessions.map { ($0.session, $0) }, uniquingKeysWith: { $1 })
+            }
             actions.append(.emit(.presence(PresenceEvent(sessions: presence, change: .state))))
         case .presence(let update):
-            guard update.board == boardID else { break }
-            let entry = PresenceEntry(update.entry)
-            presence[entry.session] = entry
+            guard update.board == boardID, subscription != nil else { break }
+            let entry = update.entry
+            updateSubscription { $0.presence[entry.session] = entry }
             actions.append(.emit(.presence(PresenceEvent(sessions: presence, change: .updated(entry)))))
         case .presenceLeft(let left):
-            guard left.board == boardID else { break }
-            presence[left.session] = nil
+            guard left.board == boardID, subscription != nil else { break }
+            updateSubscription { $0.presence[left.session] = nil }
             actions.append(
                 .emit(.presence(PresenceEvent(sessions: presence, change: .left(session: left.session, user: left.user)))))
         case .ok(let ok):
@@ -93,13 +95,14 @@ extension ClientSession {
         let link: Link
         let welcome: ServerMessage.Welcome
         switch state {
-        case .connected(let current, let known), .subscribing(let current, let known), .live(let current, let known, _):
+        case .connected(let current, let known), .subscribing(let current, let known, _),
+            .live(let current, let known, _):
             (link, welcome) = (current, known)
         default:
             return
         }
-        state = .subscribing(link, welcome)
-        loadedSinceSubscribe = false
+        // A new subscription: the old one's presence and fetch end with it.
+        state = .subscribing(link, welcome, Subscription())
         let presence: Bool? = settings.announcesPresence ? nil : false
         if let replica, replica.isLoaded, let epoch = replica.epoch {
             actions.append(
@@ -134,22 +137,25 @@ extension ClientSession {
             unsent = (unsent + replica!.pending.map(\.mut).filter { !waiting.contains($0) }).sorted()
             flushOps(now: now, &actions)
         }
-        if snapshot.req == Self.fetchRequest, case .live(let link, let welcome, .some) = state {
-            state = .live(link, welcome, fetching: nil)
+        updateSubscription {
+            if snapshot.req == Self.fetchRequest { $0.fetching = nil }
+            $0.loadedSnapshot = true
         }
-        loadedSinceSubscribe = true
         persist(&actions)
         publishBoard(.snapshot, .everything, &actions)
     }
 
     mutating func subscriptionLive(_ subscribed: ServerMessage.Subscribed, _ actions: inout [Action]) {
-        guard subscribed.board == boardID, replica != nil, case .subscribing(let link, let welcome) = state else { return }
+        guard subscribed.board == boardID, replica != nil,
+            case .subscribing(let link, let welcome, var subscription) = state
+        else { return }
         replica!.subscribed(epoch: subscribed.epoch)
-        state = .live(link, welcome, fetching: nil)
+        subscription.fetching = nil
+        state = .live(link, welcome, subscription)
         let seq = replica!.seq
         // A resumed replica at the server's seq must hash the same; one that does not has diverged (a snapshot just
         // loaded is the server's own board: checking it could only loop on a hash bug).
-        if !loadedSinceSubscribe, subscribed.seq == seq, let hash = subscribed.hash,
+        if !subscription.loadedSnapshot, subscribed.seq == seq, let hash = subscribed.hash,
             let confirmed = replica!.confirmed, confirmed.protocolHash != hash
         {
             resubscribeFresh(&actions)
@@ -266,10 +272,10 @@ extension ClientSession {
             return
         }
         if let req = error.req, req == Self.fetchRequest, error.board == nil || error.board == boardID {
-            if case .live(let link, let welcome, _) = state { state = .live(link, welcome, fetching: nil) }
+            updateSubscription { $0.fetching = nil }
         } else if let req = error.req, req == Self.subscribeRequest, error.board == nil || error.board == boardID {
             // The subscription failed (no such board, or not a member): nobody will get a board.
-            if case .subscribing(let link, let welcome) = state { state = .connected(link, welcome) }
+            if case .subscribing(let link, let welcome, _) = state { state = .connected(link, welcome) }
             let failure = ClientError.server(error)
             if boardWaiters == 0 { subscriptionError = failure }
             boardWaiters = 0
@@ -298,8 +304,10 @@ extension ClientSession {
     /// A gap fetch finished: fetch what is still missing, or start over when the fetch did not move the gap (a
     /// delta this client cannot read would otherwise be fetched for ever).
     mutating func fetched(now: Duration, _ actions: inout [Action]) {
-        guard case .live(let link, let welcome, let asked) = state else { return }
-        state = .live(link, welcome, fetching: nil)
+        guard case .live(let link, let welcome, var subscription) = state else { return }
+        let asked = subscription.fetching
+        subscription.fetching = nil
+        state = .live(link, welcome, subscription)
         guard let gap = replica?.gap else { return }
         if let asked, gap.lowerBound <= asked.lowerBound { resubscribeFresh(&actions) } else { requestFetch(gap, &actions) }
     }
@@ -320,10 +328,12 @@ extension ClientSession {
 
     /// Asks for the deltas in `range` again (one fetch at a time, at most `fetch_max`).
     mutating func requestFetch(_ range: ClosedRange<UInt64>, _ actions: inout [Action]) {
-        guard let boardID, case .live(let link, let welcome, nil) = state else { return }
+        guard let boardID, case .live(let link, let welcome, var subscription) = state, subscription.fetching == nil
+        else { return }
         let most = UInt64(max(1, welcome.limits.fetchMax))
         let to = min(range.upperBound, range.lowerBound + most - 1)
-        state = .live(link, welcome, fetching: range.lowerBound...to)
+        subscription.fetching = range.lowerBound...to
+        state = .live(link, welcome, subscription)
         actions.append(
             .send(.fetch(ClientMessage.Fetch(req: Self.fetchRequest, board: boardID, from: range.lowerBound, to: to))))
     }

@@ -7,9 +7,18 @@ import BoardWire
 /// (`BoardClient`) feeds it inputs with the time (a `Duration` since the driver started) and carries out the
 /// ``Action``s it returns, so tests walk every transition with a manual clock.
 ///
-/// The connection's states carry their data (the endpoint, the `welcome`, the liveness clock, the gap being
-/// fetched). The replica and the pending ops outlive connections (a reconnect resumes from the replica's seq and
-/// resends the ops with their mutation ids), so they are fields of the session, not of one state.
+/// The states carry their data: a connection's ``Link`` (endpoint, liveness clock, why it is ending) from
+/// `handshaking` to `closing`, the `welcome` from `connected` on, and a ``Subscription`` (presence, the gap being
+/// fetched, whether a snapshot came) in `subscribing` and `live` only, so it ends with the subscription whatever
+/// ends it (a drop, a failed or lost subscribe, a resync, another board).
+///
+/// The replica and the pending-op tables are fields of the session, not a payload of the states, on purpose. They
+/// must outlive every state but `stopped` (a reconnect resumes from the replica's seq and resends the ops with their
+/// mutation ids, the journal writes them, ``status(of:)`` reads them offline), so they would ride in all nine states
+/// and no state would ever drop them: moving them removes no reset by hand. And each of some forty mutations would
+/// have to take the payload out of the enum and put it back; taken out while the enum still holds it, the replica's
+/// board is shared, so the in-place apply of a delta copies the whole card table (milliseconds on 10,000 cards
+/// instead of about 15 µs) unless every site first parks the state in a placeholder.
 public struct ClientSession: Sendable {
     /// What the session is configured with; the driver fills it from its configuration.
     public struct Settings: Sendable {
@@ -62,10 +71,10 @@ public struct ClientSession: Sendable {
         case handshaking(Link)
         /// Authenticated, with no subscription live or on its way (no board, or its subscribe failed).
         case connected(Link, ServerMessage.Welcome)
-        /// Authenticated; a `subscribe` is on its way.
-        case subscribing(Link, ServerMessage.Welcome)
-        /// Subscribed: deltas flow; `fetching` is the gap asked for again, if any.
-        case live(Link, ServerMessage.Welcome, fetching: ClosedRange<UInt64>?)
+        /// Authenticated; a `subscribe` is on its way (presence may already arrive).
+        case subscribing(Link, ServerMessage.Welcome, Subscription)
+        /// Subscribed: deltas flow.
+        case live(Link, ServerMessage.Welcome, Subscription)
         /// The session decided to end the connection (a silent server); waiting for the socket to close.
         case closing(Link)
         /// Stopped for good: by the owner (nil) or by a fatal failure.
@@ -82,6 +91,19 @@ public struct ClientSession: Sendable {
         public var checkAt: Duration
         /// Why it is ending, once known (a `bye`, a closing `error`, silence).
         public var failure: Failure?
+    }
+
+    /// What belongs to one subscription and ends with it (carried by `subscribing` and `live`).
+    public struct Subscription: Sendable {
+        /// Everyone on the board, by session (`presence_state`, then `presence` and `presence_left` lines).
+        public var presence: [SessionID: PresenceEntry] = [:]
+        /// The gap asked for again with a `fetch`, if any (only while live).
+        public var fetching: ClosedRange<UInt64>?
+        /// Whether a snapshot was loaded since the `subscribe` (its `subscribed.hash` then needs no check).
+        public var loadedSnapshot = false
+
+        /// A subscription just asked for.
+        public init() {}
     }
 
     /// How a dial or a session ended.
@@ -179,8 +201,6 @@ public struct ClientSession: Sendable {
     /// No op is sent before this time (a `rate_limited` reject).
     var holdUntil: Duration?
     var publisher = BoardPublisher()
-    /// Everyone on the board, by session.
-    public internal(set) var presence: [SessionID: PresenceEntry] = [:]
     /// Why the last subscribe failed, when nobody was waiting to hear it.
     var subscriptionError: ClientError?
     /// Callers waiting for the board.
@@ -196,8 +216,6 @@ public struct ClientSession: Sendable {
     var heldForJournal: [UInt64: Int] = [:]
     /// Ops whose submitter waits for them to be on disk: mut → generation.
     var awaitingDurable: [UInt64: Int] = [:]
-    /// Whether a snapshot was loaded since the last `subscribe` (its `subscribed.hash` then needs no check).
-    var loadedSinceSubscribe = false
     /// The deadline last handed to the driver.
     var scheduled: Duration?
 
@@ -217,7 +235,7 @@ public struct ClientSession: Sendable {
     /// The `welcome` of the current connection.
     public var welcome: ServerMessage.Welcome? {
         switch state {
-        case .connected(_, let welcome), .subscribing(_, let welcome), .live(_, let welcome, _): welcome
+        case .connected(_, let welcome), .subscribing(_, let welcome, _), .live(_, let welcome, _): welcome
         default: nil
         }
     }
@@ -240,9 +258,20 @@ public struct ClientSession: Sendable {
         return false
     }
 
+    /// The current subscription (subscribing or live).
+    public var subscription: Subscription? {
+        switch state {
+        case .subscribing(_, _, let subscription), .live(_, _, let subscription): subscription
+        default: nil
+        }
+    }
+
+    /// Everyone on the board, by session (empty unless subscribing or live).
+    public var presence: [SessionID: PresenceEntry] { subscription?.presence ?? [:] }
+
     /// The gap being fetched, if any.
     public var fetching: ClosedRange<UInt64>? {
-        if case .live(_, _, let fetching) = state { return fetching }
+        if case .live(_, _, let subscription) = state { return subscription.fetching }
         return nil
     }
 
@@ -260,7 +289,7 @@ public struct ClientSession: Sendable {
         }
         switch state {
         case .backoff(let until, _): consider(until)
-        case .handshaking(let link), .connected(let link, _), .subscribing(let link, _), .live(let link, _, _):
+        case .handshaking(let link), .connected(let link, _), .subscribing(let link, _, _), .live(let link, _, _):
             consider(link.checkAt)
         default: break
         }
@@ -305,6 +334,20 @@ public struct ClientSession: Sendable {
         guard new != connectionState else { return }
         connectionState = new
         actions.append(.emit(.connection(new)))
+    }
+
+    /// Changes the current subscription, if there is one.
+    mutating func updateSubscription(_ change: (inout Subscription) -> Void) {
+        switch state {
+        case .subscribing(let link, let welcome, var subscription):
+            change(&subscription)
+            state = .subscribing(link, welcome, subscription)
+        case .live(let link, let welcome, var subscription):
+            change(&subscription)
+            state = .live(link, welcome, subscription)
+        default:
+            break
+        }
     }
 
     /// Asks for the journal to be written; returns the generation that will hold the current state (0 without a

@@ -1,7 +1,6 @@
 import BoardClient
 import ArgumentParser
 import BoardCore
-import BoardWire
 import CorkApp
 
 /// `cork history [CARD]`: the latest activity of the board or of one card, oldest first.

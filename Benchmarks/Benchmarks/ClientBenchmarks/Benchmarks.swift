@@ -4,7 +4,8 @@ import BoardCore
 import BoardWire
 
 /// The client core on a 10,000-card board (issue 16): a foreign delta applied and its board update published, the
-/// same with 100 pending ops to rebase, and a reconnect that catches up 1,000 missed deltas. Run with
+/// same with 100 pending ops to rebase, a reconnect that catches up 1,000 missed deltas, and the memory a replica of
+/// that board holds. Run with
 /// `swift package benchmark --target ClientBenchmarks` from the Benchmarks folder.
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
@@ -75,6 +76,32 @@ let benchmarks: @Sendable () -> Void = {
             for delta in missed { blackHole(client.deliver(delta)) }
             benchmark.stopMeasurement()
             blackHole(client)
+        }
+    }
+
+    // The heap bytes a replica of the board holds, as a client gets it: the `snapshot` line decoded and loaded.
+    // `memoryLeakedBytes` is what was allocated and not freed between start and stop (the replica, alive at the
+    // stop); the line's bytes and the decoder's scratch are freed by then. malloc's own overhead is not in it.
+    Benchmark(
+        "Client: memory of a replica of 10,000 cards (snapshot line decoded and loaded)",
+        configuration: .init(
+            metrics: [.memoryLeakedBytes, .mallocCountTotal, .wallClock], maxDuration: .seconds(10), maxIterations: 20)
+    ) { benchmark in
+        let coder = LineCoder()
+        let line = coder.encode(
+            ServerMessage.snapshot(
+                ServerMessage.Snapshot(
+                    req: .string("sub"), board: "main", seq: ClientFixture.board.seq, epoch: "e1", reason: .initial,
+                    state: ClientFixture.board)))
+        for _ in benchmark.scaledIterations {
+            benchmark.startMeasurement()
+            var replica = Replica(board: "main", user: ClientFixture.me)
+            if case .snapshot(let snapshot) = try coder.decodeServer(line) {
+                _ = replica.load(snapshot.state, seq: snapshot.seq, epoch: snapshot.epoch)
+            }
+            benchmark.stopMeasurement()
+            precondition(replica.view?.cards.count == ClientFixture.cardCount, "the snapshot did not load")
+            blackHole(replica)
         }
     }
 }
