@@ -113,13 +113,16 @@ public enum PostgresTestCluster {
             kill -KILL \(server) 2>/dev/null
             rm -rf '\(root.path)'
             """
+        // `setsid --fork` leaves the shell in a session of its own and exits at once; it is reaped here, because a
+        // child left a zombie makes Swift Testing's exit-test monitor (which waits for any child) spin forever.
         let watchdog = Process()
         watchdog.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        watchdog.arguments = ["/bin/sh", "-c", script]
+        watchdog.arguments = ["--fork", "/bin/sh", "-c", script]
         watchdog.standardInput = FileHandle.nullDevice
         watchdog.standardOutput = FileHandle.nullDevice
         watchdog.standardError = FileHandle.nullDevice
         try watchdog.run()
+        watchdog.waitUntilExit()
     }
 
     /// A TCP port on 127.0.0.1 that nothing listens on right now.
