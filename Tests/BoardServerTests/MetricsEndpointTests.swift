@@ -115,8 +115,9 @@ import Testing
             #expect(try await HTTPProbe.get("/metrics", port: port).status == 404)
 
             // A full disk: the commit fails, the op is rejected, the node says it cannot serve.
-            let pages = try await server.store.pageCount()
-            _ = try await server.store.setMaxPageCount(pages)
+            let sqlite = try #require(server.store as? SQLiteStore)
+            let pages = try await sqlite.pageCount()
+            _ = try await sqlite.setMaxPageCount(pages)
             let probe = try await server.connect()
             let text = String(repeating: "disk full? ", count: 360)
             var mut = 0
@@ -139,7 +140,7 @@ import Testing
             #expect(metrics.value(of: "corkd_commit_failures_total") == 1)
 
             // Space again: the next commit succeeds and the node is healthy at once.
-            _ = try await server.store.setMaxPageCount(1_000_000)
+            _ = try await sqlite.setMaxPageCount(1_000_000)
             try await probe.send(#"{"type":"op","board":"main","mut":\#(mut + 1),"op":{"kind":"chat","text":"back"}}"#)
             _ = try await probe.expect(type: "ack")
             #expect(try await HTTPProbe.get("/health", port: port).status == 200)

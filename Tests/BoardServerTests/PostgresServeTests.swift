@@ -2,6 +2,7 @@ import BoardCore
 import BoardServer
 import BoardStore
 import BoardTesting
+import BoardWire
 import Foundation
 import Logging
 import Testing
