@@ -7,8 +7,9 @@ extension BoardActor {
     /// How many times in a row a batch may find the board's head moved, catch up and be written again before its
     /// ops are rejected with `storage_busy` (retryable). Each retry follows a commit of another node to this board,
     /// so the board always progresses; the bound only keeps one node from waiting for ever when others win every
-    /// race. 32.
-    static let headMovedRetriesMax = 32
+    /// race. 256: with two nodes writing one board flat out on a loaded 2-core machine, 32 was lost in a row now
+    /// and then (each retry costs a read and a transaction, during which the other node commits again).
+    static let headMovedRetriesMax = 256
 
     /// How many events a catch-up reads per query.
     static let catchUpPage = 1_000
