@@ -106,7 +106,7 @@ extension BoardActor {
                 board: id, seq: context.seq, at: context.now, actor: session.user,
                 clientID: session.clientID.rawValue, mut: mut, op: resolved.op, activity: change.activity,
                 inverse: change.inverse, undoOf: resolved.undoOf)
-            pending.append(Pending(event, origin: session))
+            pending.append(Pending(event, origin: session, undoTarget: target))
             pendingMut[key] = max(pendingMut[key] ?? 0, mut)
             handOver()
         }
@@ -236,7 +236,7 @@ extension BoardActor {
             let code: RejectCode =
                 switch error.code {
                 case .full: .storageFull
-                case .busy: .storageBusy
+                case .busy, .headMoved: .storageBusy
                 default: .internal
                 }
             logger.error("commit failed; \(dropped.count) op(s) rejected", metadata: ["error": "\(error)"])
@@ -307,7 +307,7 @@ extension BoardActor {
 
     /// Ends the subscription of every session whose user is no longer a member of `committed`: each gets `error`
     /// `not_found` for the board (Protocol.md, "Security"). Returns those that were present, for `presence.left`.
-    private func endSubscriptionsOfNonMembers() -> [SessionRef] {
+    func endSubscriptionsOfNonMembers() -> [SessionRef] {
         var present: [SessionRef] = []
         for (session, ref) in subscribers where committed.members[ref.user] == nil {
             subscribers[session] = nil

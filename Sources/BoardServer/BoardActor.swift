@@ -71,6 +71,15 @@ actor BoardActor {
     var presenceQueue: [(line: ByteBuffer, about: SessionID?)] = []
     /// Whether a presence flush is scheduled.
     var presenceFlushScheduled = false
+    /// The highest head announced for this board (another node's commit, or this node's own) that `committed` has
+    /// not reached yet, or `.max` when the board must check (the LISTEN connection was re-established); caught up
+    /// once no batch is in the writer (`catchUpIfBehind`).
+    var noticedHead: UInt64?
+    /// How many times in a row the batch in flight found the head moved and was caught up and written again.
+    var headMovedRetries = 0
+    /// Server changes (the admin queue's ops) that a catch-up moved to another seq, made a no-op or refused, by the
+    /// seq `applyForAdmin` first gave them (what the admin poller asks `adminChange(at:)` about).
+    var serverChanges: [UInt64: ServerChangeFate] = [:]
 
     /// The store writer's answers (and `stop()`), in the order they were given; `run()` handles them.
     let outcomes: AsyncStream<Outcome>.Continuation
@@ -80,6 +89,8 @@ actor BoardActor {
     enum Outcome: Sendable {
         /// The store writer finished the batch in flight.
         case written(Result<Void, StoreError>)
+        /// The shared store announced that the board's head is at this seq (nil: check, announcements were lost).
+        case noticed(UInt64?)
         /// `stop()`.
         case stop
     }
@@ -97,9 +108,11 @@ actor BoardActor {
         /// The `delta` line every subscriber gets once the change is durable.
         var line: [UInt8]
         var origin: SessionRef?
+        /// For an undo: the change it undoes (its activity and inverse), so a catch-up can apply it again.
+        var undoTarget: (activity: Activity, inverse: Op?)?
 
         /// Encodes `event` once: its `delta` line, and the store's op and activity texts taken from that line.
-        init(_ event: StoredEvent, origin: SessionRef?) {
+        init(_ event: StoredEvent, origin: SessionRef?, undoTarget: (activity: Activity, inverse: Op?)? = nil) {
             let delta = LineWriter.storedDelta(
                 board: event.board, seq: event.seq, at: event.at, actor: event.actor,
                 clientID: event.clientID.map { ClientID($0) }, mut: event.mut, op: event.op, activity: event.activity)
@@ -107,6 +120,7 @@ actor BoardActor {
                 event: event, op: delta.op, activity: delta.activity, inverse: event.inverse.map(LineWriter.opJSON))
             line = delta.line
             self.origin = origin
+            self.undoTarget = undoTarget
         }
 
         /// The change as applied.
@@ -191,7 +205,8 @@ actor BoardActor {
     func run() async {
         for await outcome in outcomeStream {
             switch outcome {
-            case .written(let result): settle(result)
+            case .written(let result): await written(result)
+            case .noticed(let seq): await catchUpIfBehind(seq)
             case .stop: stopping = true
             }
             if stopping && pending.isEmpty && !committing { break }
@@ -227,6 +242,10 @@ actor BoardActor {
 
     /// Ends `run()` once everything pending is durable.
     nonisolated func stop() { outcomes.yield(.stop) }
+
+    /// The shared store announced the board's head at `seq` (nil: announcements may have been lost, check): if that
+    /// is beyond what this node has, the board reads the missing changes and fans them out (`catchUpIfBehind`).
+    nonisolated func noticed(head seq: UInt64?) { outcomes.yield(.noticed(seq)) }
 
     /// The delta line for a stored event: encoded once, by hand (about 0.4 µs), and the same bytes go to every
     /// subscriber.

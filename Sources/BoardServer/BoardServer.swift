@@ -112,6 +112,14 @@ public struct BoardServer: Service {
                         interval: configuration.adminPollInterval, logger: logger
                     ).run()
                 }
+                // PostgreSQL: learn of other nodes' commits (LISTEN) and fan them out here too.
+                if let watcher = store as? any HeadWatching {
+                    admin.addTask {
+                        await watcher.watchHeads(retryDelay: configuration.listenRetryDelay) { signal in
+                            await Self.route(signal, registry: registry, metrics: counters, logger: logger)
+                        }
+                    }
+                }
                 let failure = await withGracefulShutdownHandler {
                     await Self.accept(on: listener) { connection in
                         tasks.addTask { await Session.serve(connection, context: context) }

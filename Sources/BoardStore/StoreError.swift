@@ -1,3 +1,5 @@
+import BoardCore
+
 /// Why a store operation failed: a closed set of codes plus a human-readable message.
 ///
 /// The server maps these to wire errors in one place: `.full` → `storage_full`, `.busy` → `storage_busy`
@@ -21,6 +23,10 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case io
         /// A broken invariant: a seq gap, a value that cannot be encoded or decoded, an unexpected SQLite error.
         case `internal`
+        /// Another node committed to the board since this node last did: the stored head (``StoreError/movedHead``)
+        /// is at or past the batch's first seq, and nothing was written. Not corruption: read the events after
+        /// your head, apply them, apply your ops again on top and append them under new seqs (PostgreSQL only).
+        case headMoved
 
         /// The code's name, e.g. `full`.
         public var description: String { rawValue }
@@ -30,11 +36,27 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: Code
     /// What happened, for logs and operators; never contains a token.
     public var message: String
+    /// For ``Code/headMoved``: the board whose head moved and the seq it is at now (nil for every other code).
+    public var movedHead: (board: BoardID, seq: UInt64)? {
+        guard code == .headMoved, let board = movedBoard, let seq = movedSeq else { return nil }
+        return (board, seq)
+    }
+    private var movedBoard: BoardID?
+    private var movedSeq: UInt64?
 
     /// Makes an error.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+    }
+
+    /// Another node committed to `board` up to `seq` since this node's last commit; nothing was written.
+    public static func headMoved(_ board: BoardID, to seq: UInt64, batchStart: UInt64) -> StoreError {
+        var error = StoreError(
+            .headMoved, "append: board \(board) moved to seq \(seq) (another node committed); the batch starts at \(batchStart)")
+        error.movedBoard = board
+        error.movedSeq = seq
+        return error
     }
 
     /// Whether the same call may succeed later without anyone fixing anything (`.busy` and `.full`).

@@ -50,6 +50,34 @@ public enum PostgresTestDatabase {
         }
     }
 
+    /// Ends every backend of `location`'s database whose last statement was a `LISTEN` (a node's notification
+    /// connection), as an operator's `pg_terminate_backend` or a database restart would; returns how many.
+    public static func terminateListeners(on location: PostgresLocation) async throws -> Int {
+        var logger = Logger(label: "corkboard.tests.postgres")
+        logger.logLevel = .critical
+        let configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: .disable)
+        let connection = try await PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 2, logger: logger)
+        do {
+            var ended = 0
+            for try await count in try await connection.query(
+                """
+                SELECT count(*)::bigint FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()) AS ended
+                """, logger: logger
+            ).decode(Int64.self) {
+                ended = Int(count)
+            }
+            try await connection.close()
+            return ended
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
     /// Runs one statement on the server's own database with a single connection.
     static func administer(_ server: PostgresLocation, _ sql: String) async throws {
         var logger = Logger(label: "corkboard.tests.postgres")

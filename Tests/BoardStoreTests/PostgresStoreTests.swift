@@ -20,7 +20,7 @@ struct PostgresStoreTests {
         }
     }
 
-    @Test("two nodes appending the same seq of one board at the same instant: exactly one commits, the other writes nothing")
+    @Test("two nodes appending the same seq of one board at the same instant: exactly one commits, the other writes nothing and is told the head moved")
     func racingAppends() async throws {
         try await PostgresTestDatabase.withDatabase { location in
             let a = try await PostgresStore.open(location, logger: StoreFixtures.logger)
@@ -39,6 +39,11 @@ struct PostgresStoreTests {
                 let outcomes = await [x, y]
                 let won = outcomes.filter { if case .success = $0 { true } else { false } }.count
                 #expect(won == 1, "round \(round): \(outcomes)")
+                // The loser is told the head moved, and to where: a typed outcome, not `.internal`.
+                for case .failure(let error) in outcomes {
+                    #expect(error.code == .headMoved, "round \(round): \(error)")
+                    #expect(error.movedHead?.board == "main" && error.movedHead?.seq == one.seq, "round \(round): \(error)")
+                }
                 let stored = try await a.events("main", from: one.seq, to: one.seq + 5, limit: 10)
                 #expect(stored.count == 1, "round \(round): one event at seq \(one.seq), got \(stored.map(\.seq))")
                 driver = stored.first?.clientID == "a" ? left : right
@@ -47,6 +52,37 @@ struct PostgresStoreTests {
             #expect(records.first?.seq == 20)
             try await a.close()
             try await b.close()
+        }
+    }
+
+    @Test("every append that adds events announces the board's new head (LISTEN corkd_heads), only once committed")
+    func headAnnouncements() async throws {
+        try await PostgresTestDatabase.withDatabase { location in
+            let store = try await PostgresStore.open(location, logger: StoreFixtures.logger)
+            var driver = BoardDriver("main")
+            _ = try await store.createBoard(driver.board)
+            let (signals, heard) = AsyncStream.makeStream(of: HeadSignal.self)
+            let watching = Task { await store.watchHeads(retryDelay: .milliseconds(100)) { heard.yield($0) } }
+            var iterator = signals.makeAsyncIterator()
+            #expect(await iterator.next() == .listening(reconnected: false))
+            var copy = driver
+            let never = copy.chat("never stored")
+            var gap = try #require(never)
+            gap.seq = 9
+            await #expect(throws: StoreError.self) { try await store.append([gap], snapshots: []) }
+            let one = driver.chat("one")
+            try await store.append([try #require(one)], snapshots: [])
+            // The rolled-back append announced nothing: the next announcement is the committed seq 1.
+            guard case .moved(let board, let seq, let at)? = await iterator.next() else {
+                Issue.record("no announcement")
+                return
+            }
+            #expect(board == "main" && seq == 1)
+            #expect(at.milliseconds > 1_700_000_000_000, "the database's clock at the commit")
+            watching.cancel()
+            await watching.value
+            heard.finish()
+            try await store.close()
         }
     }
 

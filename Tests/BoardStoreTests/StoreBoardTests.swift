@@ -121,7 +121,9 @@ struct StoreBoardTests {
                 expected = .internal
             case "repeat":
                 aEvents.insert(committed[2], at: 0)  // a seq 3 again
-                expected = .internal
+                // PostgreSQL, shared by nodes, cannot tell this from another node having committed seq 3: the head
+                // moved (a typed outcome the node catches up from); SQLite has one writer, so it is a broken invariant.
+                expected = kind == .postgres ? .headMoved : .internal
             case "behind":
                 aEvents[0].seq = 2
                 expected = .internal

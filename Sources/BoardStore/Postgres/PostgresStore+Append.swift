@@ -9,7 +9,8 @@ extension PostgresStore {
     /// The same checks as `SQLiteStore.append`: each board's events in seq order, the first at the board's stored
     /// head + 1. The board rows are locked (`SELECT … FOR UPDATE`, in id order so two nodes never deadlock), so two
     /// nodes appending to one board take turns and the second finds the head moved: its append fails with
-    /// `.internal` and writes nothing. `.duplicate` for a `(actor, clientID, mut)` already committed.
+    /// `.headMoved` (the stored head in `StoreError.movedHead`) and writes nothing. `.duplicate` for a
+    /// `(actor, clientID, mut)` already committed. Each board that gets events is announced on `corkd_heads`.
     public func append(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
         guard !events.isEmpty || !snapshots.isEmpty else { return }
         try await append(EncodedBatch(events: events, snapshots: snapshots, eventJSON: configuration.eventJSON))
@@ -44,6 +45,12 @@ extension PostgresStore {
             }
             guard let head else { throw StoreError(.notFound, "append: no board \(board)") }
             heads[board] = head
+        }
+        // Another node committed to a board since this node's last commit: a typed outcome, so the node catches up
+        // and writes again (a gap the other way, a batch beyond the head, stays `.internal` in `plan`).
+        for (board, head) in heads {
+            guard let first = batch.events.first(where: { $0.board == board }), first.seq <= head else { continue }
+            throw StoreError.headMoved(BoardID(board), to: UInt64(head), batchStart: UInt64(max(0, first.seq)))
         }
         let plan = try batch.plan(heads: heads)
         for event in batch.events {
@@ -83,6 +90,11 @@ extension PostgresStore {
             try await connection.query(
                 "UPDATE boards SET head = \(head), name = coalesce(\(plan.renames[board]), name) WHERE id = \(board)",
                 logger: logger)
+        }
+        // Every node learns of the new heads once (and only if) this transaction commits.
+        for board in Set(batch.events.map(\.board)) {
+            guard let head = plan.heads[board] else { continue }
+            try await connection.query(Self.notifyHead(board: board, head: head), logger: logger)
         }
     }
 }
