@@ -113,16 +113,21 @@ public enum PostgresTestCluster {
             kill -KILL \(server) 2>/dev/null
             rm -rf '\(root.path)'
             """
-        // `setsid --fork` leaves the shell in a session of its own and exits at once; it is reaped here, because a
-        // child left a zombie makes Swift Testing's exit-test monitor (which waits for any child) spin forever.
-        let watchdog = Process()
-        watchdog.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        watchdog.arguments = ["--fork", "/bin/sh", "-c", script]
-        watchdog.standardInput = FileHandle.nullDevice
-        watchdog.standardOutput = FileHandle.nullDevice
-        watchdog.standardError = FileHandle.nullDevice
-        try watchdog.run()
-        watchdog.waitUntilExit()
+        // `setsid --fork` leaves the shell in a session of its own and exits at once. It is spawned and reaped here
+        // with posix_spawn and waitpid, not Foundation's Process: a child left a zombie makes Swift Testing's
+        // exit-test monitor (which waits for any child) spin forever, and Process did not notice this one end.
+        let arguments = ["/usr/bin/setsid", "--fork", "/bin/sh", "-c", script]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in 0...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/usr/bin/setsid", &actions, nil, &argv, environ)
+        guard spawned == 0 else { throw TestFailure("cannot start the PostgreSQL watchdog: error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     }
 
     /// A TCP port on 127.0.0.1 that nothing listens on right now.
