@@ -47,10 +47,18 @@ import Testing
             print("ProcessDiskFullTests skipped: mounting a tmpfs is not permitted here (\(mount.standardError))")
             return
         }
-        defer {
-            corkd.cleanup()
-            _ = try? Process.run(URL(fileURLWithPath: "/bin/umount"), arguments: ["-l", data.path]).waitUntilExit()
-        }
+        // Unmounted with an awaited child, never a blocking wait: a blocked thread of the cooperative pool stalls
+        // every other test in the process.
+        var failure: (any Error)?
+        do { try await Self.exercise(corkd, data: data) } catch { failure = error }
+        corkd.cleanup()
+        _ = try? await SpawnedProcess.run(
+            try SpawnedProcess.tool("umount"), ["-l", data.path], logDirectory: corkd.logDirectory, name: "umount")
+        if let failure { throw failure }
+    }
+
+    /// The scenario itself, on a corkd whose data directory is the mounted tmpfs.
+    private static func exercise(_ corkd: CorkdProcess, data: URL) async throws {
         try Unprivileged.handOver(corkd.root)
         try await corkd.start()
         let probe = try await WireProbe.connect(port: corkd.port, fingerprint: try corkd.pinned())
@@ -63,14 +71,14 @@ import Testing
         var mut = 0
         for _ in 0..<5 {
             mut += 1
-            let answer = try await Self.op(probe, mut: mut, text: text)
+            let answer = try await op(probe, mut: mut, text: text)
             acked[mut] = try #require(answer.seq, "op \(mut) before the disk filled: \(answer)")
         }
         let filler = data.appendingPathComponent("filler")
-        try Self.fill(filler)
+        try fill(filler)
         while rejected.isEmpty, mut < 400 {
             mut += 1
-            let answer = try await Self.op(probe, mut: mut, text: text)
+            let answer = try await op(probe, mut: mut, text: text)
             if let seq = answer.seq {
                 acked[mut] = seq
             } else {
@@ -82,7 +90,7 @@ import Testing
         // Still full: more ops are rejected the same way; reads keep working; the connection stays open.
         for _ in 0..<3 {
             mut += 1
-            let answer = try await Self.op(probe, mut: mut, text: text)
+            let answer = try await op(probe, mut: mut, text: text)
             if let seq = answer.seq { acked[mut] = seq } else {
                 #expect(answer.code == "storage_full")
                 rejected.append(mut)
@@ -94,7 +102,7 @@ import Testing
         // Space again: writes succeed by themselves (no restart, no reconnect).
         try FileManager.default.removeItem(at: filler)
         mut += 1
-        let after = try await Self.op(probe, mut: mut, text: "space again")
+        let after = try await op(probe, mut: mut, text: "space again")
         acked[mut] = try #require(after.seq, "the first op after space came back: \(after)")
         await probe.close()
 
