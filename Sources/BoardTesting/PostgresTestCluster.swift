@@ -65,7 +65,7 @@ public enum PostgresTestCluster {
         var lastFailure = ""
         // A free port can be taken between choosing it and postgres binding it: try a few.
         for attempt in 1...3 {
-            let port = try freePort()
+            let port = try LoopbackPort.closed()
             let server = try SpawnedProcess(
                 executable: binaries.appendingPathComponent("postgres"),
                 arguments: [
@@ -128,24 +128,5 @@ public enum PostgresTestCluster {
         guard spawned == 0 else { throw TestFailure("cannot start the PostgreSQL watchdog: error \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-    }
-
-    /// A TCP port on 127.0.0.1 that nothing listens on right now.
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw TestFailure("cannot bind 127.0.0.1:0: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

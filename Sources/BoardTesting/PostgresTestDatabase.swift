@@ -53,13 +53,7 @@ public enum PostgresTestDatabase {
     /// Ends every backend of `location`'s database whose last statement was a `LISTEN` (a node's notification
     /// connection), as an operator's `pg_terminate_backend` or a database restart would; returns how many.
     public static func terminateListeners(on location: PostgresLocation) async throws -> Int {
-        var logger = Logger(label: "corkboard.tests.postgres")
-        logger.logLevel = .critical
-        let configuration = PostgresConnection.Configuration(
-            host: location.host, port: location.port, username: location.user, password: location.password,
-            database: location.database, tls: .disable)
-        let connection = try await PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 2, logger: logger)
+        let (connection, logger) = try await connect(location)
         do {
             var ended = 0
             for try await count in try await connection.query(
@@ -80,13 +74,7 @@ public enum PostgresTestDatabase {
 
     /// Runs one statement on the server's own database with a single connection.
     static func administer(_ server: PostgresLocation, _ sql: String) async throws {
-        var logger = Logger(label: "corkboard.tests.postgres")
-        logger.logLevel = .critical
-        let configuration = PostgresConnection.Configuration(
-            host: server.host, port: server.port, username: server.user, password: server.password,
-            database: server.database, tls: .disable)
-        let connection = try await PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 1, logger: logger)
+        let (connection, logger) = try await connect(server)
         do {
             try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
             try await connection.close()
@@ -94,5 +82,17 @@ public enum PostgresTestDatabase {
             try? await connection.close()
             throw error
         }
+    }
+
+    /// One connection to `location`'s database, and a logger that stays quiet.
+    static func connect(_ location: PostgresLocation) async throws -> (PostgresConnection, Logger) {
+        var logger = Logger(label: "corkboard.tests.postgres")
+        logger.logLevel = .critical
+        let configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: .disable)
+        let connection = try await PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 1, logger: logger)
+        return (connection, logger)
     }
 }

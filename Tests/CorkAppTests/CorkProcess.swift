@@ -95,21 +95,5 @@ final class CorkProcess {
     }
 
     /// A TCP port on 127.0.0.1 that nothing listens on: bound, read and closed again.
-    static func closedPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw TestFailure("bind: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    static func closedPort() throws -> Int { try LoopbackPort.closed() }
 }
