@@ -122,7 +122,12 @@ struct Serve: AsyncParsableCommand {
                 } else {
                     // Same owner, same token; the address or certificate may have changed since it was written.
                     ServerSetup.refreshOwnerURL(host: advertised, port: port, fingerprint: fingerprint, in: directory, logger: logger)
-                    lines.append("owner invite URL: \(ownerFile)")
+                    if FileManager.default.fileExists(atPath: ownerFile) {
+                        lines.append("owner invite URL: \(ownerFile)")
+                    } else {
+                        // Another node on the same database made the first start: its data directory has the file.
+                        lines.append("owner invite URL: none here (the node that made the first start has it; `corkd invite` makes more)")
+                    }
                 }
                 // Written at once (scripts and supervisors read it from a pipe); a stdout that cannot be written
                 // (full, closed, a pipe without a reader) is no reason to stop serving.
