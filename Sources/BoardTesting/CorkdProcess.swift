@@ -76,7 +76,28 @@ public final class SpawnedProcess {
     private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
     public var pid: Int32 { process.processIdentifier }
-    public var isRunning: Bool { process.isRunning }
+
+    /// How the process ended when this type reaped it itself (see `isRunning`).
+    private var reaped: ProcessExit?
+
+    /// Whether the process still runs. Foundation's `Process` learns of an exit from SIGCHLD and was seen to miss it
+    /// with the whole suite running: a command "did not finish" long after it had ended, and the zombie it left made
+    /// Swift Testing's exit-test monitor (which waits for any child) spin for ever. So a child Foundation still calls
+    /// running is also asked with `waitpid(WNOHANG)`, which reaps it once it has ended.
+    public var isRunning: Bool {
+        guard reaped == nil, process.isRunning else { return false }
+        var status: Int32 = 0
+        guard waitpid(process.processIdentifier, &status, WNOHANG) == process.processIdentifier else { return true }
+        // The wait status: the low 7 bits are the signal that ended it (0 for an exit), the next byte the exit code.
+        let signal = status & 0x7f
+        reaped = signal == 0 ? ProcessExit(reason: .exit, status: (status >> 8) & 0xff) : ProcessExit(reason: .uncaughtSignal, status: signal)
+        return false
+    }
+
+    /// How the process ended, once it has.
+    private var exit: ProcessExit {
+        reaped ?? ProcessExit(reason: process.terminationReason, status: process.terminationStatus)
+    }
 
     /// What the process wrote to stdout so far.
     public var standardOutput: String { (try? String(contentsOf: standardOutputURL, encoding: .utf8)) ?? "" }
@@ -85,7 +106,7 @@ public final class SpawnedProcess {
 
     /// Sends `signal` (SIGTERM, SIGKILL, …) if the process still runs.
     public func send(signal number: Int32) {
-        if process.isRunning { _ = kill(process.processIdentifier, number) }
+        if isRunning { _ = kill(process.processIdentifier, number) }
     }
 
     /// Writes `text` to the process's stdin (only for processes made `withInput`).
@@ -102,11 +123,11 @@ public final class SpawnedProcess {
     /// How the process ended, or nil if it still runs after `timeout`.
     public func waitForExit(timeout: Duration) async -> ProcessExit? {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
+        while isRunning {
             if ContinuousClock.now >= deadline { return nil }
             try? await Task.sleep(for: .milliseconds(10))
         }
-        return ProcessExit(reason: process.terminationReason, status: process.terminationStatus)
+        return exit
     }
 
     /// Waits until stdout contains `text`; false when `timeout` passes or the process exits first without it.
@@ -114,7 +135,7 @@ public final class SpawnedProcess {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if standardOutput.contains(text) { return true }
-            if !process.isRunning { return standardOutput.contains(text) }
+            if !isRunning { return standardOutput.contains(text) }
             try? await Task.sleep(for: .milliseconds(20))
         }
         return false
@@ -123,10 +144,10 @@ public final class SpawnedProcess {
     /// SIGKILLs the process if it still runs and waits (bounded, synchronously) until it is reaped.
     public func killAndReap() {
         closeInput()
-        guard process.isRunning else { return }
+        guard isRunning else { return }
         _ = kill(process.processIdentifier, SIGKILL)
         let deadline = ContinuousClock.now + .seconds(5)
-        while process.isRunning, ContinuousClock.now < deadline { usleep(5_000) }
+        while isRunning, ContinuousClock.now < deadline { usleep(5_000) }
     }
 
     /// The result of a short-lived command.
