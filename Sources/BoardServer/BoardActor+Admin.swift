@@ -66,7 +66,7 @@ extension BoardActor {
             fanOut.remove(session)
         }
         subscribers = [:]
-        presence = [:]
+        presence.removeAll()
         presenceUpdated = [:]
     }
 }

@@ -49,8 +49,7 @@ extension BoardActor {
             presence[session.id] = nil
             presenceUpdated[session.id] = nil
         }
-        lines.append(
-            Lines.line(.presenceState(ServerMessage.PresenceSnapshot(board: id, sessions: presence.values.sorted { $0.session < $1.session }))))
+        lines.append(presence.stateLine(board: id))
         session.outbox.sendBulk(lines)
         if let entry = presence[session.id], !wasPresent {
             broadcastPresence(entry, except: session.id)

@@ -41,7 +41,7 @@ actor BoardActor {
     var subscribers: [SessionID: SessionRef] = [:]
     /// The same subscribers, grouped by event loop for the fan-out.
     var fanOut = FanOut()
-    var presence: [SessionID: ServerMessage.PresenceEntry] = [:]
+    var presence = PresenceTable()
     /// When each session last said what it is doing (milliseconds), for `presence_timeout_ms`.
     var presenceUpdated: [SessionID: Int64] = [:]
     /// Seqs since the last stored snapshot.

@@ -204,20 +204,6 @@ import Testing
     }
 }
 
-/// A small deterministic generator for test ops.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func pick<T>(_ items: [T]) -> T? { items.isEmpty ? nil : items[Int(next() % UInt64(items.count))] }
-}
-
 /// Random ops of the kinds people make at once: adds, moves, edits, closes, archives, comments, chat.
 enum RandomOps {
     static func next(board: Board, client: Int, step: Int, mine: inout [CardID], random: inout SplitMix) -> Op {

@@ -53,9 +53,11 @@ import Testing
             _ = try await owner.expect(type: "presence.state", skipping: Self.catchUp.union(["subscribed"]))
             let other = try await server.connect()
             try await other.send(#"{"type":"subscribe","board":"main","presence":false}"#)
+            // The owner's own join is written to the board's subscribers up to 20 ms after it happened, so `other`
+            // may get it after its `presence.state` already showed the owner (Protocol.md, "presence"): skipped.
             _ = try await other.expect(type: "presence.state", skipping: Self.catchUp.union(["subscribed"]))
             try await other.send(#"{"type":"subscribe","board":"main"}"#)
-            _ = try await other.expect(type: "presence.state", skipping: Self.catchUp.union(["subscribed"]))
+            _ = try await other.expect(type: "presence.state", skipping: Self.catchUp.union(["subscribed", "presence"]))
             let joined = try await owner.expect(type: "presence", skipping: ["ping"])
             #expect(joined["state"] as? String == "viewing")
             await other.close()

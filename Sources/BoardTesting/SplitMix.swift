@@ -1,0 +1,20 @@
+/// A small deterministic random generator (SplitMix64) for tests, so that a failure replays with its seed.
+public struct SplitMix: RandomNumberGenerator, Sendable {
+    /// The generator's state.
+    public var state: UInt64
+
+    /// Starts from `seed`.
+    public init(seed: UInt64) { state = seed }
+
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// One of `items`, or nil when there are none.
+    public mutating func pick<T>(_ items: [T]) -> T? { items.isEmpty ? nil : items[Int(next() % UInt64(items.count))] }
+}
