@@ -7,6 +7,11 @@ rest, with the N connections held (2 s and 14 s after the last one opened, so th
 after they all closed. Usage, from the project root after `swift build -c release --product corkd`:
 
     python3 bench/idle-connections.py 10000
+    python3 bench/idle-connections.py 10000 --hold 1800    # RELIABILITY.md R2: held for 30 minutes
+
+With `--hold SECONDS` the connections are held that long (RSS printed every minute) while one active client sends a
+`chat` op every 100 ms and measures its ack latency; the same client measures 10 s before the idle connections
+open, so the two p99s compare. At the end it prints how many idle connections the server dropped (R2: none).
 
 Needs `ulimit -n` above N (each side holds N sockets). Extra environment for corkd: `--env NAME=VALUE`.
 """
@@ -47,20 +52,76 @@ async def answer_pings(reader, writer):
         pass
 
 
-async def measure(port, token, pid, count):
+async def active_client(port, token, ctx, seconds):
+    """Ack latencies (ms) of one client sending a chat op every 100 ms for `seconds` to the board `active`."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, ssl=ctx)
+    writer.write((json.dumps({"type": "hello", "version": 1, "client": "active", "client_id": f"active-{time.time_ns()}",
+                              "token": token}) + "\n").encode())
+    await writer.drain()
+    while json.loads(await reader.readline())["type"] != "welcome":
+        pass
+    # A board of its own: ops on `main` would fan out to every idle connection, which would then not be idle.
+    writer.write(b'{"type":"board.create","req":1,"board":"active","name":"Active"}\n')
+    await writer.drain()
+    while json.loads(await reader.readline()).get("req") != 1:
+        pass
+    latencies, mut, end = [], int(time.time() * 1000), time.monotonic() + seconds
+    try:
+        while time.monotonic() < end:
+            mut += 1
+            started = time.monotonic()
+            writer.write((json.dumps({"type": "op", "board": "active", "mut": mut, "op": {"kind": "chat", "text": "a"}})
+                          + "\n").encode())
+            await writer.drain()
+            while True:
+                msg = json.loads(await asyncio.wait_for(reader.readline(), 10))
+                if msg.get("type") == "ping":
+                    writer.write(b'{"type":"pong"}\n')
+                elif msg.get("type") in ("ack", "reject") and msg.get("mut") == mut:
+                    break
+            latencies.append((time.monotonic() - started) * 1000)
+            await asyncio.sleep(max(0.0, 0.1 - (time.monotonic() - started)))
+    finally:
+        writer.close()
+    return latencies
+
+
+def percentiles(values):
+    values = sorted(values)
+    pick = lambda q: values[min(len(values) - 1, int(len(values) * q))] if values else float("nan")
+    return f"p50 {pick(0.5):.2f} ms, p99 {pick(0.99):.2f} ms over {len(values)} acks"
+
+
+async def measure(port, token, pid, count, hold):
     ctx = ssl.create_default_context()
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE  # loopback measurement only; clients pin the fingerprint
     held, pingers = [], []
     base = rss_kib(pid)
     print(f"at rest: {base} KiB", flush=True)
+    if hold:
+        print(f"active client alone: {percentiles(await active_client(port, token, ctx, 10))}", flush=True)
+    opened = time.monotonic()
     for start in range(0, count, 50):
         await asyncio.gather(*[connect(port, token, i, ctx, held, pingers) for i in range(start, min(count, start + 50))])
+    if hold:
+        print(f"{len(held)} opened in {time.monotonic() - opened:.0f} s", flush=True)
     for wait in (2, 12):
         await asyncio.sleep(wait)
         now = rss_kib(pid)
         print(f"{len(held)} held, +{wait if wait == 2 else 14} s: {now} KiB, {(now - base) / len(held):.1f} KiB each",
               flush=True)
+    if hold:
+        active = asyncio.create_task(active_client(port, token, ctx, hold))
+        while not active.done():
+            await asyncio.wait([active], timeout=60)
+            now = rss_kib(pid)
+            alive = sum(not task.done() for task in pingers)
+            print(f"{alive} held, +{time.monotonic() - opened:.0f} s: {now} KiB, {(now - base) / max(1, alive):.1f} "
+                  f"KiB each", flush=True)
+        print(f"active client beside them: {percentiles(active.result())}", flush=True)
+        dropped = sum(task.done() for task in pingers)
+        print(f"idle connections the server dropped while held: {dropped} of {len(held)}", flush=True)
     for task in pingers:
         task.cancel()
     for writer in held:
@@ -75,6 +136,8 @@ def main():
     parser.add_argument("count", type=int)
     parser.add_argument("--corkd", default=".build/release/corkd")
     parser.add_argument("--env", action="append", default=[])
+    parser.add_argument("--hold", type=int, default=0, help="hold the connections this many seconds beside an "
+                                                              "active client (RELIABILITY.md R2)")
     args = parser.parse_args()
     data = tempfile.mkdtemp(prefix="corkd-idle-")
     env = dict(os.environ, **dict(e.split("=", 1) for e in args.env))
@@ -92,7 +155,7 @@ def main():
         url = open(owner).read().strip()
         token = url.split("token=")[1].split("&")[0] if "token=" in url else url.split("#")[-1]
         port = json.load(open(os.path.join(data, "listen.json")))["port"]
-        asyncio.run(measure(port, token, corkd.pid, args.count))
+        asyncio.run(measure(port, token, corkd.pid, args.count, args.hold))
     finally:
         corkd.terminate()
         corkd.wait(20)
