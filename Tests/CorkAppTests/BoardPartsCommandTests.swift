@@ -257,7 +257,8 @@ import Testing
 
             // Someone else changed the same field: undo_conflict, exit 3, and nothing changes.
             try await cork.ok(["close", "#1"])
-            try await cork.ok(["reopen", "#1"], url: .some(bob.description))
+            let reopened = try await cork.run(["reopen", "#1"], url: .some(bob.description))
+            #expect(reopened.exit.isSuccess, "\(reopened.standardError)")
             let conflict = try await cork.fails(["undo"], with: 3)
             #expect(conflict.contains("could not undo seq") && conflict.contains("undo_conflict:"), "\(conflict)")
             // bob's change is bob's to undo; another user's seq is forbidden.
