@@ -111,6 +111,15 @@ public enum BoardText {
         }.joined(separator: "\n") + "\n"
     }
 
+    /// `TODO 2 | DOING 1/3 hard | DONE 0`: the columns left to right with their counts and WIP limits.
+    public static func columns(_ board: Board) -> String {
+        board.columns.map { columnHeader($0, count: board.count(in: $0.id)) + ($0.wip?.hard == true ? " hard" : "") }
+            .joined(separator: " | ")
+    }
+
+    /// `text` on one line without surrounding spaces (control characters become spaces), for output.
+    public static func plain(_ text: String) -> String { FeedText.oneLine(text) }
+
     /// Label names of a card, in the card's order (the id when the label is gone).
     static func labelNames(_ card: Card, in board: Board) -> [String] {
         card.labels.map { FeedText.oneLine(board.label($0)?.name ?? $0.rawValue) }

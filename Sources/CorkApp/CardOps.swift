@@ -19,6 +19,8 @@ public enum CardOps {
         public var description: String?
         /// The external reference.
         public var ref: String?
+        /// The milestone, by id or title.
+        public var milestone: String?
 
         /// A request for a card titled `title`.
         public init(title: String) { self.title = title }
@@ -39,6 +41,7 @@ public enum CardOps {
         add.labels = labels
         add.assignees = unique(assignees)
         add.ref = request.ref
+        if let text = request.milestone { add.milestone = try MilestoneOps.milestone(text, on: board).id }
         return labelOps + [.addCard(add)]
     }
 
@@ -87,16 +90,23 @@ public enum CardOps {
         return .moveCard(card: card.id, column: column.id, placement: try placement(board))
     }
 
-    /// The `card.edit` of `cork edit`: at least one field, and not both `--due` and `--no-due`.
+    /// The `card.edit` of `cork edit`: at least one field, not both `--due` and `--no-due`, and not both a
+    /// milestone and `--no-milestone`.
     public static func edit(
-        _ card: Card, title: String?, description: String?, due: String?, clearDue: Bool
+        _ card: Card, title: String?, description: String?, due: String?, clearDue: Bool,
+        milestone: MilestoneID? = nil, clearMilestone: Bool = false
     ) throws(CorkFailure) -> Op {
         if due != nil, clearDue { throw CorkFailure.usage("give --due or --no-due, not both") }
+        if milestone != nil, clearMilestone { throw CorkFailure.usage("give --milestone or --no-milestone, not both") }
         if let title, title.trimmingSpaces.isEmpty { throw CorkFailure.usage("the title is empty") }
         var edit = EditCard(card: card.id, title: title, description: description)
         if let due { edit.due = .set(try day(due)) }
         if clearDue { edit.due = .clear }
-        if edit.isEmpty { throw CorkFailure.usage("nothing to change: give --title, --desc, --due or --no-due") }
+        if let milestone { edit.milestone = .set(milestone) }
+        if clearMilestone { edit.milestone = .clear }
+        if edit.isEmpty {
+            throw CorkFailure.usage("nothing to change: give --title, --desc, --due, --no-due, --milestone or --no-milestone")
+        }
         return .editCard(edit)
     }
 

@@ -7,7 +7,8 @@
 /// | 2 | usage: a bad option or argument, a reference that names nothing exactly (ambiguous), a bad query |
 /// | 3 | the server rejected the op (`code: message` on stderr) |
 /// | 4 | cannot connect: unreachable, TLS or fingerprint failure, bad or revoked token, changed host key |
-/// | 5 | not found: no such card, column, label, member or board (or not a member of the board) |
+/// | 5 | not found: no such card, column, label, milestone, checklist item, member or board (or not a member of the
+/// board); nothing of the user's to undo or redo |
 public enum CorkExitCode: Int32, Hashable, Sendable, CaseIterable {
     /// Done.
     case ok = 0
@@ -30,6 +31,7 @@ public enum CorkExitCode: Int32, Hashable, Sendable, CaseIterable {
           2  usage error (bad option or argument, ambiguous reference, bad query)
           3  the server rejected the op; `code: message` goes to stderr
           4  cannot connect: unreachable server, TLS or fingerprint mismatch, bad or revoked token
-          5  not found: card, column, label, member or board (or not a member of it)
+          5  not found: card, column, label, milestone, checklist item, member or board (or not a member
+             of it); nothing of yours to undo or redo
         """
 }

@@ -26,4 +26,10 @@ public enum IDGenerator {
         var generator = SystemRandomNumberGenerator()
         return CommentID(make(prefix: "m", using: &generator))
     }
+
+    /// A new checklist item id, `i…`.
+    public static func checklistItemID() -> ChecklistItemID {
+        var generator = SystemRandomNumberGenerator()
+        return ChecklistItemID(make(prefix: "i", using: &generator))
+    }
 }

@@ -19,6 +19,7 @@ struct AddCommand: AsyncParsableCommand {
     @Option(help: "Assign a member; repeat for more.") var assign: [String] = []
     @Option(help: "The description.") var desc: String?
     @Option(help: "An external reference, unique on the board (e.g. ci:build-1207).") var ref: String?
+    @Option(help: "The milestone (id or title).") var milestone: String?
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
@@ -29,6 +30,7 @@ struct AddCommand: AsyncParsableCommand {
         request.assignees = assign
         request.description = desc
         request.ref = ref
+        request.milestone = milestone
         let json = json
         let session = try connection.session()
         try await session.withBoard { client, board in

@@ -43,9 +43,11 @@ struct ReopenCommand: CardStateCommand {
     @Flag(help: "Print JSON.") var json = false
 }
 
-/// `cork archive CARD` (what "delete" does; `cork restore` brings it back).
+/// `cork archive CARD` (what "delete" does; `cork restore` brings it back); `cork archive list` is in
+/// ArchiveListCommand.
 struct ArchiveCommand: CardStateCommand {
-    static let configuration = CommandConfiguration(commandName: "archive", abstract: "Archive (delete) a card; restorable.")
+    static let configuration = CommandConfiguration(
+        commandName: "card", abstract: "Archive (delete) a card; restorable (the default: cork archive CARD).")
     static let verb = "archived"
     static func op(_ card: CardID) -> Op { .archiveCard(card: card) }
     @OptionGroup var connection: ConnectionOptions

@@ -18,10 +18,12 @@ struct Cork: AsyncParsableCommand {
             \(CorkExitCode.helpText)
             """,
         subcommands: [
-            JoinCommand.self, BoardsCommand.self, BoardCommand.self, ShowCommand.self, AddCommand.self, MoveCommand.self,
-            EditCommand.self, LabelCommand.self, AssignCommand.self, UnassignCommand.self, CloseCommand.self,
-            ReopenCommand.self, ArchiveCommand.self, RestoreCommand.self, CommentCommand.self, SayCommand.self,
-            SearchCommand.self, HistoryCommand.self, WatchCommand.self, ExportCommand.self, ImportCommand.self,
+            JoinCommand.self, BoardsCommand.self, BoardCommand.self, MemberCommand.self, ColumnCommand.self,
+            MilestoneCommand.self, ShowCommand.self, AddCommand.self, MoveCommand.self, EditCommand.self,
+            LabelCommand.self, AssignCommand.self, UnassignCommand.self, ChecklistCommand.self, CloseCommand.self,
+            ReopenCommand.self, ArchiveGroup.self, RestoreCommand.self, PurgeCommand.self, CommentCommand.self,
+            SayCommand.self, UndoCommand.self, RedoCommand.self, SearchCommand.self, HistoryCommand.self,
+            WatchCommand.self, ExportCommand.self, ImportCommand.self,
         ])
 
     @OptionGroup var connection: ConnectionOptions

@@ -31,6 +31,12 @@ import Testing
         #expect(try Query.parse("@alice").terms == (try Query.parse("assignee:alice").terms))
     }
 
+    @Test func noIsTheNoneOfMilestoneDueAndAssignee() throws {
+        #expect(try Query.parse("no:milestone").terms == [.milestone([.none])])
+        #expect(try Query.parse("NO:Due -no:assignee").terms == [.due([.none]), .not(.assignee([.none]))])
+        #expect(try Query.parse("no:milestone").description == "milestone:none")
+    }
+
     @Test func quotedValuesUndoEscapes() throws {
         let query = try Query.parse(#""say \"hi\" \\ now" label:"a\"b""#)
         #expect(query.terms == [.word(#"say "hi" \ now"#), .label([#"a"b"#])])
@@ -99,7 +105,7 @@ struct QueryErrorCase: Sendable, CustomTestStringConvertible {
         .init(text: "mile:v1", code: .unknownFilter, position: 0,
               description: #"unknown filter "mile" at 0 (did you mean milestone?)"#),
         .init(text: "foo:bar", code: .unknownFilter, position: 0,
-              description: #"unknown filter "foo" at 0 (filters are label, assignee, due, status, is, column, "#
+              description: #"unknown filter "foo" at 0 (filters are label, assignee, due, status, is, no, column, "#
                 + #"milestone, ref; quote text that contains ":")"#),
         .init(text: #"title "login bug"#, code: .unterminatedQuote, position: 6,
               description: "unterminated quote at 6"),
@@ -121,6 +127,10 @@ struct QueryErrorCase: Sendable, CustomTestStringConvertible {
               description: #"is must be open, closed, archived or overdue, not "new" at 3"#),
         .init(text: "is:archived|open", code: .badValue, position: 0,
               description: "is:archived cannot have alternatives at 0"),
+        .init(text: "no:label", code: .badValue, position: 3,
+              description: #"no: must be milestone, due, assignee, not "label" at 3"#),
+        .init(text: "no:due|milestone", code: .badValue, position: 7,
+              description: "no: takes one of milestone, due, assignee, without alternatives at 7"),
         .init(text: "a - b", code: .badNegation, position: 2, description: #"nothing to negate after "-" at 2"#),
         .init(text: "--x", code: .badNegation, position: 0,
               description: #"double negation at 0 (use one "-", or quote a word that starts with "-")"#),

@@ -81,6 +81,8 @@ extension Query {
             return .due(due)
         case "status":
             return .status(try statuses(values, field: "status", s))
+        case "no":
+            return try parseNo(values, s)
         default:
             return try parseIs(values, at: start, s)
         }
@@ -99,6 +101,22 @@ extension Query {
             throw s.error(.badValue, "is:\(value.text) cannot have alternatives", at: start)
         }
         return .status(try statuses(values, field: "is", s))
+    }
+
+    /// Builds the term for `no:milestone`, `no:due` or `no:assignee`: the same as `milestone:none`, `due:none` and
+    /// `assignee:none` (and printed that way).
+    static func parseNo(_ values: [QueryValue], _ s: QueryScanner) throws(QueryError) -> QueryTerm {
+        let allowed = QuerySyntax.noValues.joined(separator: ", ")
+        guard values.count == 1 else {
+            throw s.error(.badValue, "no: takes one of \(allowed), without alternatives", at: values.dropFirst().first?.index ?? 0)
+        }
+        switch values[0].text.lowercased() {
+        case "milestone": return .milestone([.none])
+        case "due": return .due([.none])
+        case "assignee": return .assignee([.none])
+        default:
+            throw s.error(.badValue, "no: must be \(allowed), not \"\(values[0].text)\"", at: values[0].index)
+        }
     }
 
     /// Reads `open` / `closed` alternatives.

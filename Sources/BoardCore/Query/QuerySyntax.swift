@@ -1,7 +1,10 @@
 /// The fixed vocabulary of the query language: field names, spaces, and "did you mean" suggestions.
 enum QuerySyntax {
     /// The filter names, in the order they are listed to users.
-    static let fields = ["label", "assignee", "due", "status", "is", "column", "milestone", "ref"]
+    static let fields = ["label", "assignee", "due", "status", "is", "no", "column", "milestone", "ref"]
+
+    /// What `no:` accepts, each the same as `FIELD:none`.
+    static let noValues = ["milestone", "due", "assignee"]
 
     /// Whether a scalar separates terms.
     static func isSpace(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.isWhitespace }
