@@ -85,8 +85,11 @@ final class ClientRunner: Sendable {
     private let task: Task<Void, Never>
 
     init(_ client: PostgresClient) {
-        // The pool's lifetime is the store's, which is not a scope: opened by `open`, ended by `close`.
-        task = Task { await client.run() }
+        // The pool's lifetime is the store's, which is not a scope: opened by `open`, ended by `close`. The task
+        // starts at once, on this thread, up to its first suspension: `run()` marks the client running before it
+        // suspends, so no lease (the schema's first query comes right after) can come first, which postgres-nio
+        // warns about ("`PostgresClient.run()` hasn't been called yet") and a plain `Task` let happen at every start.
+        task = Task.immediate { await client.run() }
     }
 
     func stop() async {
