@@ -201,7 +201,8 @@ let package = Package(
         .testTarget(
             name: "BoardClientTests",
             dependencies: [
-                "BoardClient", "BoardClientCore", "BoardTesting", "BoardServer", "BoardTransport", "BoardWire", "BoardCore",
+                "BoardClient", "BoardClientCore", "BoardTesting", "BoardServer", "BoardStore", "BoardTransport", "BoardWire",
+                "BoardCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -4,13 +4,17 @@ import Foundation
 /// What a running (or the last) server wrote to `listen.json` in its data directory: where clients reach it and
 /// which certificate it serves, so that `corkd invite` and the other admin commands print URLs that work.
 ///
-/// `{"host":"board.example.com","port":7420,"bind":"0.0.0.0","fingerprint":"sha256:…","members_max":5000}`
+/// `{"host":"board.example.com","port":7421,"public_port":7420,"bind":"0.0.0.0","fingerprint":"sha256:…","members_max":5000}`
 public struct ListenRecord: Codable, Hashable, Sendable {
     /// The host invite URLs name: `--public-host`, else the bound address unless it is a wildcard, else the
     /// machine's host name.
     public var host: String
     /// The TCP port it listens on.
     public var port: Int
+    /// The port invite URLs name (`--public-port`, e.g. HAProxy's), when it differs from `port`.
+    public var publicPort: Int?
+    /// The port invite URLs name: `publicPort`, else `port`.
+    public var advertisedPort: Int { publicPort ?? port }
     /// The address it is bound to (`--host`).
     public var bind: String?
     /// The fingerprint of the certificate it serves (`--cert` or the self-signed one).
@@ -20,6 +24,7 @@ public struct ListenRecord: Codable, Hashable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case host, port, bind, fingerprint
+        case publicPort = "public_port"
         case membersMax = "members_max"
     }
 
@@ -27,9 +32,12 @@ public struct ListenRecord: Codable, Hashable, Sendable {
     public static let fileName = "listen.json"
 
     /// Makes a record.
-    public init(host: String, port: Int, bind: String? = nil, fingerprint: String? = nil, membersMax: Int? = nil) {
+    public init(
+        host: String, port: Int, publicPort: Int? = nil, bind: String? = nil, fingerprint: String? = nil, membersMax: Int? = nil
+    ) {
         self.host = host
         self.port = port
+        self.publicPort = publicPort
         self.bind = bind
         self.fingerprint = fingerprint
         self.membersMax = membersMax

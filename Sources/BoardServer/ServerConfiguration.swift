@@ -13,6 +13,9 @@ public struct ServerConfiguration: Sendable {
     public var publicHost: String?
     /// The TCP port; 0 picks a free one (tests). Default 7420.
     public var port: Int = 7420
+    /// The port invite URLs name when clients reach this node through another port (a load balancer such as
+    /// HAProxy in front of several nodes on one machine); nil: the port the node listens on. Default nil.
+    public var publicPort: Int?
     /// Where the store, the certificate and `owner.url` live. Default `./corkd-data`.
     public var dataDirectory: URL = URL(fileURLWithPath: "corkd-data")
     /// PEM certificate chain; nil means the self-signed certificate in the data directory (created on first start).

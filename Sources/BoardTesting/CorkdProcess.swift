@@ -222,6 +222,8 @@ public final class CorkdProcess {
 
     /// Where the current server listens.
     public private(set) var port = 0
+    /// The port of the current server's `--health` listener, when it was started with one (`--health HOST:PORT`).
+    public private(set) var healthPort: Int?
     /// The certificate's fingerprint, from `owner.url`'s `fp`.
     public private(set) var fingerprint: Fingerprint?
     /// The owner's token, from `owner.url`.
@@ -247,6 +249,23 @@ public final class CorkdProcess {
         return fingerprint
     }
 
+    /// Makes this (not yet started) node another node of `first`'s shared store: the same owner token, invite URL and
+    /// fingerprint, so `start` does not look for an `owner.url` (only the node that made the first start has one).
+    /// Start it with `first`'s certificate (`certificateOptions(of:)`), so that the fingerprint holds.
+    public func joinCluster(of first: CorkdProcess) throws {
+        fingerprint = try first.pinned()
+        ownerToken = first.ownerToken
+        ownerURL = first.ownerURL
+    }
+
+    /// `--cert` and `--key` naming `node`'s self-signed certificate (readable by the user every node runs as).
+    public static func certificateOptions(of node: CorkdProcess) -> [String] {
+        [
+            "--cert", node.dataDirectory.appendingPathComponent("cert.pem").path,
+            "--key", node.dataDirectory.appendingPathComponent("key.pem").path,
+        ]
+    }
+
     /// The server process's pid.
     public var pid: Int32 { server?.pid ?? 0 }
 
@@ -265,6 +284,8 @@ public final class CorkdProcess {
         try? FileManager.default.removeItem(at: listen)
         let host = options.firstIndex(of: "--host").flatMap { options.indices.contains($0 + 1) ? options[$0 + 1] : nil } ?? "127.0.0.1"
         starts += 1
+        healthPort = options.firstIndex(of: "--health").flatMap { options.indices.contains($0 + 1) ? options[$0 + 1] : nil }
+            .flatMap { $0.split(separator: ":").last.flatMap { Int($0) } }
         let child = try SpawnedProcess(
             executable: CorkdProcess.executable,
             arguments: ["serve", "--data-dir", dataDirectory.path, "--port", "0", "--log-level", "info"]

@@ -25,4 +25,20 @@ public enum LoopbackPort {
         guard bound else { throw TestFailure("cannot bind 127.0.0.1:0: errno \(errno)") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
+
+    /// Whether something accepts a TCP connection on 127.0.0.1:`port` now (a loopback connect either succeeds or is
+    /// refused at once; the connection is closed again).
+    public static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) == 0 }
+        }
+    }
 }

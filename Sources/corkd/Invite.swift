@@ -118,7 +118,7 @@ struct Invite: AsyncParsableCommand {
                 continue
             }
             let url = InviteURL(
-                host: host ?? listen?.host ?? "127.0.0.1", port: port ?? listen?.port ?? InviteURL.defaultPort,
+                host: host ?? listen?.host ?? "127.0.0.1", port: port ?? listen?.advertisedPort ?? InviteURL.defaultPort,
                 board: entry.boards[0], token: token, fingerprint: fingerprint.description)
             if admin.json {
                 output += CorkdJSON.line(Printed(user: entry.user.rawValue, role: entry.role.rawValue, boards: entry.boards.map(\.rawValue), url: url.description))

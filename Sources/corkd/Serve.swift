@@ -27,6 +27,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The TCP port to listen on.")
     var port: Int = 7420
 
+    @Option(
+        name: .customLong("public-port"),
+        help: "The port clients connect to, when it is not --port (HAProxy's, with several nodes behind it on one machine): named in invite URLs and owner.url.")
+    var publicPort: Int?
+
     @Option(help: "A PEM certificate chain (default: a self-signed certificate in the data directory).")
     var cert: String?
 
@@ -66,6 +71,10 @@ struct Serve: AsyncParsableCommand {
         }
         configuration.limits.membersMax = membersMax
         configuration.publicHost = publicHost
+        if let publicPort {
+            guard (1...65535).contains(publicPort) else { throw CorkdExit.usage("--public-port must be 1–65535") }
+            configuration.publicPort = publicPort
+        }
         try operating.apply(to: &configuration)
         let machineHostName = ProcessInfo.processInfo.hostName
         if !machineHostName.isEmpty, !configuration.certificateHosts.contains(machineHostName) {
@@ -89,8 +98,9 @@ struct Serve: AsyncParsableCommand {
             onListening: { address in
                 let port = address.port ?? settings.port
                 let record = ListenRecord(
-                    host: advertised, port: port, bind: settings.host, fingerprint: fingerprint.description,
-                    membersMax: settings.limits.membersMax)
+                    host: advertised, port: port, publicPort: settings.publicPort, bind: settings.host,
+                    fingerprint: fingerprint.description, membersMax: settings.limits.membersMax)
+                let urlPort = record.advertisedPort
                 do {
                     try record.write(in: directory)
                 } catch {
@@ -107,10 +117,11 @@ struct Serve: AsyncParsableCommand {
                 } else if advertised != settings.host {
                     lines.append("invite URLs name \(advertised)")
                 }
+                if urlPort != port { lines.append("invite URLs name port \(urlPort) (--public-port)") }
                 let ownerFile = directory.appendingPathComponent(ServerSetup.ownerURLFileName).path
                 if let ownerToken {
                     let url = InviteURL(
-                        host: advertised, port: port, board: settings.defaultBoard, token: ownerToken,
+                        host: advertised, port: urlPort, board: settings.defaultBoard, token: ownerToken,
                         fingerprint: fingerprint.description)
                     do {
                         try ServerSetup.writeOwnerURL(url, in: directory)
@@ -121,7 +132,7 @@ struct Serve: AsyncParsableCommand {
                     lines.append("  \(url)")
                 } else {
                     // Same owner, same token; the address or certificate may have changed since it was written.
-                    ServerSetup.refreshOwnerURL(host: advertised, port: port, fingerprint: fingerprint, in: directory, logger: logger)
+                    ServerSetup.refreshOwnerURL(host: advertised, port: urlPort, fingerprint: fingerprint, in: directory, logger: logger)
                     if FileManager.default.fileExists(atPath: ownerFile) {
                         lines.append("owner invite URL: \(ownerFile)")
                     } else {

@@ -51,6 +51,20 @@ import Testing
         #expect(moved.host == "corkboard.example.test" && moved.port == corkd.port && moved.token == owner.token, "\(text)")
     }
 
+    /// Behind HAProxy on one machine a node cannot listen on the port clients use (HAProxy has it): `--public-port`
+    /// puts that port in owner.url and every invite, while listen.json keeps the port the node listens on.
+    @Test func publicPortIsNamedInEveryURLWhileTheNodeListensElsewhere() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        try await corkd.start(options: ["--public-host", "board.example.test", "--public-port", "7420"])
+        #expect(corkd.port != 7420)
+        let owner = try #require(InviteURL(corkd.ownerURL))
+        #expect(owner.host == "board.example.test" && owner.port == 7420, "\(corkd.ownerURL)")
+        #expect(corkd.standardOutput.contains("invite URLs name port 7420 (--public-port)"), "\(corkd.standardOutput)")
+        let invite = try await corkd.invite("bob")
+        #expect(invite.host == "board.example.test" && invite.port == 7420, "\(invite)")
+    }
+
     @Test func invitesPinTheCertificateGivenWithCertAndNeverMakeOne() async throws {
         let corkd = try CorkdProcess()
         defer { corkd.cleanup() }

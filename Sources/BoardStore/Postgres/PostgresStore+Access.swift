@@ -5,10 +5,10 @@ import PostgresNIO
 extension PostgresStore {
     /// Runs `body` on a pooled connection outside a transaction (reads; each statement is atomic on its own).
     func read<T: Sendable>(
-        _ what: String, _ body: (PostgresConnection) async throws -> T
+        _ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(StoreError) -> T {
         do {
-            return try await client.withConnection { connection in try await body(connection) }
+            return try await pooled(what) { connection in try await body(connection) }
         } catch {
             throw StoreError(postgres: error, context: what)
         }
@@ -17,11 +17,11 @@ extension PostgresStore {
     /// Runs `body` in one transaction (BEGIN … COMMIT); any error rolls it back and nothing is written. Returns once
     /// the commit is durable. A connection lost during COMMIT leaves the outcome unknown: that is reported as `.io`.
     func write<T: Sendable>(
-        _ what: String, _ body: (PostgresConnection) async throws -> T
+        _ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(StoreError) -> T {
         let logger = self.logger
         do {
-            return try await client.withConnection { connection in
+            return try await pooled(what) { connection in
                 try await connection.query("BEGIN", logger: logger)
                 do {
                     let result = try await body(connection)
@@ -35,6 +35,60 @@ extension PostgresStore {
         } catch {
             throw StoreError(postgres: error, context: what)
         }
+    }
+
+    /// Runs `body` on a pooled connection, waiting at most `configuration.leaseTimeout` for one: with the database
+    /// unreachable, postgres-nio's pool keeps a request waiting while it retries (a minute before it gives up), and a
+    /// node must rather refuse at once and say why (`.io`, naming the database). Once `body` has started it is never
+    /// cut short.
+    private func pooled<T: Sendable>(
+        _ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let client = self.client
+        let timeout = configuration.leaseTimeout
+        let deadline = LeaseDeadline()
+        let unreachable = StoreError(
+            .io, "\(what): cannot reach the database \(location) (no connection within \(timeout))")
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await client.withConnection { connection in
+                    guard await deadline.lease() else { throw unreachable }
+                    return try await body(connection)
+                }
+            }
+            group.addTask {
+                do {
+                    try await Task.sleep(for: timeout)
+                } catch {
+                    return nil  // the body finished first
+                }
+                if await deadline.expire() { throw unreachable }
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let result = try await group.next() {
+                if let value = result { return value }
+            }
+            throw unreachable
+        }
+    }
+}
+
+/// Which came first for one pooled request: its connection (`lease`) or its deadline (`expire`); the loser learns it
+/// lost, so a body that started is never cancelled by the deadline.
+private actor LeaseDeadline {
+    private var leased: Bool?
+
+    /// The connection came: true unless the deadline passed first.
+    func lease() -> Bool {
+        if leased == nil { leased = true }
+        return leased == true
+    }
+
+    /// The deadline passed: true unless the connection came first.
+    func expire() -> Bool {
+        if leased == nil { leased = false }
+        return leased == false
     }
 }
 

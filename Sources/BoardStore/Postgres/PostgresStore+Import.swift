@@ -57,6 +57,7 @@ extension PostgresStore: StoreImport {
         for (index, chunk) in chunks.enumerated() {
             batches.append(try EncodedBatch(events: chunk, snapshots: index == chunks.count - 1 ? snapshots : [], eventJSON: json))
         }
+        let encoded = batches
         try await write("import board \(id)") { connection in
             let inserted = try await connection.query(
                 """
@@ -65,7 +66,7 @@ extension PostgresStore: StoreImport {
                 """, logger: logger
             ).collect().count
             guard inserted == 1 else { throw StoreError(.duplicate, "board \(id) already exists") }
-            for batch in batches {
+            for batch in encoded {
                 try await Self.append(batch, snapshotsKept: kept, connection, logger: logger)
             }
         }

@@ -61,12 +61,16 @@ extension PostgresStore {
         public var maximumConnections: Int
         /// How long opening a connection may take before the call fails with `.io`. Default: 5 seconds.
         public var connectTimeout: Duration
+        /// How long a read or write waits for a pooled connection before it fails with `.io` ("cannot reach the
+        /// database"): the bound on how long a node that lost its database keeps a client waiting. Default: 5 seconds.
+        public var leaseTimeout: Duration
 
         /// Makes a configuration; every argument has its documented default.
         public init(
             snapshotsKept: Int = 2, eventJSON: (any EventJSON)? = nil, maximumConnections: Int = 8,
-            connectTimeout: Duration = .seconds(5)
+            connectTimeout: Duration = .seconds(5), leaseTimeout: Duration = .seconds(5)
         ) {
+            self.leaseTimeout = leaseTimeout
             self.snapshotsKept = max(1, snapshotsKept)
             self.eventJSON = eventJSON
             self.maximumConnections = max(1, maximumConnections)
@@ -81,8 +85,11 @@ final class ClientRunner: Sendable {
     private let task: Task<Void, Never>
 
     init(_ client: PostgresClient) {
-        // The pool's lifetime is the store's, which is not a scope: opened by `open`, ended by `close`.
-        task = Task { await client.run() }
+        // The pool's lifetime is the store's, which is not a scope: opened by `open`, ended by `close`. The task
+        // starts at once, on this thread, up to its first suspension: `run()` marks the client running before it
+        // suspends, so no lease (the schema's first query comes right after) can come first, which postgres-nio
+        // warns about ("`PostgresClient.run()` hasn't been called yet") and a plain `Task` let happen at every start.
+        task = Task.immediate { await client.run() }
     }
 
     func stop() async {

@@ -1,22 +1,23 @@
 import NIOCore
 import NIOPosix
 
-/// A raw HTTP/1.1 exchange over loopback TCP for the admin listener's tests: sends bytes, reads until the server
-/// closes, bounded by a timeout.
-enum HTTPProbe {
-    struct Reply {
-        var status: Int
-        var body: String
+/// A raw HTTP/1.1 exchange over loopback TCP for the admin listener's tests (metrics, health): sends bytes, reads
+/// until the server closes, bounded by a timeout.
+public enum HTTPProbe {
+    /// A response's status code and body.
+    public struct Reply: Sendable {
+        public var status: Int
+        public var body: String
     }
 
     /// `GET path` on 127.0.0.1:port.
-    static func get(_ path: String, port: Int, method: String = "GET") async throws -> Reply {
+    public static func get(_ path: String, port: Int, method: String = "GET") async throws -> Reply {
         let text = try await exchange("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", port: port)
         return try parse(text)
     }
 
     /// Sends `request` as it is and returns everything the server wrote before closing.
-    static func exchange(_ request: String, port: Int, timeout: Duration = .seconds(10)) async throws -> String {
+    public static func exchange(_ request: String, port: Int, timeout: Duration = .seconds(10)) async throws -> String {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(5))
             .connect(host: "127.0.0.1", port: port) { channel in
@@ -37,7 +38,7 @@ enum HTTPProbe {
     }
 
     /// Splits a response into its status code and body.
-    static func parse(_ text: String) throws -> Reply {
+    public static func parse(_ text: String) throws -> Reply {
         guard let firstLine = text.split(separator: "\r\n").first, firstLine.hasPrefix("HTTP/1."),
             let status = Int(firstLine.split(separator: " ").dropFirst().first ?? "")
         else { throw HTTPProbeError(text: text) }
@@ -45,5 +46,6 @@ enum HTTPProbe {
         return Reply(status: status, body: body)
     }
 
-    struct HTTPProbeError: Error { var text: String }
+    /// A reply that is not HTTP.
+    public struct HTTPProbeError: Error { public var text: String }
 }

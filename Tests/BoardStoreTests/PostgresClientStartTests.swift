@@ -1,0 +1,50 @@
+import BoardTesting
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import BoardStore
+
+/// The store's connection pool runs before anything leases a connection: postgres-nio warns ("Trying to lease
+/// connection from `PostgresClient`, but `PostgresClient.run()` hasn't been called yet") when a lease comes first,
+/// which `corkd --store postgres://…` printed at every start.
+@Suite(.enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(1)))
+struct PostgresClientStartTests {
+    /// Collects every message logged at warning or above.
+    final class Warnings: Sendable {
+        let messages = Mutex<[String]>([])
+
+        /// A logger whose messages at `.warning` and above land in `messages`.
+        var logger: Logger {
+            Logger(label: "corkboard.store.tests.warnings") { _ in Handler(sink: self) }
+        }
+
+        struct Handler: LogHandler {
+            let sink: Warnings
+            var metadata: Logger.Metadata = [:]
+            var logLevel: Logger.Level = .warning
+            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+                get { metadata[key] }
+                set { metadata[key] = newValue }
+            }
+            func log(event: LogEvent) {
+                sink.messages.withLock { $0.append("\(event.level): \(event.message)") }
+            }
+        }
+    }
+
+    @Test("opening the store (schema, first queries) logs no warning: the pool runs before the first lease")
+    func openLogsNoWarning() async throws {
+        try await PostgresTestDatabase.withDatabase { location in
+            for _ in 0..<5 {
+                let warnings = Warnings()
+                let store = try await PostgresStore.open(location, logger: warnings.logger)
+                _ = try await store.boards()
+                try await store.close()
+                let logged = warnings.messages.withLock { $0 }
+                #expect(logged.isEmpty, "\(logged)")
+            }
+        }
+    }
+}

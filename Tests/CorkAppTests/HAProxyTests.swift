@@ -1,0 +1,128 @@
+import BoardTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A real HAProxy (deploy/haproxy.cfg with free ports) in front of two real `corkd` nodes on one PostgreSQL
+/// database, and the real `cork` pointed at HAProxy (issue 13, "Done means"): cards added through it land on either
+/// node and show on both; after `kill -9` of a node, `cork` keeps working through HAProxy and nothing is lost.
+@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(3)))
+struct HAProxyTests {
+    /// HAProxy's binary (Debian: /usr/sbin/haproxy, from `apt-get install haproxy`; `.ci/run` installs it).
+    static func haproxy() throws -> URL {
+        for path in ["/usr/sbin/haproxy", "/usr/local/sbin/haproxy"] where FileManager.default.isExecutableFile(atPath: path) {
+            return URL(fileURLWithPath: path)
+        }
+        return try SpawnedProcess.tool("haproxy")
+    }
+
+    @Test("cork through HAProxy in front of two nodes on one PostgreSQL: kill -9 a node and keep working, nothing lost")
+    func corkThroughHAProxySurvivesANodeKill() async throws {
+        let haproxy = try Self.haproxy()
+        try await PostgresTestDatabase.withDatabase { location in
+            let store = "postgres://\(location.user)@\(location.host):\(location.port)/\(location.database)"
+            let environment = ProcessInfo.processInfo.environment.merging(["PGPASSWORD": location.password ?? ""]) { $1 }
+            var nodes: [CorkdProcess] = []
+            var proxy: SpawnedProcess?
+            defer {
+                proxy?.killAndReap()
+                for node in nodes { node.cleanup() }
+            }
+            // Every node names HAProxy's port in invite URLs (--public-port): clients never see a node's own port.
+            let front = try LoopbackPort.closed()
+            for index in 0..<2 {
+                let node = try CorkdProcess()
+                nodes.append(node)
+                var options = [
+                    "--store", store, "--health", "127.0.0.1:\(try LoopbackPort.closed())", "--public-port", "\(front)",
+                ]
+                if index > 0 {
+                    try node.joinCluster(of: nodes[0])
+                    options += CorkdProcess.certificateOptions(of: nodes[0])
+                }
+                try await node.start(options: options, environment: environment)
+            }
+            let template = try String(
+                contentsOf: CorkdProcess.packageRoot.appendingPathComponent("deploy/haproxy.cfg"), encoding: .utf8)
+            let backends = try nodes.map { (port: $0.port, health: try #require($0.healthPort)) }
+            let file = nodes[0].root.appendingPathComponent("haproxy.cfg")
+            try Self.configuration(template, front: front, nodes: backends).write(to: file, atomically: true, encoding: .utf8)
+            let check = try await SpawnedProcess.run(
+                haproxy, ["-c", "-f", file.path], logDirectory: nodes[0].logDirectory, name: "haproxy-check")
+            #expect(check.exit.isSuccess, "haproxy -c: \(check.standardOutput) \(check.standardError)")
+            let started = try SpawnedProcess(
+                executable: haproxy, arguments: ["-db", "-f", file.path], logDirectory: nodes[0].logDirectory, name: "haproxy")
+            proxy = started
+            try await Self.waitForListener(port: front, process: started)
+
+            // The owner's URL names HAProxy, not the node that wrote it.
+            let url = nodes[0].ownerURL
+            #expect(url.contains("127.0.0.1:\(front)/"), "\(url)")
+            let cork = try CorkProcess(nodes[0], url: url)
+            for n in 1...4 { try await cork.ok(["add", "card \(n) via haproxy"]) }
+            let before = try await cork.ok(["show"])
+            for n in 1...4 { #expect(before.contains("card \(n) via haproxy"), "\(before)") }
+
+            let exit = try await nodes[0].kill9()
+            #expect(exit.reason == .uncaughtSignal && exit.status == SIGKILL)
+            for n in 5...8 { try await cork.ok(["add", "card \(n) via haproxy"]) }
+            let after = try await cork.ok(["show"])
+            for n in 1...8 { #expect(after.contains("card \(n) via haproxy"), "card \(n) after the kill: \(after)") }
+            #expect(after.contains("seq 8"), "8 cards, 8 seqs: \(after.prefix(200))")
+
+            // HAProxy saw the node go (its health check), and both nodes had served: leastconn spread the sessions.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !started.standardOutput.contains("node1 is DOWN"), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(started.standardOutput.contains("node1 is DOWN"), "haproxy log: \(started.standardOutput.suffix(2000))")
+            #expect(started.isRunning, "haproxy still runs: \(started.standardError.suffix(2000))")
+        }
+    }
+
+    /// deploy/haproxy.cfg with this run's addresses: the frontend on 127.0.0.1:`front`, one `server` line per node
+    /// (its TLS port, its health port), a faster check interval, and `maxconn` within a test shell's descriptor
+    /// limit (HAProxy needs two descriptors per connection).
+    static func configuration(_ template: String, front: Int, nodes: [(port: Int, health: Int)]) throws -> String {
+        var lines: [String] = []
+        var servers = false
+        for line in template.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("server ") {
+                if !servers {
+                    servers = true
+                    for (index, node) in nodes.enumerated() {
+                        lines.append("    server node\(index + 1) 127.0.0.1:\(node.port) check port \(node.health)")
+                    }
+                }
+                continue
+            }
+            var edited = line
+            if trimmed.hasPrefix("bind ") { edited = "    bind 127.0.0.1:\(front)" }
+            if trimmed.hasPrefix("maxconn ") { edited = "    maxconn 2000" }
+            edited = edited.replacingOccurrences(of: "inter 2s", with: "inter 250ms")
+                .replacingOccurrences(of: "maxconn 20000", with: "maxconn 1000")
+            lines.append(edited)
+        }
+        guard servers, lines.contains("    bind 127.0.0.1:\(front)") else {
+            throw TestFailure("deploy/haproxy.cfg has no bind or server line to replace")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Waits (at most 10 s) until something accepts TCP connections on 127.0.0.1:`port`.
+    static func waitForListener(port: Int, process: SpawnedProcess) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else { throw TestFailure("haproxy exited: \(process.standardError.suffix(2000))") }
+            if LoopbackPort.accepts(port) { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestFailure("haproxy did not listen on \(port) within 10 s: \(process.standardError.suffix(2000))")
+    }
+}
