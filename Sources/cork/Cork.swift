@@ -22,6 +22,7 @@ struct Cork: AsyncParsableCommand {
             EditCommand.self, LabelCommand.self, AssignCommand.self, UnassignCommand.self, CloseCommand.self,
             ReopenCommand.self, ArchiveCommand.self, RestoreCommand.self, CommentCommand.self, SayCommand.self,
             SearchCommand.self, HistoryCommand.self, WatchCommand.self, ExportCommand.self, ImportCommand.self,
+            HookCommand.self,
         ])
 
     @OptionGroup var connection: ConnectionOptions
