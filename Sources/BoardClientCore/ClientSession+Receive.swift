@@ -49,7 +49,7 @@ extension ClientSession {
         case .ok(let ok):
             if let req = ok.req, req == Self.fetchRequest, ok.board == boardID { fetched(now: now, &actions) }
             answer(message, &actions)
-        case .boards, .history, .pong:
+        case .boards, .history, .pong, .hooks:
             answer(message, &actions)
         case .ping(let ping):
             actions.append(.send(.pong(Heartbeat(req: ping.req))))

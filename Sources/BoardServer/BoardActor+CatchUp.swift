@@ -133,6 +133,7 @@ extension BoardActor {
         }
         guard shared.readableBytes > 0 else { return mutations }
         logger.debug("caught up with other nodes", metadata: ["seq": "\(committed.seq)"])
+        configuration.hookSignals.committed(id)
         let removed = removesMember ? endSubscriptionsOfNonMembers() : []
         fanOut.send(shared)
         for left in removed {

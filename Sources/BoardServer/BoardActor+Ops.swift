@@ -253,6 +253,8 @@ extension BoardActor {
         handOver()
         // A member removed by this batch stops receiving the board now: none of the batch's deltas reach them.
         let removed = batch.contains(where: \.removesMember) ? endSubscriptionsOfNonMembers() : []
+        // The webhook deliverer reads the batch from the store on its own tasks; this only drops it a note.
+        if !batch.isEmpty { configuration.hookSignals.committed(id) }
         if let first = batch.first?.event.seq {
             logger.debug("committed", metadata: ["seq": "\(first)...\(end.seq)", "batch": "\(batch.count)", "snapshot": "\(snapshot)"])
         }

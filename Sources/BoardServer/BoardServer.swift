@@ -53,6 +53,12 @@ public struct BoardServer: Service {
 
     /// Serves until graceful shutdown or cancellation; throws when it cannot listen, or when the listener fails.
     public func run() async throws {
+        // A fresh channel to this run's webhook deliverer (a configuration may serve more than one run).
+        let configuration = {
+            var configuration = self.configuration
+            configuration.hookSignals = HookSignals()
+            return configuration
+        }()
         let (started, startedContinuation) = AsyncStream.makeStream(of: BoardActor.self)
         let registry = BoardRegistry(
             store: store, configuration: configuration, clock: clock, logger: logger, started: startedContinuation)
@@ -110,6 +116,13 @@ public struct BoardServer: Service {
                     await AdminPoller(
                         registry: registry, directory: directory, store: store,
                         interval: configuration.adminPollInterval, logger: logger
+                    ).run()
+                }
+                // Outgoing webhooks: delivered from the store's committed changes, off every board's path.
+                admin.addTask {
+                    await HookDispatcher(
+                        store: store, settings: configuration.hooks, signals: configuration.hookSignals, clock: clock,
+                        metrics: counters, logger: logger
                     ).run()
                 }
                 // PostgreSQL: learn of other nodes' commits (LISTEN) and fan them out here too.

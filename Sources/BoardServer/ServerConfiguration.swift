@@ -48,6 +48,10 @@ public struct ServerConfiguration: Sendable {
     public var healthAddress: AdminAddress?
     /// Where the server counts (a sink, not a setting): its own registry unless the caller passes one to read.
     public var metrics = ServerMetrics()
+    /// Outgoing webhooks: allowed targets, timeouts, retries.
+    public var hooks = HookSettings()
+    /// How boards and sessions tell the webhook deliverer of commits and hook changes (a sink, not a setting).
+    public var hookSignals = HookSignals()
 
     /// The defaults.
     public init() {}

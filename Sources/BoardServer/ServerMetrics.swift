@@ -43,6 +43,8 @@ public final class ServerMetrics: Sendable {
     let boardSubscribersMax: CoreMetrics.Gauge
     let fanOutQueueBytes: CoreMetrics.Gauge
     let serving: CoreMetrics.Gauge
+    let hookDeliveries: CoreMetrics.Counter
+    let hookFailures: CoreMetrics.Counter
 
     /// Commit batch size buckets (changes per transaction).
     public static let batchBuckets: [Double] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000]
@@ -93,6 +95,8 @@ public final class ServerMetrics: Sendable {
         boardSubscribersMax = gauge("corkd_board_subscribers_max")
         fanOutQueueBytes = gauge("corkd_fanout_queue_bytes")
         serving = gauge("corkd_serving")
+        hookDeliveries = counter("corkd_hook_attempts_total", [("outcome", "delivered")])
+        hookFailures = counter("corkd_hook_attempts_total", [("outcome", "failed")])
         notifyLag.record(0)
     }
 
@@ -132,6 +136,12 @@ public final class ServerMetrics: Sendable {
         default: break
         }
     }
+
+    /// A webhook's receiver took a change (2xx).
+    func hookDelivered() { hookDeliveries.increment() }
+
+    /// A webhook delivery attempt failed (it will be retried).
+    func hookFailed() { hookFailures.increment() }
 
     /// A failed login was answered late: its address failed too often within a minute (RELIABILITY.md A2).
     func loginDelayed() { loginDelays.increment() }

@@ -19,7 +19,8 @@ extension Session {
             await submit(request, as: ref)
         case .presence(let request):
             await presence(request, as: ref)
-        case .listBoards, .createBoard, .subscribe, .unsubscribe, .fetch, .history:
+        case .listBoards, .createBoard, .subscribe, .unsubscribe, .fetch, .history, .addHook, .listHooks, .removeHook,
+            .testHook:
             let context = self.context
             let outbox = self.outbox
             switch await Self.inOwnTask({ await Self.request(message, as: ref, context: context, outbox: outbox) }) {
@@ -74,6 +75,8 @@ extension Session {
                 return .none
             }
             await board.history(ref, card: request.card, before: request.before, limit: request.limit ?? 50, req: request.req)
+        case .addHook, .listHooks, .removeHook, .testHook:
+            await hookRequest(message, as: ref, context: context, outbox: outbox)
         case .op, .presence, .hello, .ping, .pong, .bye:
             break
         }

@@ -239,7 +239,8 @@ struct Session {
             .welcome(
                 ServerMessage.Welcome(
                     req: hello.req, session: ref.id, user: ref.user, role: ref.account, clientID: ref.clientID,
-                    server: context.configuration.serverName, limits: limits, heartbeatMs: limits.heartbeatMs)))
+                    server: context.configuration.serverName, limits: limits, heartbeatMs: limits.heartbeatMs,
+                    features: ServerMessage.Welcome.serverFeatures)))
     }
 
     @inline(never)

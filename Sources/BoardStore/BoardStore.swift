@@ -1,11 +1,11 @@
 import BoardCore
 
-/// Durable storage for boards, their event logs, users, tokens and the admin queue.
+/// Durable storage for boards, their event logs, users, tokens, the admin queue and the boards' webhooks.
 ///
 /// Every method that writes returns only once the write is durable. One actor per board sequences its ops and
 /// hands batches to `submit` (the store's writer commits what every board handed over in one transaction); the store
 /// checks that each board's seqs follow its head.
-public protocol BoardStore: Sendable {
+public protocol BoardStore: HookStore {
     /// Every board, archived ones included, with its head seq and epoch (start-up).
     func boards() async throws(StoreError) -> [BoardRecord]
 

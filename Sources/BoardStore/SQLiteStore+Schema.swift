@@ -102,6 +102,29 @@ extension SQLiteStore {
             // An archived board keeps its data but is not served (`corkd board archive`).
             try db.execute(sql: "ALTER TABLE boards ADD COLUMN archived_at INTEGER")
         }
+        migrator.registerMigration("v3-hooks") { db in
+            // Outgoing webhooks (issue 15). Their queue is the events table read from `delivered_seq` + 1 on: no
+            // second copy of the changes. The secret is kept as given: the server signs every delivery with it.
+            try db.execute(
+                sql: """
+                    CREATE TABLE hooks (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        board TEXT NOT NULL REFERENCES boards(id),
+                        url TEXT NOT NULL,
+                        events TEXT NOT NULL,
+                        secret TEXT NOT NULL,
+                        created_by TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        delivered_seq INTEGER NOT NULL,
+                        failures INTEGER NOT NULL DEFAULT 0,
+                        failing_since INTEGER,
+                        failing INTEGER NOT NULL DEFAULT 0,
+                        last_error TEXT,
+                        last_attempt_at INTEGER
+                    );
+                    CREATE INDEX hooks_board ON hooks(board, created_at);
+                    """)
+        }
         return migrator
     }
 

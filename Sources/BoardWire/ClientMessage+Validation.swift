@@ -22,6 +22,9 @@ extension ClientMessage {
             return check("board", m.board.rawValue) ?? check("card", m.card?.rawValue)
                 ?? check("column", m.column?.rawValue)
         case .history(let m): return check("board", m.board.rawValue) ?? check("card", m.card?.rawValue)
+        case .addHook(let m): return check("board", m.board.rawValue)
+        case .listHooks(let m): return check("board", m.board.rawValue)
+        case .removeHook(let m), .testHook(let m): return check("board", m.board.rawValue) ?? check("hook", m.hook)
         case .listBoards, .ping, .pong, .bye: return nil
         }
     }

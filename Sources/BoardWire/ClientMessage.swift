@@ -26,11 +26,19 @@ public enum ClientMessage: Hashable, Sendable {
     case pong(Heartbeat)
     /// `bye`: the client is closing the connection.
     case bye(Bye)
+    /// `hook.add`: the board's owner adds a webhook; answered by `ok` (feature `hooks`).
+    case addHook(AddHook)
+    /// `hook.list`: the board's webhooks; answered by `hooks` (feature `hooks`).
+    case listHooks(ListHooks)
+    /// `hook.remove`: the board's owner removes a webhook; answered by `ok` (feature `hooks`).
+    case removeHook(HookRequest)
+    /// `hook.test`: the board's owner has a test delivery sent now; answered by `ok` (feature `hooks`).
+    case testHook(HookRequest)
 
     /// Every message type a client sends, as written in `type`.
     public static let allTypes: [String] = [
         "hello", "boards", "board.create", "subscribe", "unsubscribe", "op", "fetch", "presence", "history", "ping",
-        "pong", "bye",
+        "pong", "bye", "hook.add", "hook.list", "hook.remove", "hook.test",
     ]
 
     /// The message's `type` on the wire.
@@ -48,6 +56,10 @@ public enum ClientMessage: Hashable, Sendable {
         case .ping: "ping"
         case .pong: "pong"
         case .bye: "bye"
+        case .addHook: "hook.add"
+        case .listHooks: "hook.list"
+        case .removeHook: "hook.remove"
+        case .testHook: "hook.test"
         }
     }
 
@@ -62,6 +74,9 @@ public enum ClientMessage: Hashable, Sendable {
         case .fetch(let m): m.req
         case .history(let m): m.req
         case .ping(let m), .pong(let m): m.req
+        case .addHook(let m): m.req
+        case .listHooks(let m): m.req
+        case .removeHook(let m), .testHook(let m): m.req
         case .op, .presence, .bye: nil
         }
     }
@@ -90,6 +105,10 @@ extension ClientMessage: Codable {
         case "ping": self = .ping(try Heartbeat(from: decoder))
         case "pong": self = .pong(try Heartbeat(from: decoder))
         case "bye": self = .bye(try Bye(from: decoder))
+        case "hook.add": self = .addHook(try AddHook(from: decoder))
+        case "hook.list": self = .listHooks(try ListHooks(from: decoder))
+        case "hook.remove": self = .removeHook(try HookRequest(from: decoder))
+        case "hook.test": self = .testHook(try HookRequest(from: decoder))
         default: throw MessageTypeError(type: type)
         }
     }
@@ -109,6 +128,9 @@ extension ClientMessage: Codable {
         case .history(let m): try m.encode(to: encoder)
         case .ping(let m), .pong(let m): try m.encode(to: encoder)
         case .bye(let m): try m.encode(to: encoder)
+        case .addHook(let m): try m.encode(to: encoder)
+        case .listHooks(let m): try m.encode(to: encoder)
+        case .removeHook(let m), .testHook(let m): try m.encode(to: encoder)
         }
     }
 }

@@ -34,11 +34,13 @@ public enum ServerMessage: Hashable, Sendable {
     case bye(Bye)
     /// `error`: a request failed, or the connection is about to close.
     case error(WireError)
+    /// `hooks`: a board's webhooks, the answer to `hook.list` (feature `hooks`).
+    case hooks(HookList)
 
     /// Every message type a server sends, as written in `type`.
     public static let allTypes: [String] = [
         "welcome", "boards", "ok", "snapshot", "subscribed", "delta", "ack", "reject", "presence.state", "presence",
-        "presence.left", "history", "ping", "pong", "bye", "error",
+        "presence.left", "history", "ping", "pong", "bye", "error", "hooks",
     ]
 
     /// The message's `type` on the wire.
@@ -60,6 +62,7 @@ public enum ServerMessage: Hashable, Sendable {
         case .pong: "pong"
         case .bye: "bye"
         case .error: "error"
+        case .hooks: "hooks"
         }
     }
 
@@ -74,6 +77,7 @@ public enum ServerMessage: Hashable, Sendable {
         case .history(let m): m.req
         case .ping(let m), .pong(let m): m.req
         case .error(let m): m.req
+        case .hooks(let m): m.req
         case .delta, .ack, .reject, .presenceState, .presence, .presenceLeft, .bye: nil
         }
     }
@@ -100,6 +104,7 @@ extension ServerMessage: Codable {
         case "pong": self = .pong(try Heartbeat(from: decoder))
         case "bye": self = .bye(try Bye(from: decoder))
         case "error": self = .error(try WireError(from: decoder))
+        case "hooks": self = .hooks(try HookList(from: decoder))
         default: throw MessageTypeError(type: type)
         }
     }
@@ -123,6 +128,7 @@ extension ServerMessage: Codable {
         case .ping(let m), .pong(let m): try m.encode(to: encoder)
         case .bye(let m): try m.encode(to: encoder)
         case .error(let m): try m.encode(to: encoder)
+        case .hooks(let m): try m.encode(to: encoder)
         }
     }
 }

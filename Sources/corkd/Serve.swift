@@ -16,6 +16,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup(title: "Operating") var operating: OperatorOptions
 
+    @OptionGroup(title: "Webhooks") var hookOptions: HookOptions
+
     @Option(help: "The address to listen on (0.0.0.0 or :: for every interface).")
     var host: String = "127.0.0.1"
 
@@ -76,6 +78,7 @@ struct Serve: AsyncParsableCommand {
             configuration.publicPort = publicPort
         }
         try operating.apply(to: &configuration)
+        try hookOptions.apply(to: &configuration)
         let machineHostName = ProcessInfo.processInfo.hostName
         if !machineHostName.isEmpty, !configuration.certificateHosts.contains(machineHostName) {
             configuration.certificateHosts.append(machineHostName)

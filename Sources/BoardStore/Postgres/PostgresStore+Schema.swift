@@ -92,7 +92,31 @@ extension PostgresStore {
                 """,
                 "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
             ]
-        )
+        ),
+        (
+            // Outgoing webhooks (issue 15): the queue is the events table read from `delivered_seq` + 1 on.
+            "v2-hooks",
+            [
+                """
+                CREATE TABLE hooks (
+                    id TEXT PRIMARY KEY,
+                    board TEXT NOT NULL REFERENCES boards(id),
+                    url TEXT NOT NULL,
+                    events TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    created_by TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    delivered_seq BIGINT NOT NULL,
+                    failures BIGINT NOT NULL DEFAULT 0,
+                    failing_since BIGINT,
+                    failing BOOLEAN NOT NULL DEFAULT FALSE,
+                    last_error TEXT,
+                    last_attempt_at BIGINT
+                )
+                """,
+                "CREATE INDEX hooks_board ON hooks (board, created_at)",
+            ]
+        ),
     ]
 
     /// Brings the schema up to date in one transaction, holding an advisory lock so that nodes starting together

@@ -41,11 +41,29 @@ extension ServerMessage {
         public var req: RequestID?
         /// The board the request was about.
         public var board: BoardID?
+        /// `hook.add`, `hook.remove`, `hook.test`: the hook the request was about.
+        public var hook: String?
+        /// `hook.add` without a `secret`: the secret the server made, shown this once.
+        public var secret: String?
+        /// `hook.test`: whether the receiver answered the test delivery with a 2xx status.
+        public var delivered: Bool?
+        /// `hook.test`: the receiver's HTTP status, when it answered.
+        public var status: Int?
+        /// `hook.test`: why the test delivery failed, when it did.
+        public var detail: String?
 
         /// Makes the reply.
-        public init(req: RequestID? = nil, board: BoardID? = nil) {
+        public init(
+            req: RequestID? = nil, board: BoardID? = nil, hook: String? = nil, secret: String? = nil,
+            delivered: Bool? = nil, status: Int? = nil, detail: String? = nil
+        ) {
             self.req = req
             self.board = board
+            self.hook = hook
+            self.secret = secret
+            self.delivered = delivered
+            self.status = status
+            self.detail = detail
         }
     }
 }

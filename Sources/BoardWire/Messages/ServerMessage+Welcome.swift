@@ -22,12 +22,15 @@ extension ServerMessage {
         public var limits: WireLimits
         /// The interval of the server's `ping`.
         public var heartbeatMs: Int
+        /// The optional features this server speaks on this connection (`hooks`: the `hook.*` messages); absent
+        /// when none. A client sends a feature's messages only when it is listed here.
+        public var features: [String]?
 
         /// Makes a welcome.
         public init(
             req: RequestID? = nil, version: Int = ProtocolVersion.current, session: SessionID, user: UserID,
             role: Role? = nil, clientID: ClientID, server: String, limits: WireLimits = .defaults,
-            heartbeatMs: Int? = nil
+            heartbeatMs: Int? = nil, features: [String]? = nil
         ) {
             self.req = req
             self.version = version
@@ -38,13 +41,18 @@ extension ServerMessage {
             self.server = server
             self.limits = limits
             self.heartbeatMs = heartbeatMs ?? limits.heartbeatMs
+            self.features = features
         }
+
+        /// The features this version of corkd lists in every `welcome`.
+        public static let serverFeatures = ["hooks"]
 
         enum CodingKeys: String, CodingKey {
             case req, version, session, user, role
             case clientID = "client_id"
             case server, limits
             case heartbeatMs = "heartbeat_ms"
+            case features
         }
     }
 }

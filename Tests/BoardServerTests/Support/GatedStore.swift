@@ -59,6 +59,12 @@ struct GatedStore: BoardStore {
     }
 
     func boards() async throws(StoreError) -> [BoardRecord] { try await inner.boards() }
+    func addHook(_ hook: HookRecord, maxPerBoard: Int) async throws(StoreError) -> Bool {
+        try await inner.addHook(hook, maxPerBoard: maxPerBoard)
+    }
+    func hooks(board: BoardID?) async throws(StoreError) -> [HookRecord] { try await inner.hooks(board: board) }
+    func removeHook(_ id: String, board: BoardID) async throws(StoreError) -> Bool { try await inner.removeHook(id, board: board) }
+    func updateHook(_ id: String, state: HookState) async throws(StoreError) { try await inner.updateHook(id, state: state) }
     func createBoard(_ board: Board) async throws(StoreError) -> BoardRecord { try await inner.createBoard(board) }
     func load(_ board: BoardID) async throws(StoreError) -> LoadedBoard? { try await inner.load(board) }
     func events(_ board: BoardID, from: UInt64, to: UInt64, limit: Int) async throws(StoreError) -> [StoredEvent] {

@@ -1,0 +1,68 @@
+import BoardCore
+import BoardWire
+
+/// One webhook of a board (``BoardClient/hooks(board:timeout:)``).
+public typealias HookInfo = ServerMessage.HookEntry
+
+/// How a test delivery (``BoardClient/testHook(board:hook:timeout:)``) ended.
+public struct HookTestResult: Hashable, Sendable {
+    /// Whether the receiver answered 2xx.
+    public var delivered: Bool
+    /// The receiver's HTTP status, when it answered.
+    public var status: Int?
+    /// Why it was not delivered, when it was not.
+    public var detail: String?
+}
+
+/// A board's outgoing webhooks (the `hook.*` requests, feature `hooks`); the board's owner only.
+extension BoardClient {
+    /// Adds a webhook to `board` for the changes `events` names; returns its id, and its secret when the server made
+    /// one (shown this once).
+    public func addHook(
+        board: BoardID, url: String, events: [String], secret: String?, timeout: Duration = .seconds(30)
+    ) async throws(ClientError) -> (hook: String, secret: String?) {
+        try requireHooks()
+        let answer = try await request(timeout: timeout) {
+            .addHook(ClientMessage.AddHook(req: $0, board: board, url: url, events: events, secret: secret))
+        }
+        guard case .ok(let ok) = answer, let hook = ok.hook else { throw unexpected(answer, "ok with a hook") }
+        return (hook, ok.secret)
+    }
+
+    /// The board's webhooks and where their deliveries stand.
+    public func hooks(board: BoardID, timeout: Duration = .seconds(30)) async throws(ClientError) -> [HookInfo] {
+        try requireHooks()
+        let answer = try await request(timeout: timeout) { .listHooks(ClientMessage.ListHooks(req: $0, board: board)) }
+        guard case .hooks(let list) = answer else { throw unexpected(answer, "hooks") }
+        return list.hooks
+    }
+
+    /// Removes a webhook of the board.
+    public func removeHook(board: BoardID, hook: String, timeout: Duration = .seconds(30)) async throws(ClientError) {
+        try requireHooks()
+        let answer = try await request(timeout: timeout) {
+            .removeHook(ClientMessage.HookRequest(req: $0, board: board, hook: hook))
+        }
+        guard case .ok = answer else { throw unexpected(answer, "ok") }
+    }
+
+    /// Has the server send a signed test delivery to the hook now; returns once it ended.
+    public func testHook(board: BoardID, hook: String, timeout: Duration = .seconds(30)) async throws(ClientError)
+        -> HookTestResult
+    {
+        try requireHooks()
+        let answer = try await request(timeout: timeout) {
+            .testHook(ClientMessage.HookRequest(req: $0, board: board, hook: hook))
+        }
+        guard case .ok(let ok) = answer, let delivered = ok.delivered else { throw unexpected(answer, "ok with delivered") }
+        return HookTestResult(delivered: delivered, status: ok.status, detail: ok.detail)
+    }
+
+    /// Refuses before sending when the server's `welcome` does not list the `hooks` feature (Protocol.md,
+    /// "Versioning").
+    private func requireHooks() throws(ClientError) {
+        guard let welcome, welcome.features?.contains("hooks") == true else {
+            throw ClientError(.invalidArgument, "this server does not offer webhooks (no `hooks` in welcome.features)")
+        }
+    }
+}

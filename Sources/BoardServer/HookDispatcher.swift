@@ -1,0 +1,79 @@
+import BoardCore
+import BoardStore
+import Logging
+
+/// Runs one ``HookWorker`` per stored hook, beside the server's boards and off their path: it starts workers for
+/// hooks added, stops those of hooks removed (reading the store's list on every `hooksChanged` note and every
+/// `idlePoll`), and passes each board's commit notes on to its hooks' workers.
+///
+/// Several nodes on one PostgreSQL database each run their own workers, so with several nodes a change may be
+/// delivered once per node (still in order per node, and each with the same delivery id).
+struct HookDispatcher {
+    let store: any BoardStore
+    let settings: HookSettings
+    let signals: HookSignals
+    let clock: any ServerClock
+    let metrics: ServerMetrics
+    let logger: Logger
+
+    /// A running worker: its board, and how to ring it (finishing it stops the worker).
+    struct Running {
+        let board: BoardID
+        let bell: AsyncStream<HookWorker.Ring>.Continuation
+    }
+
+    /// Delivers until cancelled (the server stops).
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            var running: [String: Running] = [:]
+            let signals = self.signals
+            let poll = settings.idlePoll
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: poll)
+                    signals.hooksChanged()
+                }
+            }
+            await sync(&running, &group)
+            for await signal in signals.stream {
+                switch signal {
+                case .committed(let board):
+                    for worker in running.values where worker.board == board { worker.bell.yield(.committed) }
+                case .hooksChanged:
+                    await sync(&running, &group)
+                case .retryNow(let id):
+                    running[id]?.bell.yield(.retryNow)
+                }
+            }
+            for worker in running.values { worker.bell.finish() }
+            group.cancelAll()
+        }
+    }
+
+    /// Starts a worker for every stored hook without one, and stops those whose hook is gone.
+    private func sync(_ running: inout [String: Running], _ group: inout DiscardingTaskGroup) async {
+        let hooks: [HookRecord]
+        do {
+            hooks = try await store.hooks(board: nil)
+        } catch {
+            logger.warning("cannot read the webhooks; trying again", metadata: ["error": "\(error)"])
+            return
+        }
+        let ids = Set(hooks.map(\.id))
+        for (id, worker) in running where !ids.contains(id) {
+            worker.bell.finish()
+            running[id] = nil
+        }
+        for hook in hooks where running[hook.id] == nil {
+            let (rings, bell) = AsyncStream.makeStream(of: HookWorker.Ring.self, bufferingPolicy: .bufferingNewest(16))
+            running[hook.id] = Running(board: hook.board, bell: bell)
+            let worker = HookWorker(
+                hook: hook, store: store, settings: settings, clock: clock, metrics: metrics, logger: logger, rings: rings,
+                bell: bell)
+            group.addTask {
+                var worker = worker
+                await worker.run()
+            }
+        }
+    }
+}

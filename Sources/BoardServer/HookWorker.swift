@@ -1,0 +1,148 @@
+import BoardCore
+import BoardStore
+import Logging
+
+/// Delivers one hook's changes, in seq order, at least once: reads the board's committed changes after the hook's
+/// cursor from the store, POSTs each matching one until its receiver answers 2xx (backing off between failed
+/// attempts), and moves the durable cursor past it. A restart resumes from the stored cursor, so a change whose
+/// delivery was not recorded before a crash is delivered again, with the same delivery id.
+struct HookWorker {
+    /// What wakes a worker.
+    enum Ring: Sendable {
+        /// The hook's board committed changes.
+        case committed
+        /// Try now, even during a backoff (the receiver answered a test).
+        case retryNow
+        /// The pause with this number is over.
+        case timer(Int)
+    }
+
+    var hook: HookRecord
+    let filter: HookFilter
+    let store: any BoardStore
+    let settings: HookSettings
+    let clock: any ServerClock
+    let metrics: ServerMetrics
+    let logger: Logger
+    /// Where the worker's rings arrive; finished when the hook is removed.
+    let rings: AsyncStream<Ring>
+    /// The same stream's input (the worker's own timers ring through it).
+    let bell: AsyncStream<Ring>.Continuation
+    /// Numbers the pauses, so that a late timer of an earlier pause never cuts a later one short.
+    private var pauses = 0
+
+    init(
+        hook: HookRecord, store: any BoardStore, settings: HookSettings, clock: any ServerClock, metrics: ServerMetrics,
+        logger: Logger, rings: AsyncStream<Ring>, bell: AsyncStream<Ring>.Continuation
+    ) {
+        self.hook = hook
+        self.filter = HookFilter(stored: hook.events)
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self.metrics = metrics
+        var logger = logger
+        logger[metadataKey: "hook"] = "\(hook.id)"
+        logger[metadataKey: "board"] = "\(hook.board)"
+        self.logger = logger
+        self.rings = rings
+        self.bell = bell
+    }
+
+    /// Delivers until the hook is removed or the server stops.
+    mutating func run() async {
+        var iterator = rings.makeAsyncIterator()
+        while !Task.isCancelled {
+            let events: [StoredEvent]
+            do {
+                events = try await store.events(
+                    hook.board, from: hook.state.delivered + 1, to: UInt64(Int64.max), limit: settings.batch)
+            } catch {
+                logger.warning("cannot read the board's changes; trying again", metadata: ["error": "\(error)"])
+                guard await pause(settings.idlePoll, wakeOnCommit: false, &iterator) else { return }
+                continue
+            }
+            if events.isEmpty {
+                guard await pause(settings.idlePoll, wakeOnCommit: true, &iterator) else { return }
+                continue
+            }
+            var skipped = false
+            for event in events {
+                guard filter.matches(event.activity.kind) else {
+                    hook.state.delivered = event.seq
+                    skipped = true
+                    continue
+                }
+                guard await deliver(event, &iterator) else { return }
+                skipped = false
+            }
+            // The cursor moves past changes the filter skips too, so a restart does not read them again.
+            if skipped { await save() }
+        }
+    }
+
+    /// Attempts `event` until its receiver takes it; false when the hook was removed or the server stops.
+    private mutating func deliver(_ event: StoredEvent, _ iterator: inout AsyncStream<Ring>.AsyncIterator) async -> Bool {
+        while true {
+            let now = clock.now()
+            let payload = HookPayload(hook: hook, event: event, now: now)
+            let outcome = await HookSender.send(payload, to: hook.url, settings: settings)
+            if Task.isCancelled { return false }
+            switch outcome {
+            case .delivered:
+                hook.state = settings.retry.delivered(hook.state, seq: event.seq, now: now)
+                metrics.hookDelivered()
+                await save()
+                return true
+            case .failed(_, let reason):
+                let wasFailing = hook.state.failing
+                hook.state = settings.retry.failed(hook.state, error: reason, now: now)
+                metrics.hookFailed()
+                if hook.state.failing && !wasFailing {
+                    logger.warning(
+                        "webhook marked failing: no delivery for the whole retry window; its changes stay queued",
+                        metadata: ["error": "\(reason)", "failures": "\(hook.state.failures)"])
+                } else {
+                    logger.debug("webhook delivery failed", metadata: ["seq": "\(event.seq)", "error": "\(reason)"])
+                }
+                await save()
+                let delay = settings.retry.delay(afterFailures: hook.state.failures, jitter: Double.random(in: 0...1))
+                guard await pause(delay, wakeOnCommit: false, &iterator) else { return false }
+            }
+        }
+    }
+
+    /// Records the hook's state; a store failure is logged (the cursor then lags, and a restart delivers again).
+    private func save() async {
+        do {
+            try await store.updateHook(hook.id, state: hook.state)
+        } catch {
+            logger.warning("cannot record the webhook's delivery state", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Waits `delay`, or less when rung (by a commit only if `wakeOnCommit`); false when the hook was removed or the
+    /// server stops.
+    private mutating func pause(
+        _ delay: Duration, wakeOnCommit: Bool, _ iterator: inout AsyncStream<Ring>.AsyncIterator
+    ) async -> Bool {
+        pauses += 1
+        let number = pauses
+        let bell = self.bell
+        // Cancelled when the pause ends, however it ends: never left behind.
+        let timer = Task {
+            try? await Task.sleep(for: delay)
+            bell.yield(.timer(number))
+        }
+        defer { timer.cancel() }
+        while let ring = await iterator.next() {
+            switch ring {
+            case .timer(let n) where n == number: return true
+            case .timer: continue
+            case .committed: if wakeOnCommit { return true }
+            case .retryNow: return true
+            }
+        }
+        return false
+    }
+}
