@@ -101,7 +101,12 @@ measure("h (previous column)", setUp: { $0.column = 2 }, key(.character("h")))
 measure("PgDn", setUp: { if $0.row >= 170 { $0.row = 0 } }, key(.pageDown))
 measure("PgUp", setUp: { if $0.row <= 30 { $0.row = 199 } }, key(.pageUp))
 measure("Space (pick the card up)", setUp: { $0.carry = nil; $0.row = 100 }, key(.character(" ")))
-measure("→ while carrying", setUp: { $0.carry = TUIModel.Carry(card: "c500", column: 0, index: 100) }, key(.right))
+measure("→ while carrying", setUp: { model in
+    model.carry = nil
+    model.column = 0
+    model.row = 100
+    _ = model.update(key(.character(" ")))
+}, key(.right))
 measure("Enter (card detail)", setUp: { $0.overlay = nil }, key(.enter))
 measure("M (milestones)", setUp: { $0.overlay = nil }, key(.character("M")))
 measure("v, then Space marks", setUp: { $0.marking = true; $0.marked = [] }, key(.character(" ")))

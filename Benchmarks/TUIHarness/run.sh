@@ -11,7 +11,7 @@ repo=$(cd "$here/../.." && pwd)
 out=${OUT:-$(mktemp -d)}
 debug=$repo/.build/debug
 [ -d "$debug" ] || debug=$(ls -d "$repo"/.build/*-unknown-linux-gnu/debug | head -1)
-flags=(-O -wmo -swift-version 6 -parse-as-library -I "$out" -I "$debug/Modules")
+flags=(-O -wmo -swift-version 6 -parse-as-library -package-name Corkboard -I "$out" -I "$debug/Modules")
 for map in "$debug"/*.build/module.modulemap "$repo"/.build/checkouts/swift-crypto/Sources/*/include/module.modulemap; do
   [ -f "$map" ] && flags+=(-Xcc "-fmodule-map-file=$map" -Xcc "-I$(dirname "$map")")
 done
