@@ -69,8 +69,11 @@ extension TUIModelTests {
         #expect(model.board?.id == "ops")
         #expect(model.render().lines[1].contains("#1 Rotate keys"))
 
-        #expect(Self.enter("/board", into: &model).isEmpty)
-        #expect(model.notice == "/board ID")
+        // A bare /board opens the picker (it asks the server for the list) and stays on the board.
+        #expect(Self.enter("/board", into: &model) == [.listBoards])
+        #expect(model.overlay == .boards)
         #expect(model.boardID == "ops")
+        #expect(Self.enter("/board not/an/id", into: &model).isEmpty)
+        #expect(model.notice == "/board [ID] | /board create ID NAME")
     }
 }

@@ -66,29 +66,25 @@ import Glibc
         }
     }
 
-    @Test func twoPeopleSeeEachOthersDragAndChatLive() async throws {
-        guard (try? SpawnedProcess.tool("tmux")) != nil else {
-            Issue.record("tmux is not installed (.ci/run installs it)")
-            return
+    /// Alice (the owner) and Bob (an editor) on board main with `cards` added, each running the full-screen `cork`
+    /// in a 100×30 tmux pane (`A` and `B`), both showing the first card. The caller kills the tmux server.
+    static func twoPanes(_ corkd: CorkdProcess, cards: [String]) async throws -> Tmux {
+        let alice = try CorkProcess(corkd, url: nil, configName: "alice")
+        let bob = try CorkProcess(corkd, url: nil, configName: "bob")
+        let bobInvite = try await corkd.invite("bob")
+        _ = try await alice.ok(["join", corkd.ownerURL])
+        _ = try await bob.ok(["join", "\(bobInvite)"])
+        // Membership goes through the admin queue: wait until bob sees the board.
+        var member = false
+        for _ in 0..<50 where !member {
+            member = try await bob.run(["show"]).exit.isSuccess
+            if !member { try await Task.sleep(for: .milliseconds(200)) }
         }
-        try await withCorkd { corkd in
-            let alice = try CorkProcess(corkd, url: nil, configName: "alice")
-            let bob = try CorkProcess(corkd, url: nil, configName: "bob")
-            let bobInvite = try await corkd.invite("bob")
-            _ = try await alice.ok(["join", corkd.ownerURL])
-            _ = try await bob.ok(["join", "\(bobInvite)"])
-            // Membership goes through the admin queue: wait until bob sees the board.
-            var member = false
-            for _ in 0..<50 where !member {
-                member = try await bob.run(["show"]).exit.isSuccess
-                if !member { try await Task.sleep(for: .milliseconds(200)) }
-            }
-            try #require(member, "bob never became a member of main")
-            _ = try await alice.ok(["add", "Fix login"])
-            _ = try await alice.ok(["add", "Write docs"])
+        try #require(member, "bob never became a member of main")
+        for title in cards { _ = try await alice.ok(["add", title]) }
 
-            let tmux = try Tmux(logDirectory: corkd.logDirectory)
-            defer { tmux.kill() }
+        let tmux = try Tmux(logDirectory: corkd.logDirectory)
+        do {
             for (name, person) in [("A", alice), ("B", bob)] {
                 // As nobody when the tests run as root, like every end-to-end run of the binaries.
                 let cork = try Unprivileged.shellCommand(
@@ -97,8 +93,25 @@ import Glibc
                 let command = "\(cork) 2>>'\(corkd.logDirectory.path)/tui-\(name).err'"
                 try await tmux.run(["new-session", "-d", "-s", name, "-x", "100", "-y", "30", command])
             }
-            try await tmux.waitFor("#1 Fix login", in: "A")
-            try await tmux.waitFor("#1 Fix login", in: "B")
+            if let first = cards.first {
+                try await tmux.waitFor("#1 \(first)", in: "A")
+                try await tmux.waitFor("#1 \(first)", in: "B")
+            }
+        } catch {
+            tmux.kill()
+            throw error
+        }
+        return tmux
+    }
+
+    @Test func twoPeopleSeeEachOthersDragAndChatLive() async throws {
+        guard (try? SpawnedProcess.tool("tmux")) != nil else {
+            Issue.record("tmux is not installed (.ci/run installs it)")
+            return
+        }
+        try await withCorkd { corkd in
+            let tmux = try await Self.twoPanes(corkd, cards: ["Fix login", "Write docs"])
+            defer { tmux.kill() }
 
             // Alice picks #1 up and carries it over DOING: Bob sees her ghost there.
             try await tmux.keys("A", "Space")

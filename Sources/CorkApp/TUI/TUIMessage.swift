@@ -20,6 +20,12 @@ public enum TUIMessage: Sendable {
     case historyFailed(CardID, String)
     /// `$EDITOR` closed: the new text, or nil when it was left unchanged or failed.
     case edited(EditorPurpose, String?)
+    /// The boards this user is a member of (asked for by ``TUIEffect/listBoards``).
+    case boards([BoardSummary])
+    /// The boards could not be listed, or a board could not be created: why.
+    case boardsFailed(String)
+    /// The board asked for by ``TUIEffect/createBoard(_:name:)`` was created: switch to it.
+    case boardCreated(BoardID)
     /// The process was continued after someone else stopped it (SIGCONT): the screen must be drawn again.
     case continued
 }
@@ -44,6 +50,10 @@ public enum TUIEffect: Hashable, Sendable {
     case edit(String, EditorPurpose)
     /// Follow another board.
     case switchBoard(BoardID)
+    /// List the boards this user is a member of; the answer comes back as ``TUIMessage/boards(_:)``.
+    case listBoards
+    /// Create a board; ``TUIMessage/boardCreated(_:)`` (or `boardsFailed`) says how it went.
+    case createBoard(BoardID, name: String)
     /// Read a card's history; the answer comes back as ``TUIMessage/history(_:_:)`` (or `historyFailed`).
     case fetchHistory(CardID)
     /// Give the terminal back to the shell and stop (Ctrl-Z); on `fg`, take it again and redraw everything.

@@ -84,6 +84,11 @@ extension TUIModel {
             return (head, word, users)
         case "/filter":
             return (head, word, filterTerms(columns: columns, labels: labels, users: users))
+        case "/column":
+            return (head, word, columnCompletion(argument: argument, words: words))
+        case "/board":
+            let ids = (boardList?.map(\.board.rawValue) ?? [boardID.rawValue]).filter { $0 != boardID.rawValue }
+            return (head, word, argument == 1 ? ids + ["create"] : [])
         default:
             return (head, word, free)
         }
@@ -95,12 +100,14 @@ extension TUIModel {
         return board.cards.values.filter { $0.archived == archived }.map(\.number).sorted().map { "#\($0)" }
     }
 
-    /// Query terms for `/filter`: field names, then `label:`, `column:`, `assignee:` and `@` with their values.
+    /// Query terms for `/filter`: field names, then `label:`, `column:`, `assignee:`, `@` and `milestone:` with their
+    /// values.
     func filterTerms(columns: [String], labels: [String], users: [String]) -> [String] {
         let quoted = columns.map { $0.contains(" ") ? "\"\($0)\"" : $0 }
         return ["label:", "assignee:", "due:", "is:", "column:", "milestone:", "ref:"]
             + labels.map { "label:" + $0 } + quoted.map { "column:" + $0 } + users.map { "assignee:" + $0 }
-            + users.map { "@" + $0 } + ["is:open", "is:closed", "is:archived", "is:overdue"]
+            + users.map { "@" + $0 } + (board?.milestones.map { "milestone:\($0.id)" } ?? []) + ["milestone:none"]
+            + ["is:open", "is:closed", "is:archived", "is:overdue"]
             + ["due:overdue", "due:today", "due:week", "due:none"]
     }
 }

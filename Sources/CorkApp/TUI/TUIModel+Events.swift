@@ -26,6 +26,18 @@ extension TUIModel {
             return edited(purpose, text)
         case .continued:
             return [.redraw]
+        case .boards(let list):
+            boardList = list
+            if overlay == .boards { overlayRow = list.firstIndex { $0.board == boardID } ?? 0 }
+            return []
+        case .boardsFailed(let reason):
+            post(FeedEntry("boards: \(reason)", kind: .error))
+            return []
+        case .boardCreated(let id):
+            boardList = nil
+            post(FeedEntry("created board \(id)", kind: .info))
+            switchBoard(to: id)
+            return [.switchBoard(id)]
         case .history(let card, let page):
             guard history?.card == card else { return [] }
             history?.state = .loaded(page.activities.filter { $0.card == card }, more: page.more)

@@ -65,6 +65,18 @@ extension TUIModel {
         case .comment(let card):
             guard !text.isEmpty else { return [] }
             return [.submit(.addComment(card: card, comment: IDGenerator.commentID(), text: text))]
+        case .renameColumn, .newColumn, .wipLimit:
+            return submitColumnInput(text, purpose: purpose)
+        case .checklistItem(let card):
+            return addChecklistItem(text, to: card)
+        case .newMilestone:
+            return createMilestone(text)
+        case .newBoard:
+            return createBoard(text)
+        case .archiveSearch:
+            archiveSearch = text
+            overlayRow = 0
+            return []
         }
     }
 
@@ -72,7 +84,7 @@ extension TUIModel {
     public static let commands = [
         "/add", "/move", "/edit", "/desc", "/due", "/label", "/assign", "/comment", "/close", "/reopen", "/archive",
         "/restore", "/undo", "/redo", "/filter", "/who", "/away", "/board", "/lastlog", "/keep", "/theirs", "/merge", "/set", "/help",
-        "/quit",
+        "/quit", "/column", "/milestones", "/members",
     ]
 
     /// Runs a `/command` typed in the input line.
@@ -123,6 +135,14 @@ extension TUIModel {
                 let (card, text) = try cardAndText(words, in: board)
                 guard !text.isEmpty else { throw usage("/comment [CARD] TEXT") }
                 return [.submit(.addComment(card: card.id, comment: IDGenerator.commentID(), text: text))]
+            case "/archive" where marked.isEmpty && !(words.first.map(TUIModel.namesCard) ?? false):
+                return openArchive(search: rest)
+            case "/column":
+                return try columnCommand(rest, in: board)
+            case "/milestones":
+                return openMilestones()
+            case "/members":
+                return openMembers()
             case "/close", "/reopen", "/archive", "/restore":
                 let cards = try words.isEmpty ? targets : [CardReference.resolve(words[0], in: board)]
                 guard !cards.isEmpty else { throw usage("\(name) [CARD]") }
@@ -165,9 +185,7 @@ extension TUIModel {
                 post(FeedEntry(rest.isEmpty ? "you are back" : "you are away: \(rest)", kind: .info))
                 return [.presence(.viewing, card: selectedCard?.id, away: !rest.isEmpty)]
             case "/board":
-                guard let id = BoardID(validating: rest) else { throw usage("/board ID") }
-                switchBoard(to: id)
-                return [.switchBoard(id)]
+                return try boardCommand(words)
             case "/lastlog":
                 let matches = feed.filter { rest.isEmpty || $0.text.localizedCaseInsensitiveContains(rest) }.suffix(20)
                 post(FeedEntry("lastlog \(rest): \(matches.count) line\(matches.count == 1 ? "" : "s")", kind: .info))
@@ -218,7 +236,7 @@ extension TUIModel {
 
     /// The card named by the first word, or the selected card (then all the words are the text).
     func cardAndText(_ words: [String], in board: Board) throws -> (Card, String) {
-        if let first = words.first, first.hasPrefix("#") || first.hasPrefix("ref:") || Int(first) != nil,
+        if let first = words.first, TUIModel.namesCard(first),
             let card = try? CardReference.resolve(first, in: board)
         {
             return (card, words.dropFirst().joined(separator: " "))
@@ -226,6 +244,9 @@ extension TUIModel {
         guard let card = selectedCard else { throw usage("select a card first, or name it (#12)") }
         return (card, words.joined(separator: " "))
     }
+
+    /// Whether a typed word names a card (`#12`, `12`, `ref:GH-12`) rather than being text.
+    static func namesCard(_ word: String) -> Bool { word.hasPrefix("#") || word.hasPrefix("ref:") || Int(word) != nil }
 
     func targetsOr(_ card: Card) -> [Card] { marked.isEmpty ? [card] : targets }
 

@@ -60,27 +60,16 @@ extension TUIModel {
     // MARK: - Board
 
     mutating func boardKey(_ event: KeyEvent) -> [TUIEffect] {
-        if let overlay {
-            switch (overlay, event.key) {
-            case (.detail(let card), .character("c")):
-                self.overlay = nil
-                return startInput(.comment(card), text: "")
-            case (.detail(let card), .character("E")):
-                self.overlay = nil
-                return editDescription(card)
-            case (_, .escape), (_, .enter), (_, .character("q")), (.help, .character("?")):
-                self.overlay = nil
-                return presenceViewing()
-            default:
-                return []
-            }
-        }
+        if let overlay { return overlayKey(overlay, event) }
         if carry != nil { return carryKey(event) }
+        if onHeader, let effects = headerKey(event) { return effects }
         switch (event.key, event.modifiers.contains(.shift)) {
         case (.left, false), (.character("h"), _): return select(column: column - 1)
         case (.right, false), (.character("l"), _): return select(column: column + 1)
-        case (.up, false), (.character("k"), _): return select(row: row - 1)
-        case (.down, false), (.character("j"), _): return select(row: row + 1)
+        case (.up, false), (.character("k"), _):
+            if row == 0 || visibleCards(column).isEmpty { return selectHeader() }
+            return select(row: row - 1)
+        case (.down, false), (.character("j"), _): return select(row: onHeader ? 0 : row + 1)
         case (.home, _), (.character("g"), _): return select(row: 0)
         case (.end, _), (.character("G"), _): return select(row: visibleCards(column).count - 1)
         case (.pageUp, _): return select(row: row - cardsPerPage)
@@ -92,6 +81,7 @@ extension TUIModel {
         case (.enter, _):
             guard let card = selectedCard else { return [] }
             overlay = .detail(card.id)
+            overlayRow = 0
             history = CardHistory(card: card.id)
             return [.presence(.viewing, card: card.id), .fetchHistory(card.id)]
         case (.character(" "), _), (.character("m"), _):
@@ -108,6 +98,7 @@ extension TUIModel {
         case (.escape, _):
             marking = false
             marked = []
+            onHeader = false
             return []
         case (.character("n"), _):
             guard columns.indices.contains(column) else { return [] }
@@ -135,6 +126,10 @@ extension TUIModel {
         case (.character("?"), _):
             overlay = .help
             return []
+        case (.character("M"), _):
+            return openMilestones()
+        case (.character("b"), _):
+            return openBoards()
         case (.character("q"), _):
             return quitKey()
         case (.character(":"), _), (.character("i"), _):
@@ -178,8 +173,10 @@ extension TUIModel {
     mutating func select(row target: Int) -> [TUIEffect] {
         let count = visibleCards(column).count
         guard count > 0 else { return [] }
+        let leftHeader = onHeader
+        onHeader = false
         let clamped = max(0, min(count - 1, target))
-        guard clamped != row else { return [] }
+        guard clamped != row || leftHeader else { return [] }
         row = clamped
         return presenceViewing()
     }
@@ -195,7 +192,7 @@ extension TUIModel {
     static let viewerRefusal = "you are a viewer here: viewers cannot change the board"
 
     mutating func startInput(_ purpose: InputPurpose, text: String) -> [TUIEffect] {
-        if purpose != .chat, isViewer {
+        if purpose != .chat, purpose != .archiveSearch, isViewer {
             notice = TUIModel.viewerRefusal
             return []
         }

@@ -20,6 +20,9 @@ extension TUIModel {
         switch purpose {
         case .newCard, .editTitle: InputLimit(what: "title", max: limits.titleMax, inBytes: false)
         case .comment: InputLimit(what: "comment", max: limits.commentMaxBytes, inBytes: true)
+        case .renameColumn, .newColumn: InputLimit(what: "column name", max: limits.columnNameMax, inBytes: false)
+        case .checklistItem: InputLimit(what: "checklist item", max: limits.checklistTextMax, inBytes: false)
+        case .newBoard, .wipLimit, .newMilestone, .archiveSearch: nil
         case .chat:
             input.text.hasPrefix("/") ? nil : InputLimit(what: "chat message", max: limits.chatMaxBytes, inBytes: true)
         }

@@ -27,14 +27,36 @@ public struct TUIModel: Sendable {
         case editTitle(CardID)
         /// A comment on a card.
         case comment(CardID)
+        /// A column's new name.
+        case renameColumn(ColumnID)
+        /// The name of a new column, added at this index.
+        case newColumn(index: Int)
+        /// A column's WIP limit: `N`, `N hard`, or `none`.
+        case wipLimit(ColumnID)
+        /// A new checklist item on a card.
+        case checklistItem(CardID)
+        /// A new milestone: its title, and a due date (`YYYY-MM-DD`) as the last word if it has one.
+        case newMilestone
+        /// A new board: its id, then its name.
+        case newBoard
+        /// What to look for among the archived cards.
+        case archiveSearch
     }
 
     /// An overlay drawn over the board.
     public enum Overlay: Hashable, Sendable {
         /// The key help (`?`).
         case help
-        /// One card in full.
+        /// One card in full, with its checklist (``TUIModel/overlayRow`` is the checklist item selected).
         case detail(CardID)
+        /// The milestones, with progress and due dates (`M`).
+        case milestones
+        /// The boards this user is a member of, to switch to or create one (`b`, `/board`).
+        case boards
+        /// The members with their roles and who is online (`/members`).
+        case members
+        /// The archived cards, to search and restore (`/archive`).
+        case archive
     }
 
     /// The terminal size.
@@ -57,6 +79,8 @@ public struct TUIModel: Sendable {
     public var column = 0
     /// The selected card's position in the column's visible cards.
     public var row = 0
+    /// Whether the selection is on the column's header (`k` above the first card): column keys apply.
+    public var onHeader = false
     /// The card being carried, if any.
     public var carry: Carry?
     /// Whether multi-select is on (`v`), and what is marked.
@@ -83,6 +107,12 @@ public struct TUIModel: Sendable {
     public var highlights: [CardID: Int] = [:]
     /// The overlay shown, if any.
     public var overlay: Overlay?
+    /// The row selected in a list overlay (milestones, boards, members, archive) or the detail's checklist.
+    public var overlayRow = 0
+    /// The boards this user is a member of, once the server listed them (for the picker and `/board` completion).
+    public var boardList: [BoardSummary]?
+    /// What the archive view looks for (words of the title, or `#N`); empty shows every archived card.
+    public var archiveSearch = ""
     /// This user's own changes, for undo (`u`) and redo (`U`).
     public var undo = UndoStack()
     /// A one-line notice in the status line (errors, confirmations).
@@ -132,6 +162,7 @@ public struct TUIModel: Sendable {
 
     /// The selected card, if the selection is on one.
     public var selectedCard: Card? {
+        if onHeader { return nil }
         let cards = visibleCards(column)
         return cards.indices.contains(row) ? cards[row] : nil
     }
@@ -171,11 +202,14 @@ public struct TUIModel: Sendable {
         filter = nil
         column = 0
         row = 0
+        onHeader = false
         carry = nil
         marking = false
         marked = []
         highlights = [:]
         overlay = nil
+        overlayRow = 0
+        archiveSearch = ""
         history = nil
         conflict = nil
         undo = UndoStack()

@@ -22,6 +22,10 @@ extension TUIModel {
         switch overlay {
         case .help?: renderHelp(into: &screen)
         case .detail(let card)?: renderDetail(card, into: &screen)
+        case .milestones?: renderMilestones(into: &screen)
+        case .boards?: renderBoards(into: &screen)
+        case .members?: renderMembers(into: &screen)
+        case .archive?: renderArchive(into: &screen)
         case nil: break
         }
         return screen
@@ -68,7 +72,7 @@ extension TUIModel {
         if let wip = column.wip, all >= wip.limit {
             headerStyle.foreground = all > wip.limit || wip.hard ? .ansi(.red) : .ansi(.yellow)
         }
-        if index == self.column && focus == .board { headerStyle.attributes.insert(.underline) }
+        if index == self.column && focus == .board { headerStyle.attributes.insert(onHeader ? .reverse : .underline) }
         let inner = columnWidth - 2
         screen.write(header, x: x + 1, y: 0, style: headerStyle, maxWidth: inner)
         // Cards, two rows each, scrolled so the selection (or the ghost) is visible.
@@ -158,6 +162,10 @@ extension TUIModel {
             // Overdue is marked in text too (`!`), so it shows without colour (NO_COLOR) and to the colour-blind.
             put((isOverdue(card) ? "!" : "") + due.description, style)
         }
+        if let progress = TUIModel.checklistProgress(card) {
+            let done = card.checklist.allSatisfy(\.done)
+            put(progress, Style(foreground: done ? .ansi(.green) : .default))
+        }
         if !card.assignees.isEmpty {
             put(card.assignees.map { initials($0) }.joined(separator: ","), Style(foreground: .ansi(.cyan)))
         }
@@ -215,7 +223,7 @@ extension TUIModel {
         if let filter { parts.append("filter: \(filter.text)") }
         if marking { parts.append("\(marked.count) marked") }
         if let away { parts.append("away: \(away)") }
-        if let notice { parts.append(notice) }
+        if let notice { parts.append(notice) } else if onHeader && overlay == nil { parts.append(TUIModel.headerHint) }
         return parts.joined(separator: " · ")
     }
 
@@ -234,6 +242,13 @@ extension TUIModel {
         case .newCard(let column): prompt = "new card in \(board?.column(column)?.name ?? column.rawValue): "
         case .editTitle(let card): prompt = "title of #\(board?.cards[card]?.number ?? 0): "
         case .comment(let card): prompt = "comment on #\(board?.cards[card]?.number ?? 0): "
+        case .renameColumn(let column): prompt = "rename \(board?.column(column)?.name ?? column.rawValue): "
+        case .newColumn: prompt = "new column: "
+        case .wipLimit(let column): prompt = "WIP limit of \(board?.column(column)?.name ?? column.rawValue) (N [hard] | none): "
+        case .checklistItem(let card): prompt = "checklist item on #\(board?.cards[card]?.number ?? 0): "
+        case .newMilestone: prompt = "new milestone (TITLE [YYYY-MM-DD]): "
+        case .newBoard: prompt = "new board (ID NAME): "
+        case .archiveSearch: prompt = "search the archive: "
         }
         let style = Style(attributes: focus == .input ? [] : .dim)
         let used = screen.write(prompt, x: 0, y: y, style: Style(foreground: .ansi(.cyan)), maxWidth: width)
@@ -275,10 +290,17 @@ extension TUIModel {
         "J / K             reorder in the column    H / L  move to the column left / right",
         "n  new card here   e  edit the title       E  edit the description in $EDITOR",
         "x  archive         C  close / reopen       u / U  undo / redo your own changes, newest first",
-        "v  multi-select (Space marks; H/L, x, C and /label apply to all)",
+        "v  multi-select (Space marks; H/L, x, C, /label and M apply to all)",
+        "k above the first card: the column header; e rename, a add a column, H/L move, w WIP limit, x remove",
+        "M  milestones: Enter puts the card(s) in one, - takes them out, f filters, n new, C close/reopen",
+        "b  boards: Enter switches, n creates      Card detail: a add a checklist item, Space tick,",
+        "                                          J / K move it, x remove it (j / k select)",
         "/  filter (label:bug @me due:overdue is:open \"words\")   Tab  board → feed → input",
         "Input: text is chat; /add /move /edit /desc /due /label /assign /comment /close /reopen",
-        "       /archive /restore /undo [skip] /redo [skip] /filter /who /away /board /lastlog /help /quit",
+        "       /archive #N /restore /undo [skip] /redo [skip] /filter /who /away /lastlog /help /quit",
+        "       /column add NAME | rename COL NAME | move COL N|left|right | remove COL | wip COL N [hard]|none",
+        "       /board [ID | create ID NAME]   /milestones   /members (an owner: o e v b set the role)",
+        "       /archive [SEARCH]: the archived cards; Enter restores, / searches",
         "       /set joins on|fold|off: joins and leaves each on a line, folded into one (default), or hidden",
         "       Tab completes commands, #cards, columns, labels, users; Tab again: the next one",
         "Ctrl-Z  suspend to the shell (fg comes back)    r  reconnect now (while the connection is down)",
@@ -306,13 +328,18 @@ extension TUIModel {
         if !card.labels.isEmpty { facts.append("labels " + card.labels.compactMap { board.label($0)?.name }.joined(separator: ", ")) }
         if !card.assignees.isEmpty { facts.append("assigned " + card.assignees.map(\.rawValue).joined(separator: ", ")) }
         if let ref = card.ref { facts.append("ref \(ref)") }
+        if let milestone = card.milestone { facts.append("milestone \(board.milestone(milestone)?.title ?? milestone.rawValue)") }
         lines.append((facts.joined(separator: " · "), Style(foreground: .ansi(.cyan))))
         lines.append(("", Style()))
         for line in card.description.split(separator: "\n", omittingEmptySubsequences: false) { lines.append((String(line), Style())) }
-        if !card.checklist.isEmpty {
-            lines.append(("", Style()))
-            for item in card.checklist { lines.append(("[\(item.done ? "x" : " ")] \(item.text)", Style())) }
+        lines.append(("", Style()))
+        lines.append(("checklist " + (TUIModel.checklistProgress(card) ?? "(empty)"), Style(attributes: .bold)))
+        for (index, item) in card.checklist.enumerated() {
+            let selected = index == overlayRow
+            lines.append(((selected ? "▸ " : "  ") + "[\(item.done ? "x" : " ")] \(item.text)",
+                Style(attributes: selected ? .reverse : item.done ? .dim : [])))
         }
+        lines.append(("a add item · Space tick · J/K move · x remove", Style(attributes: .dim)))
         if !card.comments.isEmpty {
             lines.append(("", Style()))
             for comment in card.comments { lines.append(("\(comment.author): \(comment.text)", Style(foreground: .ansi(.green)))) }

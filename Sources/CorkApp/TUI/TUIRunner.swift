@@ -49,6 +49,7 @@ public struct TUIRunner {
         let (messages, sink) = AsyncStream.makeStream(of: TUIMessage.self)
         let (ticks, tickSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let (fetches, fetchSink) = AsyncStream.makeStream(of: CardID.self, bufferingPolicy: .bufferingNewest(1))
+        let (requests, requestSink) = AsyncStream.makeStream(of: TUIEffect.self, bufferingPolicy: .bufferingNewest(4))
         let client = self.client
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -72,6 +73,12 @@ public struct TUIRunner {
                     }
                 }
             }
+            // Board lists and creations (the picker), one at a time, off the screen's loop too.
+            group.addTask {
+                for await request in requests {
+                    await TUIRunner.answer(request, client: client, sink: sink)
+                }
+            }
             var iterator = messages.makeAsyncIterator()
             defer { group.cancelAll() }
             while true {
@@ -79,7 +86,7 @@ public struct TUIRunner {
                     try await terminal.withEvents { events in
                         try await loop(
                             &model, &iterator, events: events, sink: sink, ticks: tickSink, fetches: fetchSink,
-                            renderer: renderer)
+                            requests: requestSink, renderer: renderer)
                     }
                 }
                 switch pause {
@@ -87,6 +94,7 @@ public struct TUIRunner {
                     sink.finish()
                     tickSink.finish()
                     fetchSink.finish()
+                    requestSink.finish()
                     return
                 case .edit(let text, let purpose):
                     let result = await runEditor(text)
@@ -101,7 +109,7 @@ public struct TUIRunner {
     func loop(
         _ model: inout TUIModel, _ iterator: inout AsyncStream<TUIMessage>.Iterator, events: AsyncStream<TerminalEvent>,
         sink: AsyncStream<TUIMessage>.Continuation, ticks: AsyncStream<Void>.Continuation,
-        fetches: AsyncStream<CardID>.Continuation, renderer: Renderer
+        fetches: AsyncStream<CardID>.Continuation, requests: AsyncStream<TUIEffect>.Continuation, renderer: Renderer
     ) async throws -> Pause {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -127,6 +135,7 @@ public struct TUIRunner {
                     case .quit: return .quit
                     case .edit(let text, let purpose): return .edit(text, purpose)
                     case .fetchHistory(let card): fetches.yield(card)
+                    case .listBoards, .createBoard: requests.yield(effect)
                     case .suspend, .redraw:
                         if effect == .suspend { try terminal.suspend() } else { try terminal.resumeFullScreen() }
                         // The shell wrote over the screen, and the window may have changed size meanwhile.
@@ -164,12 +173,32 @@ public struct TUIRunner {
                 await client.setPresence(state, card: card, column: column, index: index, away: away)
             case .switchBoard(let board): await client.switchBoard(to: board)
             case .reconnectNow: await client.reconnectNow()
-            case .edit, .quit, .fetchHistory, .suspend, .redraw: break
+            case .edit, .quit, .fetchHistory, .suspend, .redraw, .listBoards, .createBoard: break
             }
         } catch {
             model.post(FeedEntry("\(error.message)", kind: .error))
         }
     }
+
+    /// Asks the server what the board picker needs (the board list, a new board) and reports the answer to `sink`.
+    static func answer(_ request: TUIEffect, client: BoardClient, sink: AsyncStream<TUIMessage>.Continuation) async {
+        do throws(ClientError) {
+            switch request {
+            case .listBoards:
+                sink.yield(.boards(try await client.boards(timeout: boardRequestTimeout)))
+            case .createBoard(let id, let name):
+                try await client.createBoard(id, name: name, timeout: boardRequestTimeout)
+                sink.yield(.boardCreated(id))
+            default:
+                break
+            }
+        } catch {
+            sink.yield(.boardsFailed(error.message))
+        }
+    }
+
+    /// How long the board picker waits for the server to list or create boards.
+    static let boardRequestTimeout = Duration.seconds(10)
 
     /// Opens `$VISUAL` / `$EDITOR` (else `vi`) on `text` in a temporary file; the new text, or nil if unchanged.
     func runEditor(_ text: String) async -> String? {

@@ -1,0 +1,62 @@
+import BoardClient
+import BoardCore
+import TerminalUI
+
+extension TUIModel {
+    /// `b` or a bare `/board`: the board picker, listing the boards afresh from the server.
+    mutating func openBoards() -> [TUIEffect] {
+        overlay = .boards
+        focus = .board
+        overlayRow = boardList?.firstIndex { $0.board == boardID } ?? 0
+        return [.listBoards]
+    }
+
+    /// A key in the board picker: Enter follows the selected board, `n` creates one.
+    mutating func boardPickerKey(_ event: KeyEvent) -> [TUIEffect] {
+        let rows = boardList ?? []
+        switch event.key {
+        case .escape, .character("q"):
+            return closeOverlay()
+        case .character("n"):
+            return startInput(.newBoard, text: "")
+        case .enter:
+            guard rows.indices.contains(overlayRow) else { return [] }
+            let id = rows[overlayRow].board
+            guard id != boardID else { return closeOverlay() }
+            switchBoard(to: id)
+            return [.switchBoard(id)]
+        default:
+            _ = moveOverlayRow(event, count: rows.count)
+            return []
+        }
+    }
+
+    /// The new-board input line: `ID NAME`, or only a name (its slug is the id).
+    mutating func createBoard(_ text: String) -> [TUIEffect] {
+        let words = text.split(separator: " ").map(String.init)
+        guard let first = words.first else { return [] }
+        let named = words.count > 1 ? BoardID(validating: first) : nil
+        let name = named == nil ? text : words.dropFirst().joined(separator: " ")
+        guard let id = named ?? BoardSlug.id(for: text) else {
+            notice = "a board needs an id: ID NAME (letters, digits, - and _)"
+            return []
+        }
+        notice = "creating board \(id)…"
+        return [.createBoard(id, name: name)]
+    }
+
+    /// `/board` opens the picker, `/board ID` follows that board, `/board create ID NAME` creates one and follows it.
+    mutating func boardCommand(_ words: [String]) throws -> [TUIEffect] {
+        guard let first = words.first else { return openBoards() }
+        if first == "create" || first == "new" {
+            guard words.count >= 2 else { throw TUIUsage(message: "/board create ID [NAME]") }
+            return createBoard(words.dropFirst().joined(separator: " "))
+        }
+        guard words.count == 1, let id = BoardID(validating: first) else {
+            throw TUIUsage(message: "/board [ID] | /board create ID NAME")
+        }
+        guard id != boardID else { return [] }
+        switchBoard(to: id)
+        return [.switchBoard(id)]
+    }
+}

@@ -1,0 +1,53 @@
+import BoardCore
+import TerminalUI
+
+extension TUIModel {
+    /// `/members`: who is on the board, with roles and who is online.
+    mutating func openMembers() -> [TUIEffect] {
+        overlay = .members
+        focus = .board
+        overlayRow = 0
+        return []
+    }
+
+    /// The members as the overlay lists them: owners, editors, bots, viewers, each by user name.
+    var memberRows: [Member] {
+        let order: [Role] = [.owner, .editor, .bot, .viewer]
+        return (board?.members.values.map { $0 } ?? []).sorted {
+            let a = order.firstIndex(of: $0.role) ?? 0
+            let b = order.firstIndex(of: $1.role) ?? 0
+            return a != b ? a < b : $0.id.rawValue < $1.id.rawValue
+        }
+    }
+
+    /// Whether `user` is online here, and away.
+    func onlineState(of user: UserID) -> (online: Bool, away: Bool) {
+        let sessions = presence.values.filter { $0.user == user }
+        return (!sessions.isEmpty || user == self.user, !sessions.isEmpty && sessions.allSatisfy { $0.away == true })
+    }
+
+    /// The keys that give the selected member a role (owners only): `o` owner, `e` editor, `v` viewer, `b` bot.
+    static let roleKeys: [Character: Role] = ["o": .owner, "e": .editor, "v": .viewer, "b": .bot]
+
+    /// A key in the members overlay: an owner changes the selected member's role.
+    mutating func memberKey(_ event: KeyEvent) -> [TUIEffect] {
+        let rows = memberRows
+        switch event.key {
+        case .escape, .character("q"):
+            return closeOverlay()
+        case .character(let c) where TUIModel.roleKeys[c] != nil:
+            guard let role = TUIModel.roleKeys[c], rows.indices.contains(overlayRow) else { return [] }
+            guard user.flatMap({ board?.members[$0]?.role }) == .owner else {
+                notice = "only an owner changes roles"
+                return []
+            }
+            let member = rows[overlayRow]
+            guard member.role != role else { return [] }
+            notice = "\(member.id): \(member.role) → \(role)"
+            return [.submit(.setMember(user: member.id, role: role, name: nil))]
+        default:
+            _ = moveOverlayRow(event, count: rows.count)
+            return []
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import BoardClient
+import BoardCore
+import Foundation
+import TerminalUI
+
+extension TUIModel {
+    /// One line of a list overlay, with its style.
+    typealias OverlayLine = (text: String, style: Style)
+
+    /// Draws a centred box titled `title` holding `rows` (the one at ``overlayRow`` in reverse, scrolled into view)
+    /// under `heading` lines, with `footer` at the bottom.
+    func renderList(
+        title: String, heading: [OverlayLine], rows: [OverlayLine], empty: String, footer: String,
+        into screen: inout ScreenBuffer
+    ) {
+        let boxWidth = min(width - 2, 78)
+        let room = max(1, height - 4 - heading.count - 3)
+        let shownCount = max(1, min(rows.count, room))
+        let boxHeight = min(height - 2, heading.count + shownCount + 4)
+        let rect = Rect(x: max(0, (width - boxWidth) / 2), y: 1, width: boxWidth, height: boxHeight)
+        screen.fill(rect)
+        screen.drawBox(rect, title: " \(title) ")
+        var y = rect.y + 1
+        for line in heading {
+            screen.write(line.text, x: rect.x + 2, y: y, style: line.style, maxWidth: boxWidth - 4)
+            y += 1
+        }
+        if rows.isEmpty {
+            screen.write(empty, x: rect.x + 2, y: y, style: Style(attributes: .dim), maxWidth: boxWidth - 4)
+        }
+        let offset = max(0, min(overlayRow - shownCount + 1, rows.count - shownCount))
+        for (index, line) in rows.enumerated().dropFirst(offset).prefix(shownCount) {
+            var style = line.style
+            if index == overlayRow { style.attributes.insert(.reverse) }
+            screen.fill(Rect(x: rect.x + 1, y: y, width: boxWidth - 2, height: 1), style: style)
+            screen.write((index == overlayRow ? "▸ " : "  ") + line.text, x: rect.x + 1, y: y, style: style, maxWidth: boxWidth - 3)
+            y += 1
+        }
+        let more = rows.count - offset - shownCount
+        if offset > 0 || more > 0 {
+            screen.write("↑\(offset) ↓\(max(0, more))", x: rect.x + boxWidth - 12, y: rect.y, style: Style(attributes: .dim))
+        }
+        screen.write(footer, x: rect.x + 2, y: rect.y + boxHeight - 2, style: Style(attributes: .dim), maxWidth: boxWidth - 4)
+    }
+
+    /// The milestones overlay: title, a progress bar with done/total, the due date (overdue: red and `!`).
+    func renderMilestones(into screen: inout ScreenBuffer) {
+        guard let board else { return }
+        let rows = milestoneRows
+        let titleWidth = min(24, rows.map(\.title.count).max() ?? 0)
+        let lines: [OverlayLine] = rows.map { milestone in
+            let progress = board.progress(of: milestone.id)
+            let bar = TUIModel.progressBar(done: progress.done, total: max(progress.total, 1), cells: 10)
+            let title = milestone.title.count > titleWidth
+                ? String(milestone.title.prefix(titleWidth - 1)) + "…"
+                : milestone.title.padding(toLength: titleWidth, withPad: " ", startingAt: 0)
+            var text = "\(title)  \(progress.total == 0 ? "▱▱▱▱▱▱▱▱▱▱" : bar) \(progress.done)/\(progress.total)"
+            var style = Style()
+            if let due = milestone.due {
+                // Overdue is marked in text too (`!`), so it shows without colour.
+                text += isOverdue(milestone) ? "  due !\(due) overdue" : "  due \(due)"
+                if isOverdue(milestone) { style.foreground = .ansi(.red) }
+            }
+            if milestone.closed {
+                text += "  ✓ closed"
+                style.attributes.insert(.dim)
+            }
+            return (text, style)
+        }
+        let count = targets.count
+        let heading: [OverlayLine] = [(
+            count == 0 ? "no card selected" : "for \(count) card\(count == 1 ? "" : "s"): "
+                + targets.prefix(5).map { "#\($0.number)" }.joined(separator: " ") + (count > 5 ? " …" : ""),
+            Style(foreground: .ansi(.cyan))
+        )]
+        renderList(
+            title: "milestones", heading: heading, rows: lines, empty: "no milestones yet: n creates one",
+            footer: "Enter put the card(s) in it · - take them out · f filter · n new · C close/reopen · Esc",
+            into: &screen)
+    }
+
+    /// The board picker: each board with this user's role, the current one marked.
+    func renderBoards(into screen: inout ScreenBuffer) {
+        let lines: [OverlayLine] = (boardList ?? []).map { summary in
+            let current = summary.board == boardID
+            let text = "\(current ? "● " : "  ")\(summary.board)  \(summary.name)  (\(summary.role))"
+            return (text, Style(attributes: current ? .bold : []))
+        }
+        renderList(
+            title: "boards", heading: [], rows: lines, empty: boardList == nil ? "listing the boards…" : "no boards",
+            footer: "Enter switch to it · n new board · Esc close", into: &screen)
+    }
+
+    /// The members overlay: user, display name, role, and who is online (● online, ◐ away, ○ offline).
+    func renderMembers(into screen: inout ScreenBuffer) {
+        let lines: [OverlayLine] = memberRows.map { member in
+            let state = onlineState(of: member.id)
+            let mark = state.online ? (state.away ? "◐ away   " : "● online ") : "○ offline"
+            let name = member.name.isEmpty ? "" : " (\(member.name))"
+            let text = "\(mark)  \(member.role.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0))  \(member.id)\(name)"
+            return (text, Style(foreground: state.online ? .ansi(.green) : .default))
+        }
+        let owner = user.flatMap { board?.members[$0]?.role } == .owner
+        renderList(
+            title: "members", heading: [], rows: lines, empty: "no members",
+            footer: owner ? "o owner · e editor · v viewer · b bot: change the role · Esc close" : "Esc close",
+            into: &screen)
+    }
+
+    /// The archive view: archived cards through the search, with their column.
+    func renderArchive(into screen: inout ScreenBuffer) {
+        guard let board else { return }
+        let rows = archivedRows
+        let lines: [OverlayLine] = rows.map { card in
+            ("#\(card.number) \(card.title)  · \(board.column(card.column)?.name ?? card.column.rawValue)", Style())
+        }
+        let total = board.cards.values.filter(\.archived).count
+        let heading: [OverlayLine] = [(
+            archiveSearch.isEmpty ? "\(total) archived" : "\(rows.count) of \(total) archived match \(archiveSearch)",
+            Style(foreground: .ansi(.cyan))
+        )]
+        renderList(
+            title: "archive", heading: heading, rows: lines, empty: "nothing archived matches",
+            footer: "Enter restore · / search · Esc close", into: &screen)
+    }
+}
