@@ -16,12 +16,15 @@ extension PostgresStore {
 
     /// Runs `body` in one transaction (BEGIN … COMMIT); any error rolls it back and nothing is written. Returns once
     /// the commit is durable. A connection lost during COMMIT leaves the outcome unknown: that is reported as `.io`.
+    ///
+    /// `leaseTimeout` replaces the configuration's wait for a connection (the schema migration at start waits longer:
+    /// a node starting beside a busy database should wait for it, not give up).
     func write<T: Sendable>(
-        _ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        _ what: String, leaseTimeout: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(StoreError) -> T {
         let logger = self.logger
         do {
-            return try await pooled(what) { connection in
+            return try await pooled(what, leaseTimeout: leaseTimeout) { connection in
                 try await connection.query("BEGIN", logger: logger)
                 do {
                     let result = try await body(connection)
@@ -42,10 +45,10 @@ extension PostgresStore {
     /// node must rather refuse at once and say why (`.io`, naming the database). Once `body` has started it is never
     /// cut short.
     private func pooled<T: Sendable>(
-        _ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        _ what: String, leaseTimeout: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let client = self.client
-        let timeout = configuration.leaseTimeout
+        let timeout = leaseTimeout ?? configuration.leaseTimeout
         let deadline = LeaseDeadline()
         let unreachable = StoreError(
             .io, "\(what): cannot reach the database \(location) (no connection within \(timeout))")

@@ -119,13 +119,17 @@ extension PostgresStore {
         ),
     ]
 
+    /// How long the migration at start waits for its first connection: many nodes (or test suites) starting beside
+    /// one busy database may take longer than an op's five seconds to be let in.
+    static let migrationLeaseTimeout: Duration = .seconds(60)
+
     /// Brings the schema up to date in one transaction, holding an advisory lock so that nodes starting together
     /// take turns (the second finds the work done). `.corrupt` if the database has migrations this build does not
     /// know (a newer corkd migrated it).
     func migrate() async throws(StoreError) {
         let known = Set(Self.migrations.map(\.name))
         let logger = self.logger
-        let applied = try await write("migrate") { connection -> [String] in
+        let applied = try await write("migrate", leaseTimeout: Self.migrationLeaseTimeout) { connection -> [String] in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
             try await connection.query(
                 """
