@@ -10,6 +10,11 @@ import ServiceLifecycle
 /// The server is the only writer of board changes; the commands become ops by the server (actor `corkd`), changes
 /// to the board list, or the closing of a revoked user's live sessions (`token_revoked`). A command is marked done
 /// only once what it changed is durable.
+///
+/// Several nodes on one database (a ``SharedStore``): one node at a time applies the queue, the one holding the
+/// admin lease (taken again by another node when its holder dies), so each command is applied once. Every node
+/// follows the queue's outcomes and does its own part of what another node applied: closes the revoked user's
+/// sessions here, stops serving a board archived there, serves one made or brought back there.
 struct AdminPoller {
     let registry: BoardRegistry
     let directory: SessionDirectory
@@ -25,16 +30,21 @@ struct AdminPoller {
         /// applied again (a create that worked would then be recorded as refused, and the tool told so).
         var unrecorded: [(id: Int64, failure: AdminFailure?)] = []
         var swept = ContinuousClock.now
+        let shared = store as? any SharedStore
+        var follower = Follower()
+        var lease: (any AdminLease)?
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            if let shared { await follow(shared, &follower) }
             do {
                 if !unrecorded.isEmpty {
                     try await store.finish(unrecorded)
                     unrecorded = []
                 }
                 let batch = try await store.pendingCommands(after: last)
-                if let newest = batch.last {
+                if let newest = batch.last, await mayApply(&lease) {
                     let failures = await apply(batch.map(\.command))
                     last = newest.id
+                    follower.appliedHere.formUnion(batch.map(\.id))
                     unrecorded = zip(batch, failures).map { ($0.id, $1) }
                     try await store.finish(unrecorded)
                     unrecorded = []
@@ -49,6 +59,81 @@ struct AdminPoller {
                 for board in await registry.all() { await board.expirePresence() }
             }
             try? await Task.sleep(for: interval)
+        }
+        await lease?.release()
+    }
+
+    /// Where this node is in following the queue's outcomes (a shared store only).
+    struct Follower {
+        /// The id up to which every command's outcome has been followed; nil until the first read.
+        var cursor: Int64?
+        /// Commands this node applied itself, whose outcomes it skips when it meets them.
+        var appliedHere: Set<Int64> = []
+    }
+
+    /// Whether this node may apply the queue now: always with a store only it opens; with a shared store, while it
+    /// holds the admin lease (checked before every batch, taken when free).
+    private func mayApply(_ lease: inout (any AdminLease)?) async -> Bool {
+        guard let shared = store as? any SharedStore else { return true }
+        if let held = lease {
+            if await held.isHeld() { return true }
+            await held.release()
+            lease = nil
+            logger.warning("admin lease lost (the database connection holding it is gone); another node may apply the admin queue")
+        }
+        do {
+            lease = try await shared.takeAdminLease()
+        } catch {
+            logger.warning("cannot take the admin lease", metadata: ["error": "\(error)"])
+            return false
+        }
+        if lease != nil { logger.info("this node applies the admin queue (admin lease taken)") }
+        return lease != nil
+    }
+
+    /// Does this node's part of the commands another node applied since the last call, in order, stopping at the
+    /// first one still pending. The first call only finds where to start: the newest command, or just before the
+    /// oldest pending one.
+    func follow(_ shared: any SharedStore, _ follower: inout Follower) async {
+        do {
+            guard let cursor = follower.cursor else {
+                let pending = try await store.pendingCommands(after: 0)
+                if let oldest = pending.first {
+                    follower.cursor = oldest.id - 1
+                } else {
+                    follower.cursor = try await shared.newestCommandID()
+                }
+                return
+            }
+            for entry in try await shared.commands(after: cursor, limit: 256) {
+                if entry.outcome == .pending { break }
+                follower.cursor = entry.id
+                if follower.appliedHere.remove(entry.id) != nil || entry.outcome != .done { continue }
+                await applyElsewhere(entry.command)
+            }
+        } catch {
+            logger.warning("admin queue unreadable (following other nodes)", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// This node's part of a command another node applied.
+    func applyElsewhere(_ command: AdminCommand) async {
+        switch command {
+        case .revoke(let user):
+            await closeSessions(of: user)
+        case .archiveBoard(let id):
+            await registry.archivedElsewhere(id)
+        case .createBoard(let id, _, _), .unarchiveBoard(let id):
+            await registry.appearedElsewhere(id)
+        case .addMember, .renameBoard:
+            break  // ops: they reach this node through the board's log, like any other node's change
+        }
+    }
+
+    /// Closes every live session of the user on this node with `token_revoked`.
+    private func closeSessions(of user: UserID) async {
+        for session in await directory.sessions(of: user) {
+            session.outbox.sendAndClose(Lines.error(WireError(.tokenRevoked, "your access was revoked")))
         }
     }
 
@@ -127,9 +212,7 @@ struct AdminPoller {
         case .unarchiveBoard(let id):
             return await registry.unarchive(id)
         case .revoke(let user):
-            for session in await directory.sessions(of: user) {
-                session.outbox.sendAndClose(Lines.error(WireError(.tokenRevoked, "your access was revoked")))
-            }
+            await closeSessions(of: user)
             return nil
         }
     }

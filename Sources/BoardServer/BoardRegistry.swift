@@ -8,6 +8,8 @@ actor BoardRegistry {
     private var boards: [BoardID: BoardActor] = [:]
     /// The archived boards' ids (kept so that `board.create` cannot reuse one, and for clear admin messages).
     private var archived: Set<BoardID> = []
+    /// Boards being looked up and loaded from a shared store (one load per board however many ask at once).
+    private var loading: [BoardID: Task<BoardActor?, Never>] = [:]
     let store: any BoardStore
     let configuration: ServerConfiguration
     let clock: any ServerClock
@@ -43,8 +45,60 @@ actor BoardRegistry {
         started.yield(actor)
     }
 
-    /// The board's actor, if it exists and is not archived.
-    func board(_ id: BoardID) -> BoardActor? { boards[id] }
+    /// The board's actor, if it exists and is not archived. With a store shared by several nodes, a board this node
+    /// has not loaded (created or brought back through another node since this one started) is looked up in the
+    /// store and loaded.
+    func board(_ id: BoardID) async -> BoardActor? {
+        if let actor = boards[id] { return actor }
+        guard let shared = store as? any SharedStore else { return nil }
+        if let loading = loading[id] { return await loading.value }
+        let task = Task { await self.loadShared(id, shared) }
+        loading[id] = task
+        let actor = await task.value
+        loading[id] = nil
+        return actor
+    }
+
+    /// The board's actor if this node has it loaded (no store lookup).
+    func loaded(_ id: BoardID) -> BoardActor? { boards[id] }
+
+    /// Loads a board another node made or brought back; nil if the store has no such board or it is archived.
+    private func loadShared(_ id: BoardID, _ shared: any SharedStore) async -> BoardActor? {
+        do {
+            guard let record = try await shared.boardRecord(id) else { return nil }
+            if record.archived {
+                archived.insert(id)
+                return nil
+            }
+            if let actor = boards[id] { return actor }
+            let actor = try await BoardActor.load(id, store: store, configuration: configuration, clock: clock, logger: logger)
+            if let actor = boards[id] { return actor }
+            archived.remove(id)
+            boards[id] = actor
+            started.yield(actor)
+            logger.info("serving board \(id), made or brought back by another node")
+            return actor
+        } catch {
+            logger.warning("board \(id) could not be looked up in the store", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Another node archived the board: it stops being served here too (its subscribers get `not_found`).
+    func archivedElsewhere(_ id: BoardID) async {
+        archived.insert(id)
+        guard let actor = boards.removeValue(forKey: id) else { return }
+        await actor.drained()
+        await actor.closeForArchive()
+        actor.stop()
+        logger.info("board \(id) archived by another node")
+    }
+
+    /// Another node created the board or brought it back: it is no longer archived here, and is loaded from the
+    /// store on first use.
+    func appearedElsewhere(_ id: BoardID) {
+        archived.remove(id)
+    }
 
     /// Whether the board exists and is archived.
     func isArchived(_ id: BoardID) -> Bool { archived.contains(id) }
@@ -75,6 +129,8 @@ actor BoardRegistry {
     /// Archives a board: it stops being served at once (its subscribers get `not_found`), what was pending is
     /// committed, and the store marks it archived. Its data is kept; `unarchive` brings it back.
     func archive(_ id: BoardID) async -> AdminFailure? {
+        // A board made through another node may not be loaded here yet (a shared store only).
+        if boards[id] == nil { _ = await board(id) }
         if archived.contains(id) { return nil }
         guard let actor = boards.removeValue(forKey: id) else { return .noBoard(id) }
         await actor.drained()
@@ -96,6 +152,10 @@ actor BoardRegistry {
     /// Brings an archived board back: loaded from the store and served again.
     func unarchive(_ id: BoardID) async -> AdminFailure? {
         if boards[id] != nil { return nil }
+        // Archived through another node before this one started following the queue (a shared store only).
+        if !archived.contains(id), let shared = store as? any SharedStore, (try? await shared.boardRecord(id))??.archived == true {
+            archived.insert(id)
+        }
         guard archived.contains(id) else { return .noBoard(id) }
         do {
             try await store.setArchived(id, false, now: clock.now())

@@ -18,7 +18,7 @@ extension BoardServer {
             logger.warning("LISTEN lost: other nodes' changes reach this node's subscribers late", metadata: ["reason": "\(reason)"])
         case .moved(let id, let seq, let committedAt):
             metrics.recordNotifyLag(.milliseconds(max(0, WallClock().now().milliseconds - committedAt.milliseconds)))
-            await registry.board(id)?.noticed(head: seq)
+            await registry.loaded(id)?.noticed(head: seq)
         }
     }
 }

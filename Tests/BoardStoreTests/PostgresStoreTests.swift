@@ -127,3 +127,49 @@ struct PostgresStoreTests {
         }
     }
 }
+
+/// The admin lease: one node at a time applies the admin queue, and a node that lets go (or dies) hands it on.
+@Suite("PostgresStore: the admin lease", .enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(2)))
+struct PostgresAdminLeaseTests {
+    @Test("only one of two nodes holds the admin lease; when its holder lets go the other takes it")
+    func oneHolderAtATime() async throws {
+        try await PostgresTestDatabase.withDatabase { location in
+            let a = try await PostgresStore.open(location, logger: StoreFixtures.logger)
+            let b = try await PostgresStore.open(location, logger: StoreFixtures.logger)
+            let held = try #require(try await a.takeAdminLease())
+            #expect(await held.isHeld())
+            #expect(try await b.takeAdminLease() == nil, "a second node must not take a held lease")
+            await held.release()
+            #expect(await held.isHeld() == false)
+            let taken = try #require(try await b.takeAdminLease(), "the lease passes on once its holder lets go")
+            #expect(await taken.isHeld())
+            await taken.release()
+            try await a.close()
+            try await b.close()
+        }
+    }
+
+    @Test("the admin log lists every command with where it stands, and the newest id")
+    func adminLog() async throws {
+        try await PostgresTestDatabase.withDatabase { location in
+            let store = try await PostgresStore.open(location, logger: StoreFixtures.logger)
+            #expect(try await store.newestCommandID() == 0)
+            let ids = try await store.enqueue(
+                [.revoke(user: "mallory"), .archiveBoard(board: "old"), .renameBoard(board: "main", name: "M")],
+                now: Timestamp(milliseconds: 1))
+            try await store.finish([(ids[0], nil), (ids[1], AdminFailure(.notFound, "no board old"))])
+            #expect(try await store.newestCommandID() == ids[2])
+            let log = try await store.commands(after: 0, limit: 10)
+            #expect(log.map(\.id) == ids)
+            #expect(log.map(\.outcome) == [.done, .failed(AdminFailure(.notFound, "no board old")), .pending])
+            #expect(log[0].command == .revoke(user: "mallory"))
+            #expect(try await store.commands(after: ids[0], limit: 1).map(\.id) == [ids[1]])
+            _ = try await store.createBoard(Board(id: "b2", name: "Two", owner: "alice"))
+            #expect(try await store.boardRecord("b2")?.name == "Two")
+            #expect(try await store.boardRecord("nope") == nil)
+            try await store.setArchived("b2", true, now: Timestamp(milliseconds: 2))
+            #expect(try await store.boardRecord("b2")?.archived == true)
+            try await store.close()
+        }
+    }
+}
