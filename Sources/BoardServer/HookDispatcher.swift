@@ -31,7 +31,7 @@ struct HookDispatcher {
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: poll)
-                    signals.hooksChanged()
+                    signals.poll()
                 }
             }
             await sync(&running, &group)
@@ -59,6 +59,7 @@ struct HookDispatcher {
             logger.warning("cannot read the webhooks; trying again", metadata: ["error": "\(error)"])
             return
         }
+        signals.hooksRead(any: !hooks.isEmpty)
         let ids = Set(hooks.map(\.id))
         for (id, worker) in running where !ids.contains(id) {
             worker.bell.finish()
