@@ -57,8 +57,8 @@ for n in $NODES; do
             >"$WORK/n$i-$n.out" 2>"$WORK/n$i-$n.err" &
         PIDS+=($!); PORTS+=("$port"); METRICS+=("$metrics")
         wait_for "curl -fs http://127.0.0.1:$metrics/health >/dev/null"
-        # The first node makes the first start (owner, board main) and creates the boards before the others start:
-        # a node loads the boards that exist when it starts (board create reaches the node that applies it only).
+        # The first node makes the first start (owner, board main) and creates the boards before the others start
+        # (the others would find them by id on first use as well).
         if [ "$i" = 1 ]; then "$BIN/corkd" board create $BOARD_IDS --data-dir "$WORK/n1" >&2; fi
     done
     OWNER=$(cat "$WORK/n1/owner.url")

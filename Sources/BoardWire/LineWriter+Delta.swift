@@ -207,7 +207,8 @@ extension JSONByteWriter {
     }
 
     /// An activity record, fields in declaration order, nil ones left out, `changes` always written (as the
-    /// synthesized `Activity.encode(to:)`); `names` only when `withNames` (a delta's record leaves them out).
+    /// synthesized `Activity.encode(to:)`) with its keys sorted; `names` only when `withNames` (a delta's record
+    /// leaves them out).
     func writeActivity(_ a: Activity, withNames: Bool = true) {
         put(#"{"seq":"#)
         writeUnsigned(a.seq)
@@ -225,7 +226,7 @@ extension JSONByteWriter {
         field(#","text":"#, a.text)
         put(#","changes":{"#)
         var first = true
-        for (key, change) in a.changes {
+        for (key, change) in a.changes.sorted(by: { $0.key < $1.key }) {
             if !first { put(UInt8(ascii: ",")) }
             first = false
             writeString(key)
@@ -298,7 +299,7 @@ extension JSONByteWriter {
         case .object(let members):
             put(UInt8(ascii: "{"))
             var first = true
-            for (key, item) in members {
+            for (key, item) in members.sorted(by: { $0.key < $1.key }) {
                 if !first { put(UInt8(ascii: ",")) }
                 first = false
                 writeString(key)

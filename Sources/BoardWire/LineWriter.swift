@@ -6,7 +6,10 @@ import BoardCore
 /// change. It writes the envelope, the op and the activity field by field (`LineWriter+Delta.swift`, mirroring their
 /// `Encodable` conformances; about 50 times cheaper than `JSONEncoder`, 10 times cheaper than going through the
 /// `Encoder` protocol). `encode` handles any other `Encodable` value through `CompactJSONEncoder`. Keys come in
-/// encode order, not sorted (key order carries no meaning on the wire); `activity.changes` keys in dictionary order.
+/// encode order, not sorted (key order carries no meaning on the wire), except the keys of dictionaries
+/// (`activity.changes`, JSON objects inside values), which are sorted: Swift's dictionary order differs from one
+/// process to the next, and the same change must be the same bytes on every node and after every restart (a node
+/// catching up re-encodes another node's change from the store).
 /// Strings are escaped by `JSONEscaping` (BoardCore), the project's one escaper: `"`, `\` and the control characters
 /// below U+0020 (as `\n`, `\r`, `\t` or `\u00XX`); everything else, U+007F and U+2028 included, is written raw, so
 /// a line never holds a raw newline except its terminator.

@@ -373,3 +373,23 @@ import Testing
         #expect(line.last == 0x0A)
     }
 }
+
+/// The same change is the same bytes wherever and whenever it is encoded: a node catching up re-encodes another
+/// node's change from the store, and Swift's dictionary order differs from one process (and one dictionary) to the
+/// next, so the dictionaries of a record are written with their keys sorted.
+@Suite struct LineWriterKeyOrderTests {
+    @Test func changesAndObjectValuesAreWrittenWithSortedKeys() throws {
+        let keys = (0..<24).map { "field\($0)" }
+        var changes: [String: FieldChange] = [:]
+        for key in keys.shuffled() { changes[key] = FieldChange(old: .null, new: .object(["z": .int(1), "a": .int(2), "m": .int(3)])) }
+        let activity = Activity(seq: 3, at: Timestamp(milliseconds: 5), actor: "alice", kind: "card.edit", card: "c1", changes: changes)
+        let line = LineWriter.deltaLine(
+            board: "main", seq: 3, at: Timestamp(milliseconds: 5), actor: "alice", clientID: nil, mut: nil,
+            op: .chat(text: "x"), activity: activity)
+        let text = String(decoding: line, as: UTF8.self)
+        let written = keys.sorted().compactMap { text.range(of: #""\#($0)":"#)?.lowerBound }
+        #expect(written.count == keys.count)
+        #expect(written == written.sorted(), "changes keys in sorted order")
+        #expect(text.contains(#"{"a":2,"m":3,"z":1}"#), "object keys sorted: \(text)")
+    }
+}
