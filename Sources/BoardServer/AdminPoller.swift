@@ -32,7 +32,7 @@ struct AdminPoller {
         var swept = ContinuousClock.now
         let shared = store as? any SharedStore
         var follower = Follower()
-        var lease: (any AdminLease)?
+        var lease = LeaseKeeper(.admin, logger: logger)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             if let shared { await follow(shared, &follower) }
             do {
@@ -41,7 +41,7 @@ struct AdminPoller {
                     unrecorded = []
                 }
                 let batch = try await store.pendingCommands(after: last)
-                if let newest = batch.last, await mayApply(&lease) {
+                if let newest = batch.last, await lease.holds(store) {
                     let failures = await apply(batch.map(\.command))
                     last = newest.id
                     follower.appliedHere.formUnion(batch.map(\.id))
@@ -60,7 +60,7 @@ struct AdminPoller {
             }
             try? await Task.sleep(for: interval)
         }
-        await lease?.release()
+        await lease.release()
     }
 
     /// Where this node is in following the queue's outcomes (a shared store only).
@@ -69,26 +69,6 @@ struct AdminPoller {
         var cursor: Int64?
         /// Commands this node applied itself, whose outcomes it skips when it meets them.
         var appliedHere: Set<Int64> = []
-    }
-
-    /// Whether this node may apply the queue now: always with a store only it opens; with a shared store, while it
-    /// holds the admin lease (checked before every batch, taken when free).
-    private func mayApply(_ lease: inout (any AdminLease)?) async -> Bool {
-        guard let shared = store as? any SharedStore else { return true }
-        if let held = lease {
-            if await held.isHeld() { return true }
-            await held.release()
-            lease = nil
-            logger.warning("admin lease lost (the database connection holding it is gone); another node may apply the admin queue")
-        }
-        do {
-            lease = try await shared.takeAdminLease()
-        } catch {
-            logger.warning("cannot take the admin lease", metadata: ["error": "\(error)"])
-            return false
-        }
-        if lease != nil { logger.info("this node applies the admin queue (admin lease taken)") }
-        return lease != nil
     }
 
     /// Does this node's part of the commands another node applied since the last call, in order, stopping at the

@@ -6,8 +6,10 @@ import Logging
 /// hooks added, stops those of hooks removed (reading the store's list on every `hooksChanged` note and every
 /// `idlePoll`), and passes each board's commit notes on to its hooks' workers.
 ///
-/// Several nodes on one PostgreSQL database each run their own workers, so with several nodes a change may be
-/// delivered once per node (still in order per node, and each with the same delivery id).
+/// Several nodes on one PostgreSQL database: one node delivers, the one holding the hooks lease (``LeaseKeeper``),
+/// so each change is delivered once, not once per node. The others run no worker; when the deliverer dies or loses
+/// the database, another node takes the lease at its next look (every `idlePoll`) and its workers go on from each
+/// hook's durable cursor (at least once: a delivery the old node had in flight may come again, with the same id).
 struct HookDispatcher {
     let store: any BoardStore
     let settings: HookSettings
@@ -34,20 +36,37 @@ struct HookDispatcher {
                     signals.poll()
                 }
             }
-            await sync(&running, &group)
+            var lease = LeaseKeeper(.hooks, logger: logger)
+            await refresh(&running, &group, &lease)
             for await signal in signals.stream {
                 switch signal {
                 case .committed(let board):
                     for worker in running.values where worker.board == board { worker.bell.yield(.committed) }
                 case .hooksChanged:
-                    await sync(&running, &group)
+                    await refresh(&running, &group, &lease)
                 case .retryNow(let id):
                     running[id]?.bell.yield(.retryNow)
                 }
             }
             for worker in running.values { worker.bell.finish() }
+            await lease.release()
             group.cancelAll()
         }
+    }
+
+    /// Brings the workers in line with the stored hooks while this node delivers; stops them all when another
+    /// node does.
+    private func refresh(
+        _ running: inout [String: Running], _ group: inout DiscardingTaskGroup, _ lease: inout LeaseKeeper
+    ) async {
+        guard await lease.holds(store) else {
+            if !running.isEmpty { logger.info("another node delivers the webhooks now; stopping this node's workers") }
+            for worker in running.values { worker.bell.finish() }
+            running = [:]
+            signals.hooksRead(any: false)
+            return
+        }
+        await sync(&running, &group)
     }
 
     /// Starts a worker for every stored hook without one, and stops those whose hook is gone.

@@ -1,13 +1,13 @@
 import BoardCore
 
 /// What a store shared by several nodes (PostgreSQL) adds so that the nodes act as one server: one node at a time
-/// applies the admin queue, every node learns what the others' commands changed, and a board created or brought back
-/// through another node is found by id.
+/// applies the admin queue and one delivers the webhooks (each holding a lease), every node learns what the others'
+/// commands changed, and a board created or brought back through another node is found by id.
 ///
 /// A store only one node can open (SQLite in its data directory) does not conform: that node is the whole server.
 public protocol SharedStore: Sendable {
-    /// Takes the admin lease when no other node holds it; nil when one does (that node applies the queue).
-    func takeAdminLease() async throws(StoreError) -> (any AdminLease)?
+    /// Takes the lease when no other node holds it; nil when one does (that node does the work).
+    func takeLease(_ name: LeaseName) async throws(StoreError) -> (any Lease)?
 
     /// The highest admin command id so far (0 when the queue was never used): where a starting node begins to
     /// follow the queue.
@@ -20,8 +20,16 @@ public protocol SharedStore: Sendable {
     func boardRecord(_ id: BoardID) async throws(StoreError) -> BoardRecord?
 }
 
-/// The right to apply the admin queue, held by one node at a time: a node that dies lets go of it.
-public protocol AdminLease: Sendable {
+/// The work one node at a time does for all of them.
+public enum LeaseName: String, Sendable {
+    /// Applying the admin queue (`corkd invite`, `revoke`, `board …`): each command once.
+    case admin
+    /// Delivering the webhooks: each change once, not once per node.
+    case hooks
+}
+
+/// The right to do one kind of work for every node, held by one node at a time: a node that dies lets go of it.
+public protocol Lease: Sendable {
     /// Whether the lease is still held (its connection answers). A lease no longer held is released and taken
     /// again later, possibly by another node.
     func isHeld() async -> Bool

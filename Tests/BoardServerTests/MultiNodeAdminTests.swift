@@ -95,3 +95,33 @@ struct MultiNodeAdminTests {
         }
     }
 }
+
+/// Webhooks with several nodes on one database: one node delivers (the hooks lease), so each change reaches the
+/// receiver once, not once per node.
+@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(3)))
+struct MultiNodeHookTests {
+    @Test("with two nodes each change is delivered once, whichever node took the op")
+    func eachChangeIsDeliveredOnce() async throws {
+        try await MultiNodeTests.withTwoNodes(configure: { HookDeliveryTests.configure(&$0) }) { _, one, two in
+            try await withHookReceiver(secret: HookDeliveryTests.secret, logDirectory: HookDeliveryTests.logs(one)) { receiver in
+                let first = HookDeliveryTests.Owner(try await one.connect())
+                let second = HookDeliveryTests.Owner(try await two.connect())
+                second.mut = 1_000
+                _ = try await first.addHook(receiver.url)
+                var expected: [Int] = []
+                for n in 1...4 {
+                    expected.append(try await first.apply(#"{"kind":"card.add","card":"a\#(n)","title":"From one \#(n)"}"#))
+                    expected.append(try await second.apply(#"{"kind":"card.add","card":"b\#(n)","title":"From two \#(n)"}"#))
+                }
+                #expect(await receiver.wait { $0.count >= expected.count }, "accepted: \(receiver.deliveries.map(\.seq))")
+                // A second node delivering too would repeat them: give it time to, then count.
+                try await Task.sleep(for: .milliseconds(1_500))
+                let deliveries = receiver.deliveries
+                #expect(deliveries.map(\.seq) == expected.sorted(), "\(receiver.log)")
+                #expect(deliveries.allSatisfy { !$0.repeatDelivery }, "a change delivered twice: \(receiver.log)")
+                await first.probe.close()
+                await second.probe.close()
+            }
+        }
+    }
+}

@@ -128,22 +128,26 @@ struct PostgresStoreTests {
     }
 }
 
-/// The admin lease: one node at a time applies the admin queue, and a node that lets go (or dies) hands it on.
-@Suite("PostgresStore: the admin lease", .enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(2)))
+/// The leases: one node at a time applies the admin queue (or delivers the webhooks), and a node that lets go (or
+/// dies) hands it on.
+@Suite("PostgresStore: the leases", .enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(2)))
 struct PostgresAdminLeaseTests {
-    @Test("only one of two nodes holds the admin lease; when its holder lets go the other takes it")
+    @Test("only one of two nodes holds a lease; when its holder lets go the other takes it")
     func oneHolderAtATime() async throws {
         try await PostgresTestDatabase.withDatabase { location in
             let a = try await PostgresStore.open(location, logger: StoreFixtures.logger)
             let b = try await PostgresStore.open(location, logger: StoreFixtures.logger)
-            let held = try #require(try await a.takeAdminLease())
+            let held = try #require(try await a.takeLease(.admin))
             #expect(await held.isHeld())
-            #expect(try await b.takeAdminLease() == nil, "a second node must not take a held lease")
+            #expect(try await b.takeLease(.admin) == nil, "a second node must not take a held lease")
+            let hooks = try #require(try await b.takeLease(.hooks), "each lease is its own lock")
             await held.release()
             #expect(await held.isHeld() == false)
-            let taken = try #require(try await b.takeAdminLease(), "the lease passes on once its holder lets go")
+            let taken = try #require(try await b.takeLease(.admin), "the lease passes on once its holder lets go")
             #expect(await taken.isHeld())
+            #expect(try await a.takeLease(.hooks) == nil)
             await taken.release()
+            await hooks.release()
             try await a.close()
             try await b.close()
         }

@@ -3,11 +3,16 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// The admin lease on PostgreSQL: an exclusive session-level advisory lock on a connection of its own. It lives as
-/// long as that connection, so a node killed or cut off from the database lets go of it, and another node takes it.
-final class PostgresAdminLease: AdminLease {
-    /// The advisory lock's key ("corkadmn").
-    static let key: Int64 = 0x636F_726B_6164_6D6E
+/// A lease on PostgreSQL: an exclusive session-level advisory lock on a connection of its own. It lives as long as
+/// that connection, so a node killed or cut off from the database lets go of it, and another node takes it.
+final class PostgresLease: Lease {
+    /// The advisory lock's key for each lease ("corkadmn", "corkhook").
+    static func key(_ name: LeaseName) -> Int64 {
+        switch name {
+        case .admin: 0x636F_726B_6164_6D6E
+        case .hooks: 0x636F_726B_686F_6F6B
+        }
+    }
     /// How long `isHeld` waits for the connection to answer before it counts the lease as lost.
     static let answerTimeout: Duration = .seconds(2)
 
@@ -50,12 +55,12 @@ final class PostgresAdminLease: AdminLease {
 }
 
 extension PostgresStore: SharedStore {
-    public func takeAdminLease() async throws(StoreError) -> (any AdminLease)? {
-        let connection = try await dedicatedConnection("admin lease")
+    public func takeLease(_ name: LeaseName) async throws(StoreError) -> (any Lease)? {
+        let connection = try await dedicatedConnection("\(name) lease")
         do {
             var taken = false
             for try await value in try await connection.query(
-                "SELECT pg_try_advisory_lock(\(PostgresAdminLease.key))", logger: logger
+                "SELECT pg_try_advisory_lock(\(PostgresLease.key(name)))", logger: logger
             ).decode(Bool.self) {
                 taken = value
             }
@@ -63,10 +68,10 @@ extension PostgresStore: SharedStore {
                 try? await connection.close()
                 return nil
             }
-            return PostgresAdminLease(connection, logger: logger)
+            return PostgresLease(connection, logger: logger)
         } catch {
             try? await connection.close()
-            throw StoreError(postgres: error, context: "admin lease")
+            throw StoreError(postgres: error, context: "\(name) lease")
         }
     }
 
