@@ -8,7 +8,8 @@ import Logging
 ///
 /// Boards keep their id, name, epoch and every event (so clients resume by seq across the move, with their
 /// exactly-once marks, which the events carry), the kept snapshots, memberships (in the board state), users with
-/// their account roles, and token hashes (every invite URL keeps working). The admin queue is not copied: commands
+/// their account roles, token hashes (every invite URL keeps working) and webhooks (with their secrets, cursors and
+/// failure state). The admin queue is not copied: commands
 /// still queued were never applied, and the tool that queued them has given up waiting.
 public struct StoreMigration: Sendable {
     /// What was copied.
@@ -21,6 +22,8 @@ public struct StoreMigration: Sendable {
         public var users = 0
         /// Tokens copied.
         public var tokens = 0
+        /// Webhooks copied, each with its secret and where its delivery stands.
+        public var hooks = 0
         /// Each board's content hash, the same in both stores.
         public var hashes: [BoardID: String] = [:]
     }
@@ -103,7 +106,17 @@ public struct StoreMigration: Sendable {
                 report.events += events.count
                 logger.info("copied board \(record.id)", metadata: ["events": "\(events.count)", "seq": "\(record.seq)"])
             }
+            // Webhooks: each with its secret, its cursor and its failure state, so deliveries go on where they were.
+            let hooks = try await source.hooks(board: nil)
+            for hook in hooks {
+                _ = try await target.addHook(hook, maxPerBoard: .max)
+                try await target.updateHook(hook.id, state: hook.state)
+            }
+            report.hooks = hooks.count
             report.hashes = try await verify(records, source: source, target: target)
+            guard try await target.hooks(board: nil) == hooks else {
+                throw ServerError(.storage, "the copied webhooks differ from the originals")
+            }
         } catch let error as ServerError {
             throw error
         } catch let error as StoreError {

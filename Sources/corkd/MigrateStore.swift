@@ -50,7 +50,7 @@ struct MigrateStore: AsyncParsableCommand {
             throw ExitCode(error.code == .configuration ? 2 : 1)
         }
         try Console.result(
-            "copied \(report.boards) board(s), \(report.events) event(s), \(report.users) user(s), \(report.tokens) token(s) "
+            "copied \(report.boards) board(s), \(report.events) event(s), \(report.users) user(s), \(report.tokens) token(s), \(report.hooks) webhook(s) "
                 + "into \(target); every board's content hash matches\n")
     }
 }

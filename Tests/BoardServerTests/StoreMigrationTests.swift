@@ -42,13 +42,27 @@ struct StoreMigrationTests {
         _ = try await sqlite.createBoard(old.board)
         try await sqlite.append(Array(old.everything().prefix(5)), snapshots: [])
         try await sqlite.setArchived("old", true, now: now)
+        // Webhooks: one mid-way through the log and failing, one fresh.
+        let failing = HookRecord(
+            id: "h-1", board: "main", url: "https://hooks.example.com/a", events: ["card.*"], secret: "s1",
+            createdBy: "alice", createdAt: now,
+            state: HookState(delivered: 7, failures: 3, failingSince: now, failing: true, lastError: "HTTP 503", lastAttemptAt: now))
+        let fresh = HookRecord(
+            id: "h-2", board: "main", url: "https://hooks.example.com/b", events: ["*"], secret: "s2", createdBy: "alice",
+            createdAt: Timestamp(milliseconds: now.milliseconds + 1), state: HookState(delivered: 0))
+        for hook in [failing, fresh] {
+            #expect(try await sqlite.addHook(hook, maxPerBoard: 10))
+            try await sqlite.updateHook(hook.id, state: hook.state)
+        }
+        let sourceHooks = try await sqlite.hooks(board: nil)
+        #expect(sourceHooks.map(\.id) == ["h-1", "h-2"])
         let sourceRecords = try await sqlite.boards()
         let sourceHash = try #require(try await sqlite.load("main")?.replayed()).contentHash
         try await sqlite.close()
 
         try await PostgresTestDatabase.withDatabase { location in
             let report = try await StoreMigration.copy(fromDirectory: directory, to: location, now: now, logger: Self.logger)
-            #expect(report.boards == 2 && report.users == 5 && report.tokens == 5)
+            #expect(report.boards == 2 && report.users == 5 && report.tokens == 5 && report.hooks == 2)
             #expect(report.events == events.count + 5)
             #expect(report.hashes["main"] == sourceHash)
 
@@ -64,6 +78,8 @@ struct StoreMigrationTests {
             #expect(carol.user == "carol" && carol.revoked)
             #expect(try await postgres.authenticate(token: tokens["dave"]!, now: Timestamp(milliseconds: now.milliseconds + 120_000))?.expired == true)
             #expect(try await postgres.ensureAdministrator("bob") == false)
+            // Webhooks come across with their secrets, cursors and failure state.
+            #expect(try await postgres.hooks(board: nil) == sourceHooks)
             // Exactly-once marks come across with the events.
             #expect(try await postgres.lastMutation(user: "bob", clientID: "bob-laptop", board: "main") == main.lastMut)
             #expect(try await postgres.committed(user: "bob", clientID: "bob-laptop", mut: 1) != nil)
