@@ -17,7 +17,7 @@ struct MultiNodePresenceProcessTests {
     static func subscribed(_ node: CorkdProcess, fingerprintOf first: CorkdProcess) async throws
         -> (probe: WireProbe, session: String, state: [String])
     {
-        let probe = try await WireProbe.connect(port: node.port, fingerprint: try first.pinned())
+        let probe = try await WireProbe.connect(port: node.port, fingerprint: try first.pinned(), timeout: .seconds(30))
         try await probe.send(#"{"type":"hello","version":1,"client":"test","token":"\#(node.ownerToken)"}"#)
         let session = try #require(try await probe.expect(type: "welcome")["session"] as? String)
         try await probe.send(#"{"type":"subscribe","board":"main"}"#)
@@ -69,6 +69,24 @@ struct MultiNodePresenceProcessTests {
                 await bob.probe.close()
                 await carol.probe.close()
                 await dave.probe.close()
+            }
+        }
+    }
+
+    @Test("a node that stops gracefully (SIGTERM) says bye: its people leave the other node's presence at once, not after the TTL")
+    func gracefulStopSaysBye() async throws {
+        try await PostgresTestDatabase.withDatabase { location in
+            try await MultiNodeFailoverTests.withNodes(2, store: location) { nodes in
+                let alice = try await Self.subscribed(nodes[0], fingerprintOf: nodes[0])
+                let bob = try await Self.subscribed(nodes[1], fingerprintOf: nodes[0])
+                try await Self.awaitLine(alice.probe, type: "presence", session: bob.session, timeout: .seconds(10))
+                let exit = try await nodes[1].terminate()
+                #expect(exit.isSuccess, "\(exit)")
+                // Well inside the 10 s a silent node's people last: only the node's `bye` explains a leave this soon.
+                let took = try await Self.awaitLine(alice.probe, type: "presence.left", session: bob.session, timeout: .seconds(5))
+                print("bob left node one's presence \(took) after node two's SIGTERM")
+                await alice.probe.close()
+                await bob.probe.close()
             }
         }
     }
