@@ -66,7 +66,11 @@ extension BoardActor {
             fanOut.remove(session)
         }
         subscribers = [:]
+        for (session, entry) in presence where !isRemote(session) {
+            configuration.presenceOutbound?.left(id, session, entry.user)
+        }
         presence.removeAll()
+        remotePresent = []
         presenceUpdated = [:]
     }
 }

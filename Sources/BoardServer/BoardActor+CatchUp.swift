@@ -137,8 +137,7 @@ extension BoardActor {
         let removed = removesMember ? endSubscriptionsOfNonMembers() : []
         fanOut.send(shared)
         for left in removed {
-            queuePresence(
-                Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: left.id, user: left.user))), about: left.id)
+            presenceLeft(left.id, user: left.user)
         }
         return mutations
     }

@@ -303,7 +303,7 @@ extension BoardActor {
         for (_, origin) in unsubscribed { origin.outbox.send(origin.acks) }
         fanOut.send(shared, personal: personal)
         for left in removed {
-            queuePresence(Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: left.id, user: left.user))), about: left.id)
+            presenceLeft(left.id, user: left.user)
         }
     }
 

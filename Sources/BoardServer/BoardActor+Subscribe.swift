@@ -52,10 +52,9 @@ extension BoardActor {
         lines.append(presence.stateLine(board: id))
         session.outbox.sendBulk(lines)
         if let entry = presence[session.id], !wasPresent {
-            broadcastPresence(entry, except: session.id)
+            presenceChanged(entry, except: session.id)
         } else if wasPresent && !present {
-            let left = ServerMessage.PresenceLeft(board: id, session: session.id, user: session.user)
-            queuePresence(Lines.line(.presenceLeft(left)), about: session.id)
+            presenceLeft(session.id, user: session.user)
         }
     }
 
@@ -183,7 +182,7 @@ extension BoardActor {
         fanOut.remove(session)
         presenceUpdated[session] = nil
         guard presence.removeValue(forKey: session) != nil else { return }
-        queuePresence(Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: session, user: ref.user))), about: session)
+        presenceLeft(session, user: ref.user)
     }
 
     /// What `updatePresence` did.
@@ -204,7 +203,7 @@ extension BoardActor {
         if drop { return .updated }
         presence[session.id] = entry
         presenceUpdated[session.id] = clock.monotonicMs()
-        broadcastPresence(entry, except: session.id)
+        presenceChanged(entry, except: session.id)
         return .updated
     }
 
@@ -213,17 +212,13 @@ extension BoardActor {
     func expirePresence() {
         let now = clock.monotonicMs()
         let timeout = Int64(configuration.limits.presenceTimeoutMs)
-        for (session, entry) in presence where entry.state == .editing || entry.state == .dragging {
+        for (session, entry) in presence where (entry.state == .editing || entry.state == .dragging) && !isRemote(session) {
             guard now - (presenceUpdated[session] ?? now) >= timeout else { continue }
             let reset = ServerMessage.PresenceEntry(session: entry.session, user: entry.user, state: .viewing, away: entry.away)
             presence[session] = reset
             presenceUpdated[session] = now
-            broadcastPresence(reset, except: nil)
+            presenceChanged(reset, except: nil)
         }
-    }
-
-    private func broadcastPresence(_ entry: ServerMessage.PresenceEntry, except: SessionID?) {
-        queuePresence(Lines.line(.presence(ServerMessage.Presence(board: id, entry: entry))), about: except)
     }
 
     /// Sends the deltas `from...to` again (after a gap), then `ok`; a snapshot when the retained log no longer holds

@@ -44,6 +44,9 @@ actor BoardActor {
     var presence = PresenceTable()
     /// When each session last said what it is doing (milliseconds), for `presence_timeout_ms`.
     var presenceUpdated: [SessionID: Int64] = [:]
+    /// The sessions in `presence` that are another node's (PostgreSQL: ``PresenceRelay``); their node times their
+    /// states out and says when they leave.
+    var remotePresent: Set<SessionID> = []
     /// Seqs since the last stored snapshot.
     var sinceSnapshot: UInt64 = 0
     /// Whether a batch is in the store's writer.

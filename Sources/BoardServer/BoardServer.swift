@@ -2,6 +2,7 @@ import BoardCore
 import BoardStore
 import BoardTransport
 import BoardWire
+import Foundation
 import Logging
 import NIOCore
 import NIOPosix
@@ -57,6 +58,7 @@ public struct BoardServer: Service {
         let configuration = {
             var configuration = self.configuration
             configuration.hookSignals = HookSignals()
+            configuration.presenceOutbound = store is any PresenceBus ? PresenceOutbound() : nil
             return configuration
         }()
         let (started, startedContinuation) = AsyncStream.makeStream(of: BoardActor.self)
@@ -132,6 +134,16 @@ public struct BoardServer: Service {
                             await Self.route(signal, registry: registry, metrics: counters, logger: logger)
                         }
                     }
+                }
+                // PostgreSQL: presence across nodes (NOTIFY on a channel of its own).
+                if let bus = store as? any PresenceBus, let outbound = configuration.presenceOutbound {
+                    let port = listener.channel.localAddress?.port ?? configuration.port
+                    let relay = PresenceRelay(
+                        bus: bus, registry: registry, outbound: outbound, node: PresenceRelay.newNodeID(),
+                        name: "\(ProcessInfo.processInfo.hostName):\(port)", heartbeat: configuration.presenceHeartbeat,
+                        ttl: configuration.presenceNodeTTL, retryDelay: configuration.listenRetryDelay, clock: clock,
+                        logger: logger)
+                    admin.addTask { await relay.run() }
                 }
                 let failure = await withGracefulShutdownHandler {
                     await Self.accept(on: listener) { connection in

@@ -35,6 +35,11 @@ public struct ServerConfiguration: Sendable {
     /// failed attempts). While it is down the node's boards learn of other nodes' commits only when their own commit
     /// finds the head moved; once it is back every loaded board catches up by seq. Default 500 ms.
     public var listenRetryDelay: Duration = .milliseconds(500)
+    /// PostgreSQL: how often a node tells the others it is alive, for presence across nodes. Default 2 s.
+    public var presenceHeartbeat: Duration = .seconds(2)
+    /// PostgreSQL: how long the people of a node that is not heard from (killed, or cut off from the database) stay
+    /// in the other nodes' presence before they leave. Default 10 s.
+    public var presenceNodeTTL: Duration = .seconds(10)
     /// The board created on first start. Default `main`.
     public var defaultBoard: BoardID = "main"
     /// The owner created on first start. Default `owner`.
@@ -52,6 +57,9 @@ public struct ServerConfiguration: Sendable {
     public var hooks = HookSettings()
     /// How boards and sessions tell the webhook deliverer of commits and hook changes (a sink, not a setting).
     public var hookSignals = HookSignals()
+    /// PostgreSQL: where boards drop their presence changes for the other nodes (a sink, not a setting; set by the
+    /// server when its store is a ``PresenceBus``). Default nil: presence stays on this node.
+    public var presenceOutbound: PresenceOutbound?
 
     /// The defaults.
     public init() {}

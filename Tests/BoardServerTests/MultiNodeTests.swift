@@ -252,7 +252,7 @@ struct MultiNodeTests {
             try await Self.follow(reader, &replica, to: try await write(1))
 
             let ended = try await PostgresTestDatabase.terminateListeners(on: location)
-            #expect(ended == 2, "each node had one LISTEN backend")
+            #expect(ended == 4, "each node had two LISTEN backends (heads and presence)")
             // Committed while node two's LISTEN connection is down (it waits a second before reconnecting): their
             // announcements are lost; node two must find them by seq once it listens again.
             let during = try await write(5)
