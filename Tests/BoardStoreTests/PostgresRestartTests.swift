@@ -44,23 +44,7 @@ struct PostgresRestartTests {
                     await outcome.set("\(error)")
                 }
             }
-            var ended = 0
-            let deadline = ContinuousClock.now + .seconds(10)
-            while ended == 0, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
-                ended = try await store.read("terminate") { connection in
-                    var count = 0
-                    for try await ended in try await connection.query(
-                        """
-                        SELECT count(*)::bigint FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                        WHERE datname = current_database() AND query = 'SELECT pg_sleep(60)' AND pid <> pg_backend_pid()) AS ended
-                        """, logger: logger
-                    ).decode(Int64.self) {
-                        count = Int(ended)
-                    }
-                    return count
-                }
-            }
+            let ended = try await Self.terminate("SELECT pg_sleep(60)", store: store)
             #expect(ended == 1, "the sleeping backend was found and terminated")
             let answer = try await outcome.wait(for: .seconds(15))
             #expect(answer?.hasPrefix("io:") == true, "the write answers .io once its connection is gone: \(answer ?? "no answer within 15 s")")
@@ -70,6 +54,61 @@ struct PostgresRestartTests {
                 try await store.close()
             }
         }
+    }
+
+    @Test("a query written after its connection closed (postgres-nio never answers it) does not hold the request for ever")
+    func droppedQueryDoesNotHang() async throws {
+        try await PostgresTestDatabase.withDatabase { location in
+            let store = try await PostgresStore.open(location, logger: StoreFixtures.logger)
+            let outcome = Outcome()
+            let logger = StoreFixtures.logger
+            // Not awaited in a group: before the fix it never returned (and is left behind if it still does not).
+            let read = Task {
+                do {
+                    _ = try await store.read("after the close") { connection in
+                        // Ended by the test below; then a query on the closed connection, as a ROLLBACK after a failed
+                        // statement was: postgres-nio drops it without answering.
+                        _ = try? await connection.query("SELECT pg_sleep(60)", logger: logger)
+                        while !connection.isClosed { try await Task.sleep(for: .milliseconds(10)) }
+                        try await connection.query("SELECT 1", logger: logger)
+                    }
+                    await outcome.set("answered")
+                } catch {
+                    await outcome.set("\(error)")
+                }
+            }
+            #expect(try await Self.terminate("SELECT pg_sleep(60)", store: store) == 1, "the sleeping backend was terminated")
+            let answer = try await outcome.wait(for: .seconds(15))
+            #expect(answer?.hasPrefix("io:") == true, "the read answers .io once its connection is gone: \(answer ?? "no answer within 15 s")")
+            if answer == nil {
+                read.cancel()
+            } else {
+                try await store.close()
+            }
+        }
+    }
+
+    /// Terminates the backends running `query` (polled for up to 10 s until there is one); returns how many.
+    static func terminate(_ query: String, store: PostgresStore) async throws -> Int {
+        let logger = StoreFixtures.logger
+        var ended = 0
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ended == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            ended = try await store.read("terminate") { connection in
+                var count = 0
+                for try await ended in try await connection.query(
+                    """
+                    SELECT count(*)::bigint FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                    WHERE datname = current_database() AND query = \(query) AND pid <> pg_backend_pid()) AS ended
+                    """, logger: logger
+                ).decode(Int64.self) {
+                    count = Int(ended)
+                }
+                return count
+            }
+        }
+        return ended
     }
 
     /// What a write left behind ended with.
