@@ -25,6 +25,10 @@ extension BoardActor {
     /// locks the row, checks the head and writes; seqs stay exactly one per committed change, with no gap and no
     /// duplicate, because a batch is written only when it starts right after the stored head.
     func written(_ result: Result<Void, StoreError>) async {
+        if case .failure(let error) = result, error.outcomeUnknown, committing {
+            await commitOutcomeUnknown(error)
+            return
+        }
         if case .failure(let error) = result, error.code == .headMoved, committing {
             if headMovedRetries < Self.headMovedRetriesMax {
                 headMovedRetries += 1
@@ -73,6 +77,11 @@ extension BoardActor {
             }
         } catch {
             logger.warning("cannot read the changes of other nodes", metadata: ["error": "\(error)"])
+            configuration.metrics.readFailed(error)
+            if unresolved {
+                if stopping { abandonUnresolved() } else { scheduleResolve() }
+                return
+            }
             if writing {
                 settle(.failure(error))
             } else {
@@ -81,6 +90,23 @@ extension BoardActor {
                 resumeDrainWaiters()
             }
             return
+        }
+        if unresolved {
+            unresolved = false
+            if batchLanded(events) {
+                logger.info("the commit whose answer was lost is stored; acknowledging it")
+                let ours = inFlight.count
+                settle(.success(()))
+                events.removeFirst(min(ours, events.count))
+                // What was pending meanwhile went to the writer: its outcome catches up with the rest.
+                if committing {
+                    if !events.isEmpty { noticedHead = .max }
+                    return
+                }
+                committing = true
+            } else {
+                logger.info("the commit whose answer was lost is not stored; writing its changes again")
+            }
         }
         let elsewhere = absorb(events)
         if let wanted = noticedHead, wanted == .max || wanted <= committed.seq { noticedHead = nil }

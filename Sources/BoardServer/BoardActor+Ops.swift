@@ -42,6 +42,10 @@ extension BoardActor {
         rateBuckets[session.user] = bucket
         let key = ClientKey(user: session.user, client: session.clientID)
         if attachToPending(key, mut: mut, session) { return .answered }
+        if unresolved {
+            reject(session, mut, .storageBusy, Self.unresolvedMessage)
+            return .answered
+        }
         if lastMut[key] == nil {
             do {
                 if let stored = try await store.lastMutation(
@@ -50,6 +54,7 @@ extension BoardActor {
                     lastMut[key] = max(lastMut[key] ?? 0, stored)
                 }
             } catch {
+                configuration.metrics.readFailed(error)
                 reject(session, mut, .storageBusy, "the store could not be read: \(error)")
                 return .answered
             }
@@ -85,7 +90,11 @@ extension BoardActor {
             target = found
             resolved = (found.inverse ?? .chat(text: ""), seq)
         }
-        // Awaits above may have let other ops in: the context is taken now.
+        // Awaits above may have let other ops in, or a commit's answer be lost meanwhile: both are checked now.
+        if unresolved {
+            reject(session, mut, .storageBusy, Self.unresolvedMessage)
+            return .answered
+        }
         let context = ApplyContext(
             actor: session.user, role: member.role, now: clock.now(), seq: head.seq + 1,
             membersMax: configuration.limits.membersMax)
@@ -176,6 +185,7 @@ extension BoardActor {
                         + "across boards")
             }
         } catch {
+            configuration.metrics.readFailed(error)
             reject(session, mut, .storageBusy, "the store could not be read: \(error)")
         }
         return false

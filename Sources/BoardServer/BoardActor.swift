@@ -80,6 +80,11 @@ actor BoardActor {
     var noticedHead: UInt64?
     /// How many times in a row the batch in flight found the head moved and was caught up and written again.
     var headMovedRetries = 0
+    /// Whether the batch in flight may be stored or not: the database connection was lost while it was being
+    /// committed (`commitOutcomeUnknown`). Until a read of the store says which, new ops are refused (retryable).
+    var unresolved = false
+    /// Whether the next read for the unresolved batch is scheduled.
+    var resolveScheduled = false
     /// Server changes (the admin queue's ops) that a catch-up moved to another seq, made a no-op or refused, by the
     /// seq `applyForAdmin` first gave them (what the admin poller asks `adminChange(at:)` about).
     var serverChanges: [UInt64: ServerChangeFate] = [:]
@@ -94,6 +99,8 @@ actor BoardActor {
         case written(Result<Void, StoreError>)
         /// The shared store announced that the board's head is at this seq (nil: check, announcements were lost).
         case noticed(UInt64?)
+        /// Time to read the store again for the unresolved batch (`commitOutcomeUnknown`).
+        case resolve
         /// `stop()`.
         case stop
     }
@@ -210,6 +217,9 @@ actor BoardActor {
             switch outcome {
             case .written(let result): await written(result)
             case .noticed(let seq): await catchUpIfBehind(seq)
+            case .resolve:
+                resolveScheduled = false
+                if unresolved { await catchUp() }
             case .stop: stopping = true
             }
             if stopping && pending.isEmpty && !committing { break }

@@ -1,3 +1,4 @@
+import BoardStore
 import BoardTransport
 import BoardWire
 import CoreMetrics
@@ -115,6 +116,18 @@ public final class ServerMetrics: Sendable {
         commitFailures.increment()
         health.storeFailed()
     }
+
+    /// A read of the store failed: when it could not reach the store (`.io`), the health port says so (for the hold).
+    func readFailed(_ error: StoreError) {
+        if error.code == .io { health.storeFailed() }
+    }
+
+    /// The node lost its connection to a shared store (PostgreSQL's LISTEN connection) and has not made it again:
+    /// the health port answers 503 until ``storeReached()``.
+    func storeUnreachable() { health.storeUnreachable() }
+
+    /// The node reached its shared store again (the LISTEN connection is back).
+    func storeReached() { health.storeCommitted() }
 
     /// An op was answered with `reject` and this code.
     func rejected(_ code: RejectCode) { rejectedByCode[code.rawValue]?.increment() }

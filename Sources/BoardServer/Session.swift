@@ -269,6 +269,7 @@ struct Session {
         do {
             check = try await context.store.authenticate(token: hello.token, now: context.clock.now())
         } catch {
+            context.configuration.metrics.readFailed(error)
             return .failure(WireError(.internal, "the server could not check the token", req: hello.req))
         }
         guard let check else { return .failure(WireError(.authFailed, "unknown token", req: hello.req)) }

@@ -43,6 +43,9 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     }
     private var movedBoard: BoardID?
     private var movedSeq: UInt64?
+    /// For a write: the connection was lost while the commit was under way (PostgreSQL: `COMMIT` was sent and no
+    /// answer came), so the write may be durable or not. The code is `.io`; read the stored data back to learn which.
+    public private(set) var outcomeUnknown = false
 
     /// Makes an error.
     public init(_ code: Code, _ message: String) {
@@ -56,6 +59,13 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             .headMoved, "append: board \(board) moved to seq \(seq) (another node committed); the batch starts at \(batchStart)")
         error.movedBoard = board
         error.movedSeq = seq
+        return error
+    }
+
+    /// This error, marked as a write whose outcome is unknown (``outcomeUnknown``).
+    public func withOutcomeUnknown() -> StoreError {
+        var error = self
+        error.outcomeUnknown = true
         return error
     }
 

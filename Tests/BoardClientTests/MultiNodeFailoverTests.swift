@@ -75,14 +75,9 @@ struct MultiNodeFailoverTests {
                     for try await log in group { all.append(log) }
                     return all.sorted { $0.writer < $1.writer }
                 }
-                // Known issue (found by this test, not fixed yet): after the restart a node may stay behind the
-                // stored head and its writers' ops get no answer within 60 s (its board actor seems stuck), although
-                // every acknowledged op is stored once.
-                try await withKnownIssue("after a PostgreSQL restart a node may stay behind the head", isIntermittent: true) {
-                    try await Self.verify(logs, location: database.location, survivors: nodes, stalledWritersAreKnown: true)
-                    for node in nodes {
-                        #expect(node.standardError.contains("LISTEN re-established"), "node \(node.port) listened again")
-                    }
+                try await Self.verify(logs, location: database.location, survivors: nodes)
+                for node in nodes {
+                    #expect(node.standardError.contains("LISTEN re-established"), "node \(node.port) listened again")
                 }
             }
         }
@@ -205,17 +200,9 @@ struct MultiNodeFailoverTests {
 
     /// The store holds seqs 1…head with no gap; every applied op's mark is stored exactly once, at its seq; no mark
     /// is stored twice; every surviving node serves the stored board.
-    static func verify(
-        _ logs: [WriterLog], location: PostgresLocation, survivors: [CorkdProcess], stalledWritersAreKnown: Bool = false
-    ) async throws {
+    static func verify(_ logs: [WriterLog], location: PostgresLocation, survivors: [CorkdProcess]) async throws {
         for log in logs {
-            if stalledWritersAreKnown {
-                withKnownIssue("after a PostgreSQL restart a writer's op may get no answer within 60 s", isIntermittent: true) {
-                    #expect(log.failures.isEmpty, "writer \(log.writer): \(log.failures.prefix(3))")
-                }
-            } else {
-                #expect(log.failures.isEmpty, "writer \(log.writer): \(log.failures.prefix(3))")
-            }
+            #expect(log.failures.isEmpty, "writer \(log.writer): \(log.failures.prefix(3))")
             #expect(!log.applied.isEmpty, "writer \(log.writer) had ops applied")
         }
         var logger = Logger(label: "corkd-test")
@@ -304,11 +291,9 @@ struct MultiNodeFailoverTests {
         #expect(code == "internal" || code == "storage_busy", "\(answer)")
         #expect(message.contains("database"), "the reject says why: \(message)")
         await probe.close()
+        // However the node learnt that the database is gone (here: a read for the probe's op, and the lost LISTEN
+        // connection), its health port says so.
         let health = try await HTTPProbe.get("/health", port: healthPort)
-        // Known issue: only a failed commit marks the node failing; an op refused because a read (the client's last
-        // mutation) could not reach the database leaves /health at 200.
-        withKnownIssue("/health stays 200 when the refusal came from a read, not a commit", isIntermittent: true) {
-            #expect(health.status == 503, "health while the database is down: \(health.status) \(health.body)")
-        }
+        #expect(health.status == 503, "health while the database is down: \(health.status) \(health.body)")
     }
 }

@@ -6,16 +6,33 @@ import PostgresNIO
 /// A session-level advisory lock on its own connection: held shared by every node that serves the database, taken
 /// exclusive by an admin command that finds no node serving (then it applies its commands itself, as it does with
 /// the data directory's `flock` on one node). The lock lives as long as the connection: a node that dies lets go.
+///
+/// A node's shared hold outlives its connection: when the connection is lost (a database restart, an operator's
+/// `pg_terminate_backend`), a keeper task connects again every `retryDelay` and takes the lock shared again, so an
+/// admin command run after the database came back hands its work to the node instead of applying it beside it.
 public final class PostgresServingLock: Sendable {
-    private let connection: PostgresConnection
-
-    init(_ connection: PostgresConnection) {
-        self.connection = connection
+    private enum Holder: Sendable {
+        /// An exclusive hold (an admin command): it ends with its connection.
+        case connection(PostgresConnection)
+        /// A node's shared hold, kept (and retaken) by this task until `release()`.
+        case keeper(Task<Void, Never>)
     }
 
-    /// Lets go of the lock (closes its connection).
+    private let holder: Holder
+
+    private init(_ holder: Holder) {
+        self.holder = holder
+    }
+
+    /// Lets go of the lock (closes its connection; a node's keeper stops retaking it).
     public func release() async {
-        try? await connection.close()
+        switch holder {
+        case .connection(let connection):
+            try? await connection.close()
+        case .keeper(let task):
+            task.cancel()
+            await task.value
+        }
     }
 }
 
@@ -24,7 +41,37 @@ extension PostgresServingLock {
     static let key: Int64 = 0x636F_726B_7365_7276
 
     /// Holds the serving lock shared, for a node that serves; waits while an admin command holds it exclusive.
-    public static func holdShared(at location: PostgresLocation, logger: Logger) async throws(StoreError) -> PostgresServingLock {
+    /// The first hold is taken before this returns (a database that cannot be reached fails the start); after that,
+    /// a lost connection is replaced and the lock taken again every `retryDelay`, until `release()`.
+    public static func holdShared(
+        at location: PostgresLocation, retryDelay: Duration = .milliseconds(500), logger: Logger
+    ) async throws(StoreError) -> PostgresServingLock {
+        let first = try await takeShared(at: location, logger: logger)
+        // The keeper's lifetime is the lock's, which is not a scope: taken at start, let go by `release()`.
+        let keeper = Task {
+            var connection = first
+            while true {
+                await held(connection)
+                if Task.isCancelled { return }
+                logger.warning("lost the serving lock's connection; taking the lock again", metadata: ["store": "\(location)"])
+                while true {
+                    try? await Task.sleep(for: retryDelay)
+                    if Task.isCancelled { return }
+                    do {
+                        connection = try await takeShared(at: location, logger: logger)
+                        logger.info("serving lock taken again", metadata: ["store": "\(location)"])
+                        break
+                    } catch {
+                        logger.debug("cannot take the serving lock yet", metadata: ["error": "\(error)"])
+                    }
+                }
+            }
+        }
+        return PostgresServingLock(.keeper(keeper))
+    }
+
+    /// A new connection holding the lock shared.
+    private static func takeShared(at location: PostgresLocation, logger: Logger) async throws(StoreError) -> PostgresConnection {
         let connection = try await PostgresStore.dedicatedConnection(to: location, "serving lock", logger: logger)
         do {
             try await connection.query("SELECT pg_advisory_lock_shared(\(key))", logger: logger)
@@ -32,7 +79,19 @@ extension PostgresServingLock {
             try? await connection.close()
             throw StoreError(postgres: error, context: "serving lock")
         }
-        return PostgresServingLock(connection)
+        return connection
+    }
+
+    /// Returns once `connection` has closed, or once the task is cancelled (then it closes the connection first).
+    private static func held(_ connection: PostgresConnection) async {
+        await withTaskCancellationHandler {
+            _ = try? await connection.closeFuture.get()
+        } onCancel: {
+            let closing: EventLoopFuture<Void> = connection.close()
+            _ = closing
+        }
+        // Cancelled while the close was under way: wait for it, so `release()` returns with the lock let go.
+        _ = try? await connection.closeFuture.get()
     }
 
     /// Takes the serving lock exclusive when no node holds it; nil when a node serves (it will apply the commands).
@@ -49,7 +108,7 @@ extension PostgresServingLock {
                 try? await connection.close()
                 return nil
             }
-            return PostgresServingLock(connection)
+            return PostgresServingLock(.connection(connection))
         } catch {
             try? await connection.close()
             throw StoreError(postgres: error, context: "serving lock")
@@ -58,9 +117,10 @@ extension PostgresServingLock {
 }
 
 extension PostgresStore {
-    /// Holds the serving lock shared, for a node that serves; waits while an admin command holds it exclusive.
-    public func holdServingLock() async throws(StoreError) -> PostgresServingLock {
-        try await PostgresServingLock.holdShared(at: location, logger: logger)
+    /// Holds the serving lock shared, for a node that serves; waits while an admin command holds it exclusive. A
+    /// lost connection is replaced and the lock taken again every `retryDelay` until `release()`.
+    public func holdServingLock(retryDelay: Duration = .milliseconds(500)) async throws(StoreError) -> PostgresServingLock {
+        try await PostgresServingLock.holdShared(at: location, retryDelay: retryDelay, logger: logger)
     }
 
     /// Takes the serving lock exclusive when no node holds it; nil when a node serves (it will apply the commands).

@@ -41,12 +41,42 @@ actor FailureBudget {
     }
 }
 
+/// Commits whose answer is lost, as when the database goes away during `COMMIT` (PostgreSQL): the next `append`
+/// writes (`landed`) or not, then fails with `.io` marked `outcomeUnknown`; reads fail with `.io` until `reachable()`.
+actor LostCommits {
+    private var next: Bool?
+    private var isReachable = true
+    private(set) var lost = 0
+
+    /// The next append's answer is lost; it is written first when `landed`. Reads fail until `reachable()`.
+    func loseNext(landed: Bool) {
+        next = landed
+        isReachable = false
+    }
+
+    /// The database answers again.
+    func reachable() { isReachable = true }
+
+    /// For an append: nil to write it as usual, or whether to write it before the lost answer.
+    func take() -> Bool? {
+        defer { next = nil }
+        if next != nil { lost += 1 }
+        return next
+    }
+
+    /// Throws `.io` while the database is away.
+    func read() throws(StoreError) {
+        if !isReachable { throw StoreError(.io, "events: cannot reach the database (planted)") }
+    }
+}
+
 /// A real SQLite store whose `append` waits at a gate: the test decides when a commit finishes. `finish` fails as
 /// often as `finishFailures` says (a disk that refused one write).
 struct GatedStore: BoardStore {
     let inner: SQLiteStore
     let gate: Gate
     var finishFailures = FailureBudget(0)
+    var lostCommits: LostCommits?
 
     func append(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
         await gate.wait()
@@ -55,6 +85,10 @@ struct GatedStore: BoardStore {
 
     func append(encoded changes: [EncodedChange], snapshots: [Board]) async throws(StoreError) {
         await gate.wait()
+        if let landed = await lostCommits?.take() {
+            if landed { try await inner.append(encoded: changes, snapshots: snapshots) }
+            throw StoreError(.io, "append: the database connection failed (planted)").withOutcomeUnknown()
+        }
         try await inner.append(encoded: changes, snapshots: snapshots)
     }
 
@@ -68,7 +102,8 @@ struct GatedStore: BoardStore {
     func createBoard(_ board: Board) async throws(StoreError) -> BoardRecord { try await inner.createBoard(board) }
     func load(_ board: BoardID) async throws(StoreError) -> LoadedBoard? { try await inner.load(board) }
     func events(_ board: BoardID, from: UInt64, to: UInt64, limit: Int) async throws(StoreError) -> [StoredEvent] {
-        try await inner.events(board, from: from, to: to, limit: limit)
+        try await lostCommits?.read()
+        return try await inner.events(board, from: from, to: to, limit: limit)
     }
     func history(_ board: BoardID, card: CardID?, before: UInt64?, limit: Int) async throws(StoreError) -> [StoredEvent] {
         try await inner.history(board, card: card, before: before, limit: limit)
