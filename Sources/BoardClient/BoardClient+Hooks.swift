@@ -1,9 +1,6 @@
 import BoardCore
 import BoardWire
 
-/// One webhook of a board (``BoardClient/hooks(board:timeout:)``).
-public typealias HookInfo = ServerMessage.HookEntry
-
 /// How a test delivery (``BoardClient/testHook(board:hook:timeout:)``) ended.
 public struct HookTestResult: Hashable, Sendable {
     /// Whether the receiver answered 2xx.

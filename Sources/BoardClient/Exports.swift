@@ -20,3 +20,5 @@ public typealias Welcome = ServerMessage.Welcome
 public typealias BoardSummary = ServerMessage.BoardSummary
 /// One page of activity (``BoardClient/history(card:before:limit:timeout:)``).
 public typealias HistoryPage = ServerMessage.HistoryPage
+/// One webhook of a board (``BoardClient/hooks(board:timeout:)``).
+public typealias HookInfo = ServerMessage.HookEntry

@@ -11,6 +11,8 @@ public enum DisplayWidth {
     public static func of(_ scalar: Unicode.Scalar) -> Int {
         let value = scalar.value
         if value < 0x7F { return value >= 0x20 ? 1 : 0 }
+        // Box drawing and block elements (column rules, bars): narrow, and drawn on every frame.
+        if (0x2500...0x259F).contains(value) { return 1 }
         switch scalar.properties.generalCategory {
         case .control, .format, .nonspacingMark, .enclosingMark, .spacingMark,
             .lineSeparator, .paragraphSeparator, .surrogate:
@@ -24,6 +26,9 @@ public enum DisplayWidth {
 
     /// The columns one grapheme cluster takes: the widest of its scalars, adjusted by emoji variation selectors.
     public static func of(_ character: Character) -> Int {
+        // One byte of UTF-8 is one ASCII scalar: the common case, without the scalar view.
+        let utf8 = character.utf8
+        if utf8.count == 1, let byte = utf8.first { return byte >= 0x20 && byte < 0x7F ? 1 : 0 }
         let scalars = character.unicodeScalars
         if scalars.count == 1, let only = scalars.first { return of(only) }
         var widest = 0

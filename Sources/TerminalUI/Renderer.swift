@@ -67,7 +67,11 @@ public struct Renderer: Hashable, Sendable {
         let cell = new[x, y]
         if cell.isContinuation { return false }
         if cell != old[x, y] { return true }
-        return cell.width == 2 && x + 1 < new.width && new[x + 1, y] != old[x + 1, y]
+        // Only a wide character is followed by a continuation cell (ScreenBuffer keeps that so), which is cheaper to
+        // ask than the character's width on every unchanged cell.
+        guard x + 1 < new.width else { return false }
+        let next = new[x + 1, y]
+        return next.isContinuation && next != old[x + 1, y]
     }
 
     /// CUP: moves the cursor to a 0-based position (sent 1-based).

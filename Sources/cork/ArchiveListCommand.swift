@@ -33,11 +33,9 @@ struct ArchiveGroup: AsyncParsableCommand {
             let session = try connection.session()
             try await session.withBoard { client, board in
                 let cards = selected.filter(board, context: QueryContext(today: today, me: await client.user))
-                if json {
-                    Output.line(CorkJSON.line(CorkJSON.SearchResult(board: board.id, query: selected.description, cards: cards)))
-                } else {
-                    Output.write(cards.isEmpty ? "no archived cards match\n" : BoardText.results(cards, in: board, today: today))
-                }
+                Output.result(
+                    CorkJSON.SearchResult(board: board.id, query: selected.description, cards: cards), json: json,
+                    text: cards.isEmpty ? "no archived cards match\n" : BoardText.results(cards, in: board, today: today))
             }
         }
     }
@@ -66,11 +64,9 @@ struct PurgeCommand: AsyncParsableCommand {
                     "purging deletes #\(found.number) \"\(BoardText.plain(found.title))\" for good; add --yes to do it")
             }
             let outcome = try await session.perform(.purgeCard(card: found.id), on: client)
-            if json {
-                Output.line(CorkJSON.line(CorkJSON.Purged(board: board.id, seq: outcome.seq, card: found)))
-            } else {
-                Output.line("purged #\(found.number) \(BoardText.plain(found.title))")
-            }
+            Output.result(
+                CorkJSON.Purged(board: board.id, seq: outcome.seq, card: found), json: json,
+                text: "purged #\(found.number) \(BoardText.plain(found.title))\n")
         }
     }
 }

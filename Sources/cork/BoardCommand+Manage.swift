@@ -53,11 +53,7 @@ extension BoardCommand {
                     online = nil
                 }
                 let rows = MemberList.rows(board, online: online)
-                if json {
-                    Output.line(CorkJSON.line(CorkJSON.Members(board: board.id, members: rows)))
-                } else {
-                    Output.write(MemberList.text(rows))
-                }
+                Output.result(CorkJSON.Members(board: board.id, members: rows), json: json, text: MemberList.text(rows))
             }
         }
     }

@@ -53,11 +53,9 @@ struct BoardCommand: AsyncParsableCommand {
                     throw error
                 }
             }
-            if json {
-                Output.line(CorkJSON.line(CorkJSON.CreatedBoard(board: board, name: name)))
-            } else {
-                Output.line("created board \(board) (\(name)); open it with --board \(board)")
-            }
+            Output.result(
+                CorkJSON.CreatedBoard(board: board, name: name), json: json,
+                text: "created board \(board) (\(name)); open it with --board \(board)\n")
         }
     }
 }

@@ -15,11 +15,8 @@ struct BoardsCommand: AsyncParsableCommand {
         let session = try connection.session()
         let boards = try await session.withConnection { client, _ in try await client.boards() }
         let rows = boards.map { CorkJSON.BoardRow(board: $0.board.rawValue, name: $0.name, role: $0.role.rawValue, seq: $0.seq) }
-        if json {
-            Output.line(CorkJSON.line(CorkJSON.Boards(boards: rows)))
-        } else {
-            Output.write(BoardText.boards(rows.map { ($0.board, $0.name, $0.role, $0.seq) }))
-        }
+        Output.result(
+            CorkJSON.Boards(boards: rows), json: json, text: BoardText.boards(rows.map { ($0.board, $0.name, $0.role, $0.seq) }))
     }
 }
 

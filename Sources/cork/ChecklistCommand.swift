@@ -53,11 +53,7 @@ struct ChecklistCommand: AsyncParsableCommand {
             let verb: String
             switch action {
             case .list:
-                if json {
-                    Output.line(CorkJSON.line(CorkJSON.Checklist(board: board.id, card: found)))
-                } else {
-                    Output.write(ChecklistOps.text(found))
-                }
+                Output.result(CorkJSON.Checklist(board: board.id, card: found), json: json, text: ChecklistOps.text(found))
                 return
             case .add:
                 op = try ChecklistOps.add(value.joined(separator: " "), to: found, item: IDGenerator.checklistItemID())

@@ -35,6 +35,15 @@ struct ColumnCommand: AsyncParsableCommand {
         return BoardChange.Plan(ops: [op], subject: subject)
     }
 
+    /// Connects, sends the one column op `op` plans against the board, and prints ``report(_:)`` with `text`.
+    static func change(
+        _ connection: ConnectionOptions, json: Bool, op: @Sendable (Board) throws(CorkFailure) -> Op,
+        report text: @escaping @Sendable (_ name: String, _ after: Board) -> String
+    ) async throws {
+        try await BoardChange.run(
+            connection, json: json, plan: { board throws(CorkFailure) in plan(try op(board)) }, report: report(text))
+    }
+
     /// `cork column add NAME [--at N] [--id ID]`.
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -48,10 +57,9 @@ struct ColumnCommand: AsyncParsableCommand {
 
         func run() async throws {
             let (name, at, id) = (name, at, id)
-            try await BoardChange.run(
-                connection, json: json,
-                plan: { board throws(CorkFailure) in ColumnCommand.plan(try ColumnOps.add(name: name, position: at, id: id, on: board)) },
-                report: ColumnCommand.report { name, _ in "added column \(name)" })
+            try await ColumnCommand.change(connection, json: json) { board throws(CorkFailure) in
+                try ColumnOps.add(name: name, position: at, id: id, on: board)
+            } report: { name, _ in "added column \(name)" }
         }
     }
 
@@ -65,10 +73,9 @@ struct ColumnCommand: AsyncParsableCommand {
 
         func run() async throws {
             let (column, name) = (column, name)
-            try await BoardChange.run(
-                connection, json: json,
-                plan: { board throws(CorkFailure) in ColumnCommand.plan(try ColumnOps.rename(column, to: name, on: board)) },
-                report: ColumnCommand.report { old, _ in "renamed column \(old) → \(BoardText.plain(name))" })
+            try await ColumnCommand.change(connection, json: json) { board throws(CorkFailure) in
+                try ColumnOps.rename(column, to: name, on: board)
+            } report: { old, _ in "renamed column \(old) → \(BoardText.plain(name))" }
         }
     }
 
@@ -83,10 +90,9 @@ struct ColumnCommand: AsyncParsableCommand {
 
         func run() async throws {
             let (column, position) = (column, position)
-            try await BoardChange.run(
-                connection, json: json,
-                plan: { board throws(CorkFailure) in ColumnCommand.plan(try ColumnOps.move(column, to: position, on: board)) },
-                report: ColumnCommand.report { name, _ in "moved column \(name)" })
+            try await ColumnCommand.change(connection, json: json) { board throws(CorkFailure) in
+                try ColumnOps.move(column, to: position, on: board)
+            } report: { name, _ in "moved column \(name)" }
         }
     }
 
@@ -104,10 +110,9 @@ struct ColumnCommand: AsyncParsableCommand {
 
         func run() async throws {
             let column = column
-            try await BoardChange.run(
-                connection, json: json,
-                plan: { board throws(CorkFailure) in ColumnCommand.plan(try ColumnOps.remove(column, on: board)) },
-                report: ColumnCommand.report { name, _ in "removed column \(name)" })
+            try await ColumnCommand.change(connection, json: json) { board throws(CorkFailure) in
+                try ColumnOps.remove(column, on: board)
+            } report: { name, _ in "removed column \(name)" }
         }
     }
 
@@ -129,15 +134,11 @@ struct ColumnCommand: AsyncParsableCommand {
 
         func run() async throws {
             let (column, limit, hard, soft, none) = (column, limit, hard, soft, none)
-            try await BoardChange.run(
-                connection, json: json,
-                plan: { board throws(CorkFailure) in
-                    ColumnCommand.plan(try ColumnOps.wip(column, limit: limit, hard: hard, soft: soft, none: none, on: board))
-                },
-                report: ColumnCommand.report { name, _ in
-                    limit.map { "set the WIP limit of \(name) to \($0) (\(hard ? "hard" : "soft"))" }
-                        ?? "cleared the WIP limit of \(name)"
-                })
+            try await ColumnCommand.change(connection, json: json) { board throws(CorkFailure) in
+                try ColumnOps.wip(column, limit: limit, hard: hard, soft: soft, none: none, on: board)
+            } report: { name, _ in
+                limit.map { "set the WIP limit of \(name) to \($0) (\(hard ? "hard" : "soft"))" } ?? "cleared the WIP limit of \(name)"
+            }
         }
     }
 }

@@ -35,11 +35,7 @@ struct SayCommand: AsyncParsableCommand {
         let session = try connection.session()
         try await session.withBoard { client, board in
             let outcome = try await session.perform(.chat(text: text), on: client)
-            if json {
-                Output.line(CorkJSON.line(CorkJSON.ChangeResult(board: board.id, seq: outcome.seq)))
-            } else {
-                Output.line("said at seq \(outcome.seq)")
-            }
+            Output.result(CorkJSON.ChangeResult(board: board.id, seq: outcome.seq), json: json, text: "said at seq \(outcome.seq)\n")
         }
     }
 }

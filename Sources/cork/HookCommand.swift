@@ -44,17 +44,12 @@ struct HookCommand: AsyncParsableCommand {
 
         func run() async throws {
             guard let entries = HookText.events(events) else { throw CorkFailure.usage("--events: name op kinds, families like card.* or *, comma-separated") }
-            let session = try connection.session()
-            let board = session.target.board
-            let added = try await session.withConnection { client, _ in
-                try await HookCommand.mapped { try await client.addHook(board: board, url: url, events: entries, secret: secret) }
+            let (board, added) = try await HookCommand.request(connection) { client, board in
+                try await client.addHook(board: board, url: url, events: entries, secret: secret)
             }
-            if json {
-                Output.line(CorkJSON.line(CorkJSON.HookResult(board: board, hook: added.hook, secret: added.secret)))
-            } else {
-                Output.line("added webhook \(added.hook) on \(board)")
-                if let made = added.secret { Output.line("secret (shown only now; give it to the receiver): \(made)") }
-            }
+            var text = "added webhook \(added.hook) on \(board)\n"
+            if let made = added.secret { text += "secret (shown only now; give it to the receiver): \(made)\n" }
+            Output.result(CorkJSON.HookResult(board: board, hook: added.hook, secret: added.secret), json: json, text: text)
         }
     }
 
@@ -67,16 +62,8 @@ struct HookCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let session = try connection.session()
-            let board = session.target.board
-            let hooks = try await session.withConnection { client, _ in
-                try await HookCommand.mapped { try await client.hooks(board: board) }
-            }
-            if json {
-                Output.line(CorkJSON.line(CorkJSON.Hooks(board: board, hooks: hooks)))
-            } else {
-                Output.write(HookText.list(hooks, board: board))
-            }
+            let (board, hooks) = try await HookCommand.request(connection) { client, board in try await client.hooks(board: board) }
+            Output.result(CorkJSON.Hooks(board: board, hooks: hooks), json: json, text: HookText.list(hooks, board: board))
         }
     }
 
@@ -90,16 +77,10 @@ struct HookCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let session = try connection.session()
-            let board = session.target.board
-            try await session.withConnection { client, _ in
-                try await HookCommand.mapped { try await client.removeHook(board: board, hook: hook) }
+            let (board, _) = try await HookCommand.request(connection) { client, board in
+                try await client.removeHook(board: board, hook: hook)
             }
-            if json {
-                Output.line(CorkJSON.line(CorkJSON.HookResult(board: board, hook: hook)))
-            } else {
-                Output.line("removed webhook \(hook) from \(board)")
-            }
+            Output.result(CorkJSON.HookResult(board: board, hook: hook), json: json, text: "removed webhook \(hook) from \(board)\n")
         }
     }
 
@@ -114,10 +95,8 @@ struct HookCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let session = try connection.session()
-            let board = session.target.board
-            let result = try await session.withConnection { client, _ in
-                try await HookCommand.mapped { try await client.testHook(board: board, hook: hook) }
+            let (board, result) = try await HookCommand.request(connection) { client, board in
+                try await client.testHook(board: board, hook: hook)
             }
             if json {
                 Output.line(
@@ -132,6 +111,17 @@ struct HookCommand: AsyncParsableCommand {
                 throw CorkFailure(.failure, "not delivered: \(result.detail ?? "the receiver did not answer 2xx")")
             }
         }
+    }
+
+    /// Connects (without following a board) and makes one hook request about the chosen board, errors mapped as
+    /// ``mapped(_:)`` maps them; returns the board and the answer.
+    static func request<T: Sendable>(
+        _ connection: ConnectionOptions, _ body: (BoardClient, BoardID) async throws -> T
+    ) async throws -> (board: BoardID, answer: T) {
+        let session = try connection.session()
+        let board = session.target.board
+        let answer = try await session.withConnection { client, _ in try await mapped { try await body(client, board) } }
+        return (board, answer)
     }
 
     /// Runs a hook request; the server's `bad_request` (a bad URL, events or secret) is a usage error (exit 2).

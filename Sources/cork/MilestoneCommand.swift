@@ -56,11 +56,7 @@ struct MilestoneCommand: AsyncParsableCommand {
             let session = try connection.session()
             try await session.withBoard { _, board in
                 let rows = MilestoneOps.rows(board, today: today)
-                if json {
-                    Output.line(CorkJSON.line(CorkJSON.Milestones(board: board.id, milestones: rows)))
-                } else {
-                    Output.write(MilestoneOps.text(rows))
-                }
+                Output.result(CorkJSON.Milestones(board: board.id, milestones: rows), json: json, text: MilestoneOps.text(rows))
             }
         }
     }

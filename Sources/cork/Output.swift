@@ -1,3 +1,4 @@
+import CorkApp
 import Foundation
 
 /// Writes to stdout and stderr without buffering, so `cork watch` lines reach a pipe at once.
@@ -11,6 +12,12 @@ enum Output {
 
     /// Writes `text` to stdout as is.
     static func write(_ text: String) { write(Data(text.utf8)) }
+
+    /// A command's answer: with `json`, `value` as one JSON line; else `text` as is (whole lines, each ending in a
+    /// newline).
+    static func result(_ value: some Encodable, json: Bool, text: @autoclosure () -> String) {
+        if json { line(CorkJSON.line(value)) } else { write(text()) }
+    }
 
     /// Writes raw bytes to stdout.
     static func write(_ data: Data) {

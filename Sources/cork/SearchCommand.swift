@@ -36,11 +36,9 @@ struct SearchCommand: AsyncParsableCommand {
         try await session.withBoard { client, board in
             let context = QueryContext(today: today, me: await client.user)
             let cards = parsed.filter(board, context: context)
-            if json {
-                Output.line(CorkJSON.line(CorkJSON.SearchResult(board: board.id, query: parsed.description, cards: cards)))
-            } else {
-                Output.write(BoardText.results(cards, in: board, today: today))
-            }
+            Output.result(
+                CorkJSON.SearchResult(board: board.id, query: parsed.description, cards: cards), json: json,
+                text: BoardText.results(cards, in: board, today: today))
         }
     }
 }

@@ -23,22 +23,12 @@ struct MultiNodeFailoverTests {
             try await Self.withNodes(3, store: location) { nodes in
                 let writers = 6
                 let opsPerWriter = 45
-                let progress = Progress()
-                let logs = try await withThrowingTaskGroup(of: WriterLog.self) { group in
-                    for writer in 0..<writers {
-                        let configuration = try Self.configuration(nodes, first: writer % nodes.count)
-                        group.addTask {
-                            await Self.write(writer: writer, ops: opsPerWriter, configuration: configuration, progress: progress)
-                        }
-                    }
+                let logs = try await Self.writeWhile(writers, ops: opsPerWriter, on: nodes) { progress in
                     // Mid-burst: about a third of every op is acknowledged.
                     try await progress.wait(untilAcked: writers * opsPerWriter / 3, timeout: .seconds(60))
                     let exit = try await nodes[0].kill9()
                     #expect(exit.reason == .uncaughtSignal && exit.status == SIGKILL, "\(exit)")
                     await progress.markKilled()
-                    var all: [WriterLog] = []
-                    for try await log in group { all.append(log) }
-                    return all.sorted { $0.writer < $1.writer }
                 }
                 try await Self.verify(logs, location: location, survivors: Array(nodes.dropFirst()))
                 for log in logs where log.writer % nodes.count == 0 {
@@ -54,14 +44,7 @@ struct MultiNodeFailoverTests {
             try await Self.withNodes(2, store: database.location, health: true) { nodes in
                 let writers = 4
                 let opsPerWriter = 40
-                let progress = Progress()
-                let logs = try await withThrowingTaskGroup(of: WriterLog.self) { group in
-                    for writer in 0..<writers {
-                        let configuration = try Self.configuration(nodes, first: writer % nodes.count)
-                        group.addTask {
-                            await Self.write(writer: writer, ops: opsPerWriter, configuration: configuration, progress: progress)
-                        }
-                    }
+                let logs = try await Self.writeWhile(writers, ops: opsPerWriter, on: nodes) { progress in
                     try await progress.wait(untilAcked: writers * opsPerWriter / 4, timeout: .seconds(60))
                     // Logged in before the outage (a login reads the database too).
                     let probe = try await Self.loggedIn(nodes[1])
@@ -71,9 +54,6 @@ struct MultiNodeFailoverTests {
                     // retryable code naming the database, and its health port answers 503.
                     try await Self.expectRefusal(on: probe, healthPort: try #require(nodes[1].healthPort))
                     try await database.start()
-                    var all: [WriterLog] = []
-                    for try await log in group { all.append(log) }
-                    return all.sorted { $0.writer < $1.writer }
                 }
                 try await Self.verify(logs, location: database.location, survivors: nodes)
                 for node in nodes {
@@ -157,6 +137,24 @@ struct MultiNodeFailoverTests {
 
     /// One writer: `ops` ops, each waited for (its delta applied, or its reject), cycling through `card.add` (a
     /// new card), `card.edit` of that card's title and `chat`, each carrying a mark that no other op has.
+    /// Runs `writers` writers of `ops` ops each (writer n starting on node n mod the count) while `meanwhile` does its
+    /// damage; returns their logs once every writer is done, by writer.
+    static func writeWhile(
+        _ writers: Int, ops: Int, on nodes: [CorkdProcess], _ meanwhile: (Progress) async throws -> Void
+    ) async throws -> [WriterLog] {
+        let progress = Progress()
+        return try await withThrowingTaskGroup(of: WriterLog.self) { group in
+            for writer in 0..<writers {
+                let configuration = try Self.configuration(nodes, first: writer % nodes.count)
+                group.addTask { await Self.write(writer: writer, ops: ops, configuration: configuration, progress: progress) }
+            }
+            try await meanwhile(progress)
+            var all: [WriterLog] = []
+            for try await log in group { all.append(log) }
+            return all.sorted { $0.writer < $1.writer }
+        }
+    }
+
     static func write(writer: Int, ops: Int, configuration: ClientConfiguration, progress: Progress) async -> WriterLog {
         var log = WriterLog(writer: writer)
         do {

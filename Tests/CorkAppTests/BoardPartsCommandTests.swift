@@ -46,15 +46,12 @@ import Testing
             let forbidden = try await cork.fails(["column", "add", "Mine"], with: 3, url: .some(viewer.description))
             #expect(forbidden.contains("forbidden:"), "\(forbidden)")
 
-            let history = try await cork.ok(["history"])
-            for sentence in [
+            try await Self.expectHistory(of: cork, toSay: [
                 "owner added column In review", "owner renamed column In review → Review",
                 "owner moved column Review to position 1", "owner set the WIP limit of Review to 2 (soft)",
                 "owner set the WIP limit of Review to 1 (hard)", "owner cleared the WIP limit of Review",
                 "owner removed column Later",
-            ] {
-                #expect(history.contains(sentence), "\(sentence) in \(history)")
-            }
+            ])
         }
     }
 
@@ -110,14 +107,11 @@ import Testing
             try await cork.fails(["milestone", "delete", "v2"], with: 5)
             try await cork.fails(["milestone", "edit", "beta"], with: 2)
 
-            let history = try await cork.ok(["history"])
-            for sentence in [
+            try await Self.expectHistory(of: cork, toSay: [
                 "owner created milestone \"Beta launch\" due 2020-02-01", "owner added #3 \"Unplanned\" to milestone \"v2\"",
                 "owner removed #3 \"Unplanned\" from milestone \"v2\"", "owner closed milestone \"Beta\"",
                 "owner reopened milestone \"Beta\"", "owner deleted milestone \"v2\"",
-            ] {
-                #expect(history.contains(sentence), "\(sentence) in \(history)")
-            }
+            ])
         }
     }
 
@@ -144,13 +138,10 @@ import Testing
             try await cork.fails(["checklist", "#1", "add"], with: 2)
             try await cork.fails(["checklist", "#9", "list"], with: 5)
 
-            let history = try await cork.ok(["history"])
-            for sentence in [
+            try await Self.expectHistory(of: cork, toSay: [
                 "owner added \"tag\" to the checklist of #1", "owner checked off \"notes\" on #1",
                 "owner unchecked \"notes\" on #1", "owner removed \"announce\" from the checklist of #1",
-            ] {
-                #expect(history.contains(sentence), "\(sentence) in \(history)")
-            }
+            ])
         }
     }
 
@@ -188,13 +179,10 @@ import Testing
             try await cork.fails(["member", "remove", "bob"], with: 5)
             try await cork.fails(["show"], with: 5, url: .some(bob.description))
 
-            let history = try await cork.ok(["history"])
-            for sentence in [
+            try await Self.expectHistory(of: cork, toSay: [
                 "owner renamed the board \"Main\" → \"Team board\"", "owner changed bob's role viewer → editor",
                 "owner removed bob from the board",
-            ] {
-                #expect(history.contains(sentence), "\(sentence) in \(history)")
-            }
+            ])
         }
     }
 
@@ -273,6 +261,16 @@ import Testing
 
             let history = try await cork.ok(["history"])
             #expect(history.contains("owner undid seq \(moveSeq): moved #1 \"Ship corkd\" DOING → TODO"), "\(history)")
+        }
+    }
+
+    /// Expects `cork history` to say each of `sentences` (the feed's words for the commands' changes).
+    static func expectHistory(
+        of cork: CorkProcess, toSay sentences: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let history = try await cork.ok(["history"], sourceLocation: sourceLocation)
+        for sentence in sentences {
+            #expect(history.contains(sentence), "\(sentence) in \(history)", sourceLocation: sourceLocation)
         }
     }
 

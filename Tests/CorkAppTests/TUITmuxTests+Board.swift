@@ -7,14 +7,7 @@ import Testing
 /// to #1 and ticks an item; Bob sees each change in his pane.
 extension TUITmuxTests {
     @Test func twoPeopleManageAColumnAMilestoneAndAChecklist() async throws {
-        guard (try? SpawnedProcess.tool("tmux")) != nil else {
-            Issue.record("tmux is not installed (.ci/run installs it)")
-            return
-        }
-        try await withCorkd { corkd in
-            let tmux = try await Self.twoPanes(corkd, cards: ["Fix login", "Write docs"])
-            defer { tmux.kill() }
-
+        try await Self.withTwoPanes(cards: ["Fix login", "Write docs"]) { tmux in
             // A column, from the input line: Bob's board grows a REVIEW column, then shows its limit.
             try await tmux.keys("A", "Tab")
             try await tmux.keys("A", "Tab")

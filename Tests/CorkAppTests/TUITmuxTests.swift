@@ -104,15 +104,28 @@ import Glibc
         return tmux
     }
 
-    @Test func twoPeopleSeeEachOthersDragAndChatLive() async throws {
+    /// Whether tmux is on this machine; records an issue when it is not (the tmux tests then do nothing else).
+    static var tmuxInstalled: Bool {
         guard (try? SpawnedProcess.tool("tmux")) != nil else {
             Issue.record("tmux is not installed (.ci/run installs it)")
-            return
+            return false
         }
-        try await withCorkd { corkd in
-            let tmux = try await Self.twoPanes(corkd, cards: ["Fix login", "Write docs"])
-            defer { tmux.kill() }
+        return true
+    }
 
+    /// Runs `body` with ``twoPanes(_:cards:)`` on a real corkd (nothing when tmux is missing, recorded as an
+    /// issue); the tmux server is killed and corkd stopped on every path.
+    static func withTwoPanes(cards: [String], _ body: (Tmux) async throws -> Void) async throws {
+        guard tmuxInstalled else { return }
+        try await withCorkd { corkd in
+            let tmux = try await twoPanes(corkd, cards: cards)
+            defer { tmux.kill() }
+            try await body(tmux)
+        }
+    }
+
+    @Test func twoPeopleSeeEachOthersDragAndChatLive() async throws {
+        try await Self.withTwoPanes(cards: ["Fix login", "Write docs"]) { tmux in
             // Alice picks #1 up and carries it over DOING: Bob sees her ghost there.
             try await tmux.keys("A", "Space")
             try await tmux.keys("A", "Right")
@@ -166,10 +179,7 @@ import Glibc
     /// Ctrl-Z hands the terminal back to the shell like any full-screen program (the main screen, the cursor, the
     /// shell's line discipline), and `fg` brings the board back, redrawn and live.
     @Test func ctrlZSuspendsToTheShellAndFgBringsTheBoardBack() async throws {
-        guard (try? SpawnedProcess.tool("tmux")) != nil else {
-            Issue.record("tmux is not installed (.ci/run installs it)")
-            return
-        }
+        guard Self.tmuxInstalled else { return }
         try await withCorkd { corkd in
             let alice = try CorkProcess(corkd, url: nil, configName: "alice")
             _ = try await alice.ok(["join", corkd.ownerURL])

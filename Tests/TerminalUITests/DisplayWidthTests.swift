@@ -8,6 +8,9 @@ import TerminalUI
         ("é", 1), ("e\u{301}", 1), ("a\u{301}\u{302}\u{303}", 1), ("日\u{301}", 2), ("\u{1100}\u{1161}\u{11A8}", 2),
         ("\u{200D}", 0), ("\u{200B}", 0), ("\u{FE0F}", 0), ("\u{301}", 0), ("\u{7}", 0), ("\t", 0), ("\u{85}", 0),
         ("─", 1), ("…", 1), ("→", 1), ("λ", 1), ("я", 1),
+        // The fast paths: one byte of ASCII, and box drawing and block elements.
+        (" ", 1), ("\u{0}", 0), ("\u{1F}", 0), ("\u{7F}", 0), ("\r\n", 0), ("│", 1), ("╯", 1), ("▰", 1), ("█", 1),
+        ("▟", 1), ("■", 1), ("◽", 2),
     ] as [(Character, Int)])
     func characterWidths(character: Character, width: Int) {
         #expect(DisplayWidth.of(character) == width, "\(character.unicodeScalars.map { String($0.value, radix: 16) })")

@@ -5,6 +5,15 @@ import TerminalUI
 extension TUIModel {
     /// Applies one message; returns what the runner must do. Pure: the same model and message give the same result.
     public mutating func update(_ message: TUIMessage) -> [TUIEffect] {
+        // The shown cards are cached per change of the board, filter, user or day: current before the message (so
+        // its keys read them) and after it (so the frame drawn next does).
+        refreshVisibleCards()
+        defer { refreshVisibleCards() }
+        return respond(to: message)
+    }
+
+    /// `update`'s work, with ``visible`` current on entry.
+    mutating func respond(to message: TUIMessage) -> [TUIEffect] {
         switch message {
         case .key(let event):
             return handleKey(event)
@@ -66,6 +75,7 @@ extension TUIModel {
             guard update.board.id == boardID else { return [] }
             let carried = carry.flatMap { update.board.cards[$0.card] }
             board = update.board
+            refreshVisibleCards()
             for card in update.changedByOthers { highlights[card] = tick + TUIModel.highlightTicks }
             let carryLost = carry != nil && (carried == nil || carried?.archived == true)
             if carryLost {

@@ -64,11 +64,11 @@ public struct TUIModel: Sendable {
     /// The terminal height.
     public var height: Int
     /// The signed-in user, after `welcome`.
-    public var user: UserID?
+    public var user: UserID? { didSet { visibleVersion &+= 1 } }
     /// The board followed.
     public var boardID: BoardID
     /// The board as shown (confirmed + pending), once loaded.
-    public var board: Board?
+    public var board: Board? { didSet { visibleVersion &+= 1 } }
     /// The connection's state, for the status line.
     public var connection: ConnectionState = .connecting(endpoint: "")
     /// Ops queued or unanswered.
@@ -100,7 +100,7 @@ public struct TUIModel: Sendable {
     /// Feed entries added while the feed was scrolled back or unfocused and not seen yet.
     public var unread = 0
     /// The active filter: its text and parsed query.
-    public var filter: (text: String, query: Query)?
+    public var filter: (text: String, query: Query)? { didSet { visibleVersion &+= 1 } }
     /// Who is on the board, by session.
     public var presence: [SessionID: PresenceEntry] = [:]
     /// Cards changed by others recently, with the tick until which they stay highlighted.
@@ -126,7 +126,7 @@ public struct TUIModel: Sendable {
     /// The open card's history, fetched when the detail opens.
     public var history: CardHistory?
     /// Today, for due-date colours and `due:` queries.
-    public var today: Day
+    public var today: Day { didSet { visibleVersion &+= 1 } }
     /// A refused description edit waiting for the user's choice (`/keep`, `/theirs`, `/merge`).
     public var conflict: DescriptionConflict?
     /// Whether the user is away (`/away`).
@@ -137,6 +137,11 @@ public struct TUIModel: Sendable {
     public var limits = WireLimits.defaults
     /// How joins and leaves show in the feed (`/set joins`).
     public var joins: JoinsDisplay = .fold
+    /// Moves on whenever something the shown cards depend on changes (``board``, ``filter``, ``user``, ``today``):
+    /// the key of ``visible``.
+    var visibleVersion = 0
+    /// The shown cards of every column, for ``visibleVersion`` (rebuilt by ``refreshVisibleCards()``).
+    var visible = VisibleCards()
     /// The most feed entries kept.
     public static let feedMax = 2_000
 
@@ -152,12 +157,35 @@ public struct TUIModel: Sendable {
     public var columns: [Column] { board?.columns ?? [] }
 
     /// The cards shown in column `index`: unarchived, in rank order, through the filter.
+    ///
+    /// Read from ``visible`` when it is current (`update` keeps it so); computed afresh otherwise.
     public func visibleCards(_ index: Int) -> [Card] {
         guard let board, columns.indices.contains(index) else { return [] }
-        let cards = board.cards(in: columns[index].id)
+        let id = columns[index].id
+        if visible.version == visibleVersion { return visible.cards[id] ?? [] }
+        let cards = board.cards(in: id)
         guard let filter else { return cards }
         let context = QueryContext(today: today, me: user)
         return cards.filter { filter.query.matches($0, in: board, context: context) }
+    }
+
+    /// How many unarchived cards column `index` holds, shown or filtered out (what its header and WIP limit count).
+    public func cardCount(_ index: Int) -> Int {
+        guard let board, columns.indices.contains(index) else { return 0 }
+        let id = columns[index].id
+        if visible.version == visibleVersion { return visible.totals[id] ?? 0 }
+        return board.count(in: id)
+    }
+
+    /// Rebuilds ``visible`` if the board, the filter, the user or the day changed since it was built.
+    mutating func refreshVisibleCards() {
+        guard visible.version != visibleVersion else { return }
+        guard let board else {
+            visible = VisibleCards()
+            return
+        }
+        visible = VisibleCards(
+            version: visibleVersion, board: board, filter: filter?.query, context: QueryContext(today: today, me: user))
     }
 
     /// The selected card, if the selection is on one.

@@ -63,7 +63,7 @@ extension TUIModel {
     func renderColumn(_ index: Int, x: Int, width columnWidth: Int, into screen: inout ScreenBuffer) {
         guard let board else { return }
         let column = columns[index]
-        let all = board.count(in: column.id)
+        let all = cardCount(index)
         let cards = visibleCards(index)
         var header = "\(column.name) \(all)"
         if let wip = column.wip { header += "/\(wip.limit)" }
@@ -77,9 +77,10 @@ extension TUIModel {
         screen.write(header, x: x + 1, y: 0, style: headerStyle, maxWidth: inner)
         // Cards, two rows each, scrolled so the selection (or the ghost) is visible.
         let rows = cardsPerPage
-        var entries: [ColumnEntry] = cards.map { .card($0) }
+        // Positions into `cards` (not the cards themselves: a long column copies no card it does not draw).
+        var entries: [ColumnEntry] = cards.indices.map { .card($0) }
         if let carry, carry.column == index {
-            entries.removeAll { if case .card(let c) = $0 { c.id == carry.card } else { false } }
+            entries.removeAll { if case .card(let c) = $0 { cards[c].id == carry.card } else { false } }
             entries.insert(.ghost(carry.card), at: min(carry.index, entries.count))
         }
         for (session, entry) in presence where entry.state == .dragging && entry.user != user {
@@ -93,7 +94,7 @@ extension TUIModel {
         var y = 1
         for (position, entry) in entries.enumerated().dropFirst(offset).prefix(rows) {
             let selected = carry == nil && index == self.column && position == row && focus != .input
-            renderEntry(entry, x: x + 1, y: y, width: inner, selected: selected, into: &screen)
+            renderEntry(entry, of: cards, x: x + 1, y: y, width: inner, selected: selected, into: &screen)
             y += 2
         }
         if offset > 0 { screen.write("↑\(offset)", x: x + inner - 3, y: 0, style: Style(attributes: .dim)) }
@@ -103,13 +104,16 @@ extension TUIModel {
         for row in 0..<boardHeight { screen.write("│", x: x + columnWidth - 1, y: row, style: Style(foreground: .ansi(.brightBlack))) }
     }
 
+    /// One slot of a column as drawn: a card (its position in the column's shown cards), or a ghost.
     enum ColumnEntry {
-        case card(Card)
+        case card(Int)
         case ghost(CardID)
         case othersGhost(CardID, UserID, SessionID)
     }
 
-    func renderEntry(_ entry: ColumnEntry, x: Int, y: Int, width: Int, selected: Bool, into screen: inout ScreenBuffer) {
+    func renderEntry(
+        _ entry: ColumnEntry, of cards: [Card], x: Int, y: Int, width: Int, selected: Bool, into screen: inout ScreenBuffer
+    ) {
         guard let board else { return }
         switch entry {
         case .ghost(let id):
@@ -120,7 +124,8 @@ extension TUIModel {
             let title = board.cards[id].map { "#\($0.number) \($0.title)" } ?? "?"
             screen.write("┄ " + title, x: x, y: y, style: Style(foreground: .ansi(.magenta), attributes: .dim), maxWidth: width)
             screen.write("  \(who) is dragging", x: x, y: y + 1, style: Style(foreground: .ansi(.magenta)), maxWidth: width)
-        case .card(let card):
+        case .card(let position):
+            let card = cards[position]
             var titleStyle = Style()
             if selected { titleStyle.attributes.insert(.reverse) }
             if highlights[card.id] != nil { titleStyle.foreground = .ansi(.brightYellow) }
