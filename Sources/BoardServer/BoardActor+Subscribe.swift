@@ -172,8 +172,10 @@ extension BoardActor {
     /// Unsubscribing a session that is not subscribed does nothing.
     func unsubscribe(_ session: SessionID) {
         guard let ref = subscribers.removeValue(forKey: session) else { return }
+        subscribers.releaseSparseCapacity()
         fanOut.remove(session)
         presenceUpdated[session] = nil
+        presenceUpdated.releaseSparseCapacity()
         guard presence.removeValue(forKey: session) != nil else { return }
         queuePresence(Lines.line(.presenceLeft(ServerMessage.PresenceLeft(board: id, session: session, user: ref.user))), about: session)
     }
