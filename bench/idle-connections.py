@@ -8,6 +8,9 @@ after they all closed. Usage, from the project root after `swift build -c releas
 
     python3 bench/idle-connections.py 10000
     python3 bench/idle-connections.py 10000 --hold 1800    # RELIABILITY.md R2: held for 30 minutes
+    python3 bench/idle-connections.py 5000 --rounds 4      # open, hold and close 5,000 four times over
+
+With `--rounds N` the connections are opened, held and closed N times over (memory must come back each time).
 
 With `--hold SECONDS` the connections are held that long (RSS printed every minute) while one active client sends a
 `chat` op every 100 ms and measures its ack latency; the same client measures 10 s before the idle connections
@@ -92,13 +95,20 @@ def percentiles(values):
     return f"p50 {pick(0.5):.2f} ms, p99 {pick(0.99):.2f} ms over {len(values)} acks"
 
 
-async def measure(port, token, pid, count, hold):
+async def measure(port, token, pid, count, hold, rounds):
     ctx = ssl.create_default_context()
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE  # loopback measurement only; clients pin the fingerprint
-    held, pingers = [], []
     base = rss_kib(pid)
     print(f"at rest: {base} KiB", flush=True)
+    for round in range(rounds):
+        if rounds > 1:
+            print(f"round {round + 1} of {rounds}", flush=True)
+        await hold_round(port, token, pid, count, hold, ctx, base)
+
+
+async def hold_round(port, token, pid, count, hold, ctx, base):
+    held, pingers = [], []
     if hold:
         print(f"active client alone: {percentiles(await active_client(port, token, ctx, 10))}", flush=True)
     opened = time.monotonic()
@@ -138,6 +148,7 @@ def main():
     parser.add_argument("--env", action="append", default=[])
     parser.add_argument("--hold", type=int, default=0, help="hold the connections this many seconds beside an "
                                                               "active client (RELIABILITY.md R2)")
+    parser.add_argument("--rounds", type=int, default=1, help="open, hold and close the connections this many times")
     args = parser.parse_args()
     data = tempfile.mkdtemp(prefix="corkd-idle-")
     env = dict(os.environ, **dict(e.split("=", 1) for e in args.env))
@@ -155,7 +166,7 @@ def main():
         url = open(owner).read().strip()
         token = url.split("token=")[1].split("&")[0] if "token=" in url else url.split("#")[-1]
         port = json.load(open(os.path.join(data, "listen.json")))["port"]
-        asyncio.run(measure(port, token, corkd.pid, args.count, args.hold))
+        asyncio.run(measure(port, token, corkd.pid, args.count, args.hold, args.rounds))
     finally:
         corkd.terminate()
         corkd.wait(20)

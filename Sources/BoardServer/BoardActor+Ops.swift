@@ -125,6 +125,7 @@ extension BoardActor {
     /// A session ended: forget its run of rate limiting and end its subscription, if any.
     func sessionEnded(_ session: SessionID) {
         rateRuns[session] = nil
+        rateRuns.releaseSparseCapacity()
         unsubscribe(session)
     }
 

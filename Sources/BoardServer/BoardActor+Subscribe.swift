@@ -179,8 +179,10 @@ extension BoardActor {
     /// Unsubscribing a session that is not subscribed does nothing.
     func unsubscribe(_ session: SessionID) {
         guard let ref = subscribers.removeValue(forKey: session) else { return }
+        subscribers.releaseSparseCapacity()
         fanOut.remove(session)
         presenceUpdated[session] = nil
+        presenceUpdated.releaseSparseCapacity()
         guard presence.removeValue(forKey: session) != nil else { return }
         presenceLeft(session, user: ref.user)
     }

@@ -73,11 +73,15 @@ struct FanOut {
         }
     }
 
+    /// Storage the member lists hold, in members (it shrinks as subscribers leave: `SparseCapacity`).
+    var memberCapacity: Int { loops.reduce(0) { $0 + $1.members.capacity } }
+
     /// Removes a subscriber.
     mutating func remove(_ id: SessionID) {
         for index in loops.indices {
             if let position = loops[index].members.firstIndex(where: { $0.id == id }) {
                 loops[index].members.remove(at: position)
+                loops[index].members.releaseSparseCapacity()
                 if loops[index].members.isEmpty { loops.remove(at: index) }
                 return
             }

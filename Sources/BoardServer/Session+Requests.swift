@@ -12,27 +12,38 @@ extension Session {
 
     /// Handles one request of an authenticated session: `op` and `presence` here, on the session's task; the rare
     /// requests in a task of their own (`inOwnTask`).
+    ///
+    /// `action` is the machine's `.handle`: each path unpacks the message itself, so that this frame, which stays
+    /// allocated as long as the connection (see `inOwnTask`), holds none of the messages' payloads.
     @inline(never)
-    mutating func handle(_ message: ClientMessage, as ref: SessionRef) async {
+    func handle(_ action: SessionMachine.Action, as ref: SessionRef) async {
+        guard case .handle(let message) = action else { return }
         switch message {
-        case .op(let request):
-            await submit(request, as: ref)
-        case .presence(let request):
-            await presence(request, as: ref)
+        case .op:
+            await submit(action, as: ref)
+        case .presence:
+            await presence(action, as: ref)
         case .listBoards, .createBoard, .subscribe, .unsubscribe, .fetch, .history, .addHook, .listHooks, .removeHook,
             .testHook:
-            let context = self.context
-            let outbox = self.outbox
-            switch await Self.inOwnTask({ await Self.request(message, as: ref, context: context, outbox: outbox) }) {
-            case .none:
-                break
-            case .subscribed(let board):
-                subscriptions.insert(board)
-            case .unsubscribed(let board):
-                subscriptions.remove(board)
-            }
+            await request(action, as: ref)
         case .hello, .ping, .pong, .bye:
             break
+        }
+    }
+
+    /// A rare request, in a task of its own; what it changed in the session is applied here.
+    @inline(never)
+    private func request(_ action: SessionMachine.Action, as ref: SessionRef) async {
+        guard case .handle(let message) = action else { return }
+        let context = self.context
+        let outbox = self.outbox
+        switch await Self.inOwnTask({ await Self.request(message, as: ref, context: context, outbox: outbox) }) {
+        case .none:
+            break
+        case .subscribed(let board):
+            subscriptions.insert(board)
+        case .unsubscribed(let board):
+            subscriptions.remove(board)
         }
     }
 
@@ -86,7 +97,8 @@ extension Session {
     /// `presence`: ephemeral; past `presence_rate_per_s`, intermediate drag positions are dropped (the next one
     /// supersedes them). A change of state (start or end of a drag, editing, viewing) always goes out.
     @inline(never)
-    private mutating func presence(_ request: ClientMessage.Presence, as ref: SessionRef) async {
+    private func presence(_ action: SessionMachine.Action, as ref: SessionRef) async {
+        guard case .handle(.presence(let request)) = action else { return }
         guard let board = await board(request.board) else {
             outbox.send(Lines.error(WireError(.notFound, "no board \(request.board)", board: request.board)))
             return
@@ -139,7 +151,8 @@ extension Session {
     /// exactly-once in its own isolation and answers with exactly one `ack` or `reject` — `not_found` when the board
     /// does not exist or the user is not a member. One actor hop per op; the registry only on a board's first op.
     @inline(never)
-    private mutating func submit(_ request: ClientMessage.Mutation, as ref: SessionRef) async {
+    private func submit(_ action: SessionMachine.Action, as ref: SessionRef) async {
+        guard case .handle(.op(let request)) = action else { return }
         let limits = context.configuration.limits
         let nowMs = context.clock.monotonicMs()
         if let wait = emptyBuckets.refusal(request.board, mut: request.mut, nowMs: nowMs) {
@@ -176,7 +189,7 @@ extension Session {
     }
 
     /// The actor of a board this session uses, from its own table or else the registry (then kept).
-    private mutating func board(_ id: BoardID) async -> BoardActor? {
+    private func board(_ id: BoardID) async -> BoardActor? {
         if let board = boards[id] { return board }
         guard let board = await context.registry.board(id) else { return nil }
         boards[id] = board

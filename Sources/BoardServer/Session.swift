@@ -30,7 +30,11 @@ final class SessionContext: Sendable {
 }
 
 /// One connection, from `hello` to close: the session logic, in async code (STYLE.md 1).
-struct Session {
+///
+/// A class, used only by the connection's own task: its async frames then hold one reference instead of the whole
+/// session. A Swift task keeps the memory of its deepest chain of async frames for as long as it lives, which for a
+/// session is as long as the connection (see `inOwnTask`); issue 14, defect 5 bounds an idle connection's memory.
+final class Session {
     let connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     let context: SessionContext
     let outbox: Outbox
@@ -40,7 +44,14 @@ struct Session {
     /// The actors of the boards this session sent ops or presence to: after the first, an op goes straight to its
     /// board, which checks membership and rate itself (one actor hop per op).
     var boards: [BoardID: BoardActor] = [:]
-    var logger: Logger
+    /// The server's logger with the peer and, once known, the user: built when something is logged (rarely), not
+    /// kept with every connection.
+    var logger: Logger {
+        var logger = context.logger
+        logger[metadataKey: "peer"] = "\(connection.channel.remoteAddress?.description ?? "?")"
+        if let ref { logger[metadataKey: "user"] = "\(ref.user)" }
+        return logger
+    }
     /// Presence updates allowed per second (`presence_rate_per_s`): excess drag positions are dropped.
     var presenceBucket: TokenBucket?
     /// The last presence state this session sent.
@@ -54,41 +65,54 @@ struct Session {
     /// taking the event loop and the CPU from the other connections (issue 14, defect 2).
     var readPauseMs: Int64?
     /// The peer's IP address (for the pre-auth cap).
-    var address = "?"
+    let address: String
 
-    init(connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, context: SessionContext) {
+    init(connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, context: SessionContext, address: String) {
         self.connection = connection
         self.context = context
+        self.address = address
         self.outbox = Outbox(channel: connection.channel)
         let limits = context.configuration.limits
         self.machine = SessionMachine(errorBudget: limits.errorBudget, errorWindowMs: Int64(limits.errorWindowMs))
-        var logger = context.logger
-        logger[metadataKey: "peer"] = "\(connection.channel.remoteAddress?.description ?? "?")"
-        self.logger = logger
     }
 
-    /// Serves the connection until it closes; never throws.
+    /// Serves the connection until it closes; never throws. Each step is a function of its own, so that the frame
+    /// that lives as long as the connection holds little more than the session's reference.
     static func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, context: SessionContext) async {
-        var session = Session(connection: connection, context: context)
+        guard let session = await admit(connection, context: context) else { return }
+        await session.run()
+        await session.end()
+    }
+
+    /// Counts the connection in, or refuses it with `server_full` (then nil).
+    @inline(never)
+    private static func admit(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, context: SessionContext) async
+        -> Session?
+    {
         let address = connection.channel.remoteAddress?.ipAddress ?? "?"
         guard await context.directory.open(from: address) else {
             await Refusal.refuse(connection, with: Lines.error(WireError(.serverFull, "the server has no room for another connection")))
-            return
+            return nil
         }
-        await session.run(address: address)
-        if session.ref == nil { await context.directory.leftPreauth(address) }
-        if let ref = session.ref {
-            for id in session.subscriptions.union(session.touched) {
-                var board = session.boards[id]
+        return Session(connection: connection, context: context, address: address)
+    }
+
+    /// The connection closed: leave every board used and the directory.
+    @inline(never)
+    private func end() async {
+        if let ref {
+            for id in subscriptions.union(touched) {
+                var board = boards[id]
                 if board == nil { board = await context.registry.board(id) }
                 await board?.sessionEnded(ref.id)
             }
+        } else {
+            await context.directory.leftPreauth(address)
         }
-        await context.directory.close(session.ref?.id)
+        await context.directory.close(ref?.id)
     }
 
-    private mutating func run(address: String) async {
-        self.address = address
+    private func run() async {
         let channel = connection.channel
         let timeout = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(context.configuration.limits.authTimeoutMs))) {
             channel.writeAndFlush(Lines.error(WireError(.unauthenticated, "no hello within the auth timeout")))
@@ -110,28 +134,39 @@ struct Session {
                         }
                     }
                 } catch let error as TransportError {
-                    self.context.configuration.metrics.transportClosed(error.code)
-                    // Still open here: say why before `executeThenClose` closes the connection.
-                    if let code = error.wireCode, code != .slowConsumer {
-                        try? await channel.writeAndFlush(Lines.error(WireError(code, error.message)))
-                    }
-                    self.logger.debug("connection closed by the transport", metadata: ["error": "\(error)"])
+                    await self.transportFailed(error)
                 }
             }
         } catch {
-            context.configuration.metrics.connectionFailed(error)
-            logger.debug("connection ended", metadata: ["error": "\(error)"])
+            connectionFailed(error)
         }
         machine.closed()
     }
 
-    private mutating func received(_ line: ByteBuffer, authTimeout: Scheduled<Void>) async {
+    /// The pipeline gave up on the connection: say why while it is still open (`executeThenClose` closes it next).
+    @inline(never)
+    private func transportFailed(_ error: TransportError) async {
+        context.configuration.metrics.transportClosed(error.code)
+        if let code = error.wireCode, code != .slowConsumer {
+            try? await connection.channel.writeAndFlush(Lines.error(WireError(code, error.message)))
+        }
+        logger.debug("connection closed by the transport", metadata: ["error": "\(error)"])
+    }
+
+    @inline(never)
+    private func connectionFailed(_ error: any Error) {
+        context.configuration.metrics.connectionFailed(error)
+        logger.debug("connection ended", metadata: ["error": "\(error)"])
+    }
+
+    @inline(never)
+    private func received(_ line: ByteBuffer, authTimeout: Scheduled<Void>) async {
         await perform(step(line), authTimeout: authTimeout)
     }
 
     /// Decodes a line and feeds it to the machine (synchronous, so that its temporaries stay off the task's frames).
     @inline(never)
-    private mutating func step(_ line: ByteBuffer) -> SessionMachine.Action {
+    private func step(_ line: ByteBuffer) -> SessionMachine.Action {
         let action: SessionMachine.Action
         do {
             action = machine.received(try Lines.coder.decodeClient(line.readableBytesView))
@@ -146,7 +181,7 @@ struct Session {
 
     /// Carries out the machine's actions, one after the other (a loop, not recursion: every async frame on the
     /// session's task stays allocated for as long as the connection lives, see `inOwnTask`).
-    private mutating func perform(_ first: SessionMachine.Action, authTimeout: Scheduled<Void>) async {
+    private func perform(_ first: SessionMachine.Action, authTimeout: Scheduled<Void>) async {
         var action = first
         while true {
             switch action {
@@ -161,12 +196,14 @@ struct Session {
             case .closeQuietly:
                 await closeQuietly()
                 return
-            case .authenticate(let hello):
-                guard let next = await authenticate(hello, authTimeout: authTimeout) else { return }
+            case .authenticate:
+                // The action (one reference: it is indirect) is handed on whole, so that its payload is unpacked
+                // in the callee's frame, not kept in this one's.
+                guard let next = await authenticate(action, authTimeout: authTimeout) else { return }
                 action = next
-            case .handle(let message):
+            case .handle:
                 guard let ref else { return }
-                await handle(message, as: ref)
+                await handle(action, as: ref)
                 return
             }
         }
@@ -195,35 +232,76 @@ struct Session {
         outbox.close()
     }
 
+    /// What the token check, the failed-login slow-down and the registration, run in their own task, decided.
+    enum HelloOutcome: Sendable {
+        /// Refused: the token is unknown, revoked or expired, or could not be checked.
+        case refused(WireError)
+        /// The token is good but its user has `connections_per_user` sessions already.
+        case full(SessionRef)
+        /// Registered in the directory.
+        case admitted(SessionRef)
+    }
+
     /// Checks a `hello`'s token; on success registers the session and says `welcome`. Returns the machine's next
-    /// action, or nil when the connection is being closed.
+    /// action, or nil when the connection is being closed. Everything that waits runs in a task of its own
+    /// (`inOwnTask`): only the answer is handled on the session's task.
     @inline(never)
-    private mutating func authenticate(_ hello: ClientMessage.Hello, authTimeout: Scheduled<Void>) async
+    private func authenticate(_ action: SessionMachine.Action, authTimeout: Scheduled<Void>) async
         -> SessionMachine.Action?
     {
+        guard case .authenticate(let hello) = action else { return nil }
         let context = self.context
         let outbox = self.outbox
-        let outcome = await Self.inOwnTask { await Self.check(hello, context: context, outbox: outbox) }
-        if case .failure(let error) = outcome, error.code == .authFailed { await slowDownFailedLogin() }
-        let next = machine.authenticated(outcome.map(\.user))
-        guard case .success(let ref) = outcome else { return next }
-        guard await context.directory.register(ref) else {
+        let address = self.address
+        let logger = self.logger
+        let outcome = await Self.inOwnTask {
+            await Self.admit(hello, context: context, outbox: outbox, address: address, logger: logger)
+        }
+        return authenticated(outcome, hello: hello, authTimeout: authTimeout)
+    }
+
+    /// The session's side of `authenticate`, synchronous.
+    @inline(never)
+    private func authenticated(_ outcome: HelloOutcome, hello: ClientMessage.Hello, authTimeout: Scheduled<Void>)
+        -> SessionMachine.Action?
+    {
+        switch outcome {
+        case .refused(let error):
+            return machine.authenticated(.failure(error))
+        case .full(let ref):
+            _ = machine.authenticated(.success(ref.user))
             machine.closed()
             outbox.sendAndClose(Self.tooManySessionsLine(ref, hello, context))
             return nil
+        case .admitted(let ref):
+            let next = machine.authenticated(.success(ref.user))
+            self.ref = ref
+            authTimeout.cancel()
+            connection.channel.triggerUserOutboundEvent(FramingCommand.authenticated, promise: nil)
+            outbox.send(Self.welcomeLine(ref, hello, context))
+            return next
         }
-        self.ref = ref
-        authTimeout.cancel()
-        await context.directory.leftPreauth(address)
-        logger[metadataKey: "user"] = "\(ref.user)"
-        connection.channel.triggerUserOutboundEvent(FramingCommand.authenticated, promise: nil)
-        outbox.send(Self.welcomeLine(ref, hello, context))
-        return next
+    }
+
+    /// Checks the token (slowing down repeated failures from one address) and registers the session.
+    private static func admit(
+        _ hello: ClientMessage.Hello, context: SessionContext, outbox: Outbox, address: String, logger: Logger
+    ) async -> HelloOutcome {
+        switch await check(hello, context: context, outbox: outbox) {
+        case .failure(let error):
+            if error.code == .authFailed {
+                await slowDownFailedLogin(context: context, address: address, logger: logger)
+            }
+            return .refused(error)
+        case .success(let ref):
+            guard await context.directory.register(ref) else { return .full(ref) }
+            await context.directory.leftPreauth(address)
+            return .admitted(ref)
+        }
     }
 
     /// Brute force from one address is slowed down; the token is never logged.
-    @inline(never)
-    private func slowDownFailedLogin() async {
+    private static func slowDownFailedLogin(context: SessionContext, address: String, logger: Logger) async {
         let delay = await context.directory.authFailed(from: address, nowMs: context.clock.monotonicMs())
         if delay > .zero {
             context.configuration.metrics.loginDelayed()

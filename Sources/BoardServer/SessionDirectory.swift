@@ -53,9 +53,13 @@ actor SessionDirectory {
     func close(_ session: SessionID?) {
         connections -= 1
         guard let session, let ref = sessions.removeValue(forKey: session) else { return }
+        sessions.releaseSparseCapacity()
         byUser[ref.user]?.remove(session)
         if byUser[ref.user]?.isEmpty == true { byUser[ref.user] = nil }
     }
+
+    /// Storage the session table holds, in sessions (it shrinks as sessions close: `SparseCapacity`).
+    var sessionCapacity: Int { sessions.capacity }
 
     /// Registers an authenticated session; false when the user has too many.
     func register(_ session: SessionRef) -> Bool {

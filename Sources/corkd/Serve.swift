@@ -150,7 +150,9 @@ struct Serve: AsyncParsableCommand {
                 }
             })
         if exitWithParent { Self.watchParent() }
-        // Freed connection memory goes back to the system (MemoryTrim); stopped with the server.
+        // Connections' large TLS buffers are mapped, not taken from the heap (MmapThreshold), and freed connection
+        // memory goes back to the system (MemoryTrim, stopped with the server).
+        MmapThreshold.apply()
         let trimmer = Task { await MemoryTrim.run() }
         defer { trimmer.cancel() }
         let group = ServiceGroup(
