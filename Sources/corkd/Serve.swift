@@ -150,9 +150,7 @@ struct Serve: AsyncParsableCommand {
                 }
             })
         if exitWithParent { Self.watchParent() }
-        // Connections' large TLS buffers are mapped, not taken from the heap (MmapThreshold), and freed connection
-        // memory goes back to the system (MemoryTrim, stopped with the server).
-        MmapThreshold.apply()
+        // Freed connection memory goes back to the system (MemoryTrim, stopped with the server).
         let trimmer = Task { await MemoryTrim.run() }
         defer { trimmer.cancel() }
         let group = ServiceGroup(
