@@ -40,6 +40,14 @@ public final class PostgresTestServer {
 
     /// Makes the cluster and starts it; a failure names what went wrong with the server's log.
     static func make() async throws -> PostgresTestServer {
+        // One cluster made at a time: initdb and a first start cost seconds of CPU each, and several suites making
+        // theirs at once starved the in-process servers of the rest of the suite past their 5 s handshake timeouts.
+        await ClusterGate.shared.enter()
+        defer { Task { await ClusterGate.shared.leave() } }
+        return try await makeNow()
+    }
+
+    private static func makeNow() async throws -> PostgresTestServer {
         guard let binaries = PostgresTestCluster.binaries else {
             throw TestFailure("PostgreSQL is not installed (no initdb in /usr/lib/postgresql/*/bin or on PATH): apt-get install postgresql")
         }
@@ -179,4 +187,27 @@ public func withPostgresTestServer<T>(_ body: (PostgresTestServer) async throws 
     let server = try await PostgresTestServer.make()
     defer { server.cleanup() }
     return try await body(server)
+}
+
+/// Lets one test PostgreSQL cluster be made at a time (first come, first served).
+actor ClusterGate {
+    static let shared = ClusterGate()
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func enter() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty {
+            busy = false
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
 }
