@@ -10,13 +10,17 @@ extension BoardClient {
     /// ``withClient(_:_:)``'s task group for the client's whole life.
     func runConnection() async {
         carryOut(session.start(now: elapsed))
+        connectionPhase = "waiting for a dial"
+        defer { connectionPhase = "ended" }
         for await index in dials {
             if session.isStopped { return }
             let endpoint = configuration.endpoints[index]
             let connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+            connectionPhase = "opening \(endpoint)"
             do {
                 connection = try await open(endpoint)
             } catch {
+                connectionPhase = "waiting for a dial (open failed: \(error))"
                 if session.isStopped { return }
                 let failure = BoardClient.classify(error, endpoint: endpoint)
                 logger.debug("connect failed", metadata: ["endpoint": "\(endpoint)", "error": "\(failure.error)"])
@@ -24,7 +28,9 @@ extension BoardClient {
                 carryOut(session.dialFailed(failure, now: elapsed))
                 continue
             }
+            connectionPhase = "in a session with \(endpoint)"
             let failure = await runSession(connection, endpoint: endpoint)
+            connectionPhase = "waiting for a dial (session ended: \(String(describing: failure?.error)))"
             if session.isStopped { return }
             logger.debug("session ended", metadata: ["endpoint": "\(endpoint)", "error": "\(String(describing: failure?.error))"])
             session.nextRandom = Double.random(in: 0...1)

@@ -52,6 +52,10 @@ public actor BoardClient {
     /// The session's deadline (``ClientSession/Action/schedule(_:)``).
     var sessionDeadline: ContinuousClock.Instant?
     var timerWake: CheckedContinuation<Void, Never>?
+    /// Waiters made so far (their ids).
+    var waiterCount: UInt64 = 0
+    /// Where the connection loop is (for `diagnostics()`).
+    var connectionPhase = "not started"
 
     // Journal writes (BoardClient+Journal.swift)
     /// Wakes the journal writer; the newest wake is kept.
@@ -267,18 +271,53 @@ public actor BoardClient {
         return answer
     }
 
-    /// Parks the caller until the actor resolves what `register` stored.
+    /// Parks the caller until the actor resolves what `register` stored, the timeout passes, or the caller's task
+    /// is cancelled.
+    ///
+    /// Cancellation ends the wait on its own: the timeout is the timer loop's job, and a cancelled task tree (a bot
+    /// that cancels its work, or a task group that gave up after one of its clients failed) cancels that loop too.
+    /// Waits that only the timer ended then never ended at all, and the caller hung.
     func wait<Value: Sendable>(
         for what: String, timeout: Duration, _ register: (Waiter<Value>) -> Void
     ) async throws(ClientError) -> Value {
         let deadline = ContinuousClock.now + timeout
+        waiterCount &+= 1
+        let id = waiterCount
         do {
-            return try await withCheckedThrowingContinuation { continuation in
-                register(Waiter(deadline: deadline, what: what, continuation: continuation))
-                armTimer()
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    register(Waiter(id: id, deadline: deadline, what: what, continuation: continuation))
+                    armTimer()
+                }
+            } onCancel: {
+                // Runs on the cancelling thread; the waiter is registered by the time the actor runs this.
+                Task { await self.cancelWaiter(id) }
             }
         } catch {
             throw clientError(error)
+        }
+    }
+
+    /// Ends the wait `id` (its task was cancelled), wherever it is parked.
+    func cancelWaiter(_ id: UInt64) {
+        if let (req, waiter) = requests.first(where: { $0.value.id == id }) {
+            requests[req] = nil
+            session.abandonRequest(req)
+            waiter.resolve(.failure(waiter.cancelledError))
+            return
+        }
+        for (mut, waiters) in opWaiters {
+            guard let index = waiters.firstIndex(where: { $0.id == id }) else { continue }
+            var rest = waiters
+            let waiter = rest.remove(at: index)
+            opWaiters[mut] = rest.isEmpty ? nil : rest
+            waiter.resolve(.failure(waiter.cancelledError))
+            return
+        }
+        if let index = readyWaiters.firstIndex(where: { $0.id == id }) {
+            let waiter = readyWaiters.remove(at: index)
+            session.boardWaitEnded()
+            waiter.resolve(.failure(waiter.cancelledError))
         }
     }
 
@@ -293,7 +332,8 @@ public actor BoardClient {
 
     /// A one-paragraph account of the client's state, for logs and bug reports.
     public func diagnostics() -> String {
-        session.diagnostics + " waiters=\(opWaiters.keys.sorted()) requests=\(requests.count)"
+        session.diagnostics + " waiters=\(opWaiters.keys.sorted()) requests=\(requests.count) loop=\(connectionPhase)"
+            + " timer=\(timerWake == nil ? "running" : "waiting") next=\(nextDeadline.map { "\($0 - .now)" } ?? "none")"
     }
 }
 
