@@ -24,11 +24,13 @@ public final class PostgresServingLock: Sendable {
         self.holder = holder
     }
 
-    /// Lets go of the lock (closes its connection; a node's keeper stops retaking it).
+    /// Lets go of the lock (unlocks and closes its connection; a node's keeper stops retaking it). Returns once the
+    /// database has let go: closing alone leaves the lock held until the backend notices, so a second admin command
+    /// right after one (or `migrate-store` run twice) was told that a node serves.
     public func release() async {
         switch holder {
         case .connection(let connection):
-            try? await connection.close()
+            await PostgresStore.unlockAndClose(connection)
         case .keeper(let task):
             task.cancel()
             await task.value
@@ -87,8 +89,8 @@ extension PostgresServingLock {
         await withTaskCancellationHandler {
             _ = try? await connection.closeFuture.get()
         } onCancel: {
-            let closing: EventLoopFuture<Void> = connection.close()
-            _ = closing
+            // Not a child: the cancelled task cannot run the unlock itself.
+            Task { await PostgresStore.unlockAndClose(connection) }
         }
         // Cancelled while the close was under way: wait for it, so `release()` returns with the lock let go.
         _ = try? await connection.closeFuture.get()
@@ -126,6 +128,24 @@ extension PostgresStore {
     /// Takes the serving lock exclusive when no node holds it; nil when a node serves (it will apply the commands).
     public func tryExclusiveServingLock() async throws(StoreError) -> PostgresServingLock? {
         try await PostgresServingLock.tryExclusive(at: location, logger: logger)
+    }
+
+    /// Lets go of every advisory lock `connection` holds, then closes it. The unlock is what the next
+    /// `pg_try_advisory_lock` sees at once; a close alone is noticed by the backend a moment later. An unlock that
+    /// gets no answer within 2 s (a database gone away) is ended by the close.
+    static func unlockAndClose(_ connection: PostgresConnection) async {
+        let logger = {
+            var logger = Logger(label: "corkd.store.lock")
+            logger.logLevel = .critical
+            return logger
+        }()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try? await connection.query("SELECT pg_advisory_unlock_all()", logger: logger) }
+            group.addTask { try? await Task.sleep(for: .seconds(2)) }
+            await group.next()
+            group.cancelAll()
+            try? await connection.close()
+        }
     }
 
     /// A connection of its own, outside the pool (session state such as advisory locks and LISTEN stays with it).

@@ -50,7 +50,7 @@ final class PostgresLease: Lease {
     }
 
     func release() async {
-        try? await connection.close()
+        await PostgresStore.unlockAndClose(connection)
     }
 }
 
