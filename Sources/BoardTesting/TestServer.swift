@@ -19,8 +19,10 @@ public struct TestServer: Sendable {
     public var directory: URL
 
     /// A probe connected and authenticated as the owner (or with `token`).
-    public func connect(token: String? = nil, clientID: String? = nil, hello: Bool = true) async throws -> WireProbe {
-        let probe = try await WireProbe.connect(port: port, fingerprint: fingerprint)
+    public func connect(
+        token: String? = nil, clientID: String? = nil, hello: Bool = true, timeout: TimeAmount = .seconds(10)
+    ) async throws -> WireProbe {
+        let probe = try await WireProbe.connect(port: port, fingerprint: fingerprint, timeout: timeout)
         if hello {
             let id = clientID.map { #","client_id":"\#($0)""# } ?? ""
             try await probe.send(#"{"type":"hello","version":1,"client":"test","token":"\#(token ?? ownerToken)"\#(id)}"#)
@@ -51,6 +53,12 @@ public func withTestServer<T: Sendable>(
     configuration.port = 0
     configuration.dataDirectory = directory
     configuration.adminPollInterval = .milliseconds(50)
+    // The suite runs a thousand tests at once on the cooperative pool (two threads on CI): a session task may wait
+    // seconds for a thread while the event loop's real-time timers run on. The 5 s handshake and hello deadlines
+    // then closed connections of tests that are not about them (a run where a four-line pre-welcome test took
+    // 50 s). Here they are a minute; the tests of those deadlines set their own.
+    configuration.limits.handshakeTimeoutMs = 60_000
+    configuration.limits.authTimeoutMs = 60_000
     configure(&configuration)
     var logger = Logger(label: "corkd-test")
     logger.logLevel = .critical

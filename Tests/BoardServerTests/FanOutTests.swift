@@ -2,45 +2,57 @@ import BoardTesting
 import BoardCore
 import BoardWire
 import Foundation
+import NIOCore
 import Testing
 
 /// Fan-out under pressure and liveness: slow consumers, heartbeats (RELIABILITY.md b4 R5, b1 T7).
-@Suite(.timeLimit(.minutes(2))) struct FanOutTests {
+@Suite(.timeLimit(.minutes(5))) struct FanOutTests {
     @Test func aSubscriberThatNeverReadsIsClosedWhileTwentyOthersKeepReceiving() async throws {
         try await withTestServer(configure: {
-            // The default 1 MiB outbox; a stalled write is given up after 2 s (1 s cut a reader that the test had not
-            // drained yet when the whole suite loaded both cores).
+            // The default 1 MiB outbox; a stalled write is given up after 2 s. A reader's socket never stalls: a
+            // round (4 deltas of ~3 KB) fits in its socket buffers, so however late the test drains it (the whole
+            // suite on two cores), the server's writes to it complete; the slow subscriber's 4.8 MB do not fit.
+            // Readers are silent for the whole test, which under that load took over a minute: the heartbeat must
+            // not close them meanwhile.
             $0.limits.writeTimeoutMs = 2_000
+            $0.limits.heartbeatMs = 600_000
             $0.limits.rateOpsPerS = 100_000
             $0.limits.rateBurst = 100_000
             $0.limits.connectionsPerUser = 100
         }) { server in
-            let slow = try await server.connect(clientID: "slow")
+            // Each wait for a line is bounded by 30 s, not 10: at the end of a full run this test shares the two
+            // event loops with IdleMemoryTests' thousands of TLS handshakes, and a wait once passed 10 s there.
+            let wait = TimeAmount.seconds(30)
+            let slow = try await server.connect(clientID: "slow", timeout: wait)
             try await slow.send(#"{"type":"subscribe","board":"main"}"#)
             _ = try await slow.expect(type: "snapshot")
             var readers: [WireProbe] = []
             for i in 0..<20 {
-                let reader = try await server.connect(clientID: "reader-\(i)")
+                let reader = try await server.connect(clientID: "reader-\(i)", timeout: wait)
                 try await reader.send(#"{"type":"subscribe","board":"main"}"#)
                 _ = try await reader.expect(type: "subscribed", skipping: ["snapshot", "presence", "presence.state", "ping"])
                 readers.append(reader)
             }
-            let writer = try await server.connect(clientID: "writer")
+            let writer = try await server.connect(clientID: "writer", timeout: wait)
             let text = String(repeating: "x", count: 3000)
             let total = 1500
             var mut = 0
-            // Send in rounds of 10 (~60 KB of deltas, within a loopback socket's first buffers) and drain every reader
-            // after each round: the readers keep up, one by one, while the slow subscriber reads nothing at all.
+            // Send in rounds of 4 (~13 KB of deltas, well within a loopback socket's first buffers) and drain every
+            // reader after each round: the readers keep up, one by one, while the slow subscriber reads nothing.
             var received = Array(repeating: 0, count: readers.count)
             while mut < total {
-                for _ in 0..<10 {
+                for _ in 0..<4 {
                     mut += 1
                     try await writer.send(#"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"chat","text":"\#(text)"}}"#)
                 }
-                for _ in 0..<10 { _ = try await writer.expect(type: "ack", skipping: ["delta", "presence", "presence.state", "ping"]) }
+                for _ in 0..<4 {
+                    _ = try await labelled("the writer's ack of round \(mut)") {
+                        try await writer.expect(type: "ack", skipping: ["delta", "presence", "presence.state", "ping"])
+                    }
+                }
                 for (i, reader) in readers.enumerated() {
                     while received[i] < mut {
-                        let delta = try await reader.expect(type: "delta")
+                        let delta = try await labelled("reader \(i)'s delta \(received[i] + 1)") { try await reader.expect(type: "delta") }
                         #expect(delta["seq"] as? Int == received[i] + 1, "reader \(i) sees every seq in order")
                         received[i] += 1
                     }
@@ -52,11 +64,11 @@ import Testing
             // slow_consumer line is written "when it can": behind full socket buffers it usually cannot, so only the
             // cut itself is asserted: it came before everything was queued.
             var lastSeq = 0
-            while let object = try await slow.nextObject() {
+            while let object = try await labelled("the slow subscriber's line after seq \(lastSeq)", { try await slow.nextObject() }) {
                 if object["type"] as? String == "delta" { lastSeq = object["seq"] as? Int ?? lastSeq }
             }
             #expect(lastSeq < total)
-            let resumed = try await server.connect(clientID: "slow")
+            let resumed = try await server.connect(clientID: "slow", timeout: wait)
             try await resumed.send(#"{"type":"subscribe","board":"main"}"#)
             let epoch = try #require(try await resumed.expect(type: "snapshot")["epoch"] as? String)
             _ = try await resumed.expect(type: "subscribed")
@@ -71,6 +83,11 @@ import Testing
             await writer.close()
             await resumed.close()
         }
+    }
+
+    /// Says which wait failed.
+    private func labelled<T>(_ label: String, _ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch { throw TestFailure("\(label): \(error)") }
     }
 
     @Test func theServerPingsAndClosesASilentConnectionAfterTwoIntervals() async throws {

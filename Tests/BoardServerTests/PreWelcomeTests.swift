@@ -22,6 +22,17 @@ import Testing
         }
     }
 
+    @Test func noHelloWithinTheAuthTimeoutIsUnauthenticatedAndCloses() async throws {
+        try await withTestServer(configure: { $0.limits.authTimeoutMs = 300 }) { server in
+            let probe = try await server.connect(hello: false)
+            let lines = try await probe.expectClose()
+            #expect(lines.count == 1, "\(lines)")
+            #expect(lines.first?.contains(#""code":"unauthenticated""#) == true, "\(lines)")
+            #expect(lines.first?.contains("auth timeout") == true, "\(lines)")
+            #expect(lines.first?.contains(#""close":true"#) == true, "\(lines)")
+        }
+    }
+
     @Test func anUnknownTypeBeforeWelcomeIsUnauthenticatedAndCloses() async throws {
         try await withTestServer { server in
             let probe = try await server.connect(hello: false)
