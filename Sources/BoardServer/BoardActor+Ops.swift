@@ -30,6 +30,10 @@ extension BoardActor {
     @discardableResult
     func submit(_ request: OpRequest, mut: UInt64, from session: SessionRef) async -> SubmitOutcome {
         guard !isClosed else { return .closed }
+        guard !runEnded else {
+            reject(session, mut, .storageBusy, "the server is shutting down; nothing was applied", retryAfterMs: 1_000)
+            return .answered
+        }
         guard committed.members[session.user] != nil, let member = head.members[session.user] else {
             // Not a member (or removed since): the same answer as for a missing board.
             reject(session, mut, .rejected(.notFound), "no board \(id)")

@@ -53,6 +53,12 @@ actor BoardActor {
     var committing = false
     /// Whether `stop()` was called: `run()` returns once nothing is pending or being written.
     var stopping = false
+    /// `run()` has returned after a final `stop` (a shutdown): nobody hears the writer any more, so nothing new may
+    /// be applied (a session still open during a shutdown would wait forever for its ack, and `drained()` for the
+    /// commit).
+    var runEnded = false
+    /// A final `stop` arrived.
+    var stopsForGood = false
     /// Callers of `drained()` waiting for every pending change to be durable and answered.
     var drainWaiters: [CheckedContinuation<Void, Never>] = []
     /// Each user's op token bucket on this board (`rate_ops_per_s`, `rate_burst`).
@@ -101,8 +107,8 @@ actor BoardActor {
         case noticed(UInt64?)
         /// Time to read the store again for the unresolved batch (`commitOutcomeUnknown`).
         case resolve
-        /// `stop()`.
-        case stop
+        /// `stop()`; `final` when the server is shutting down (see `runEnded`).
+        case stop(final: Bool)
     }
 
     /// Exactly-once delivery is keyed by user and client id.
@@ -220,10 +226,13 @@ actor BoardActor {
             case .resolve:
                 resolveScheduled = false
                 if unresolved { await catchUp() }
-            case .stop: stopping = true
+            case .stop(let final):
+                stopping = true
+                if final { stopsForGood = true }
             }
             if stopping && pending.isEmpty && !committing { break }
         }
+        runEnded = stopsForGood
         resumeDrainWaiters()
         await snapshotAtStop()
     }
@@ -242,7 +251,7 @@ actor BoardActor {
 
     /// Returns once every change applied so far is durable and its ack and delta are written to the outboxes.
     func drained() async {
-        if pending.isEmpty && !committing { return }
+        if runEnded || (pending.isEmpty && !committing) { return }
         await withCheckedContinuation { drainWaiters.append($0) }
     }
 
@@ -254,7 +263,10 @@ actor BoardActor {
     }
 
     /// Ends `run()` once everything pending is durable.
-    nonisolated func stop() { outcomes.yield(.stop) }
+    ///
+    /// `final`: the server is shutting down, and once `run()` has returned the board refuses new ops
+    /// (`storage_busy`) instead of applying what nobody would acknowledge.
+    nonisolated func stop(final: Bool = false) { outcomes.yield(.stop(final: final)) }
 
     /// The shared store announced the board's head at `seq` (nil: announcements may have been lost, check): if that
     /// is beyond what this node has, the board reads the missing changes and fans them out (`catchUpIfBehind`).

@@ -172,7 +172,7 @@ actor BoardRegistry {
 
     /// Stops every board's commit loop once its pending changes are durable.
     func stopAll() {
-        for board in boards.values { board.stop() }
+        for board in boards.values { board.stop(final: true) }
         started.finish()
     }
 }

@@ -258,7 +258,9 @@ enum RandomOps {
                         for mut in muts {
                             let outcome: OpOutcome
                             do {
-                                outcome = try await alice.outcome(of: mut, timeout: .seconds(60))
+                                // Two minutes: a connection that went quiet after a cut is found dead by the
+                                // heartbeat only after 2 × 30 s, and then the op is sent again.
+                                outcome = try await alice.outcome(of: mut, timeout: .seconds(120))
                             } catch {
                                 Issue.record("op \(mut): \(error); alice: \(await alice.diagnostics())")
                                 throw error
