@@ -166,6 +166,12 @@ public final class PostgresTestServer {
         // `setsid --fork` leaves the shell in a session of its own and exits at once. It is spawned and reaped here
         // with posix_spawn and waitpid, not Foundation's Process: a child left a zombie makes Swift Testing's
         // exit-test monitor (which waits for any child) spin forever, and Process did not notice this one end.
+        //
+        // It gets stdin, stdout and stderr on /dev/null and no other descriptor of this process. NIO's sockets are
+        // not close-on-exec, and the shell lives as long as the test process: a socket it inherited stayed open
+        // after the test closed its own copy. A full run hung for good on exactly that: a test server closed a
+        // connection at its handshake timeout while this shell, spawned at that instant, still held the accepted
+        // socket (and the listener), so the client never saw the close it waited for.
         let arguments = ["/usr/bin/setsid", "--fork", "/bin/sh", "-c", script]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
@@ -173,12 +179,26 @@ public final class PostgresTestServer {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for fd: Int32 in 0...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        closeAllFrom3(&actions)
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, "/usr/bin/setsid", &actions, nil, &argv, environ)
         guard spawned == 0 else { throw TestFailure("cannot start the PostgreSQL watchdog: error \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     }
+}
+
+/// Adds "close every descriptor from 3 up" to `actions`: glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34
+/// and later, looked up at run time because Swift's Glibc module does not declare it), else a close for each
+/// descriptor open now.
+private func closeAllFrom3(_ actions: inout posix_spawn_file_actions_t) {
+    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+        _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, 3)
+        return
+    }
+    let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    for fd in open.compactMap(Int32.init) where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
 }
 
 /// Runs `body` with a PostgreSQL server of its own (one the test may stop and start); whatever happens, the server
