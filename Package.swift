@@ -175,6 +175,7 @@ let package = Package(
             name: "BoardTransportTests",
             dependencies: [
                 "BoardTransport", "BoardWire",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

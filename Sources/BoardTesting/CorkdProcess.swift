@@ -141,6 +141,18 @@ public final class SpawnedProcess {
         return false
     }
 
+    /// How the process ended, or nil if it still runs after `timeout`, waiting on this thread (for `defer` blocks and
+    /// other synchronous code; async code uses `waitForExit`). Never Foundation's `waitUntilExit()`, which has no
+    /// bound and learns of the end from a blocking `waitpid` on one thread that every `Process` shares.
+    public func waitForExitBlocking(timeout: Duration) -> ProcessExit? {
+        let deadline = ContinuousClock.now + timeout
+        while isRunning {
+            if ContinuousClock.now >= deadline { return nil }
+            usleep(10_000)
+        }
+        return exit
+    }
+
     /// SIGKILLs the process if it still runs and waits (bounded, synchronously) until it is reaped.
     public func killAndReap() {
         closeInput()

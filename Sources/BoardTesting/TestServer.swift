@@ -68,24 +68,48 @@ public func withTestServer<T: Sendable>(
         configuration: configuration, store: setup.store, tls: setup.tls, clock: clock, logger: logger,
         onListening: { address in addressContinuation.yield(address.port ?? 0) })
     let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
-    return try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask { try await group.run() }
-        var iterator = addresses.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw TestFailure("the server did not start") }
-        let test = TestServer(
-            port: port, fingerprint: setup.fingerprint, ownerToken: setup.ownerToken ?? "", store: setup.store,
-            directory: directory)
-        do {
-            let result = try await body(test)
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-            await setup.release()
-            return result
-        } catch {
-            await group.triggerGracefulShutdown()
-            try? await tasks.waitForAll()
-            await setup.release()
-            throw error
+    // The server runs in a task of its own, not a child task: a server that never stops after its graceful
+    // shutdown then fails this test with a message, instead of holding the whole run for ever (a child task would
+    // have to be awaited).
+    let running = Task { try await group.run() }
+    Task {
+        _ = await running.result
+        addressContinuation.finish()
+    }
+    var iterator = addresses.makeAsyncIterator()
+    guard let port = await iterator.next() else {
+        await setup.release()
+        if case .failure(let error) = await running.result { throw error }
+        throw TestFailure("the server did not start")
+    }
+    let test = TestServer(
+        port: port, fingerprint: setup.fingerprint, ownerToken: setup.ownerToken ?? "", store: setup.store,
+        directory: directory)
+    let result: Result<T, any Error>
+    do { result = .success(try await body(test)) } catch { result = .failure(error) }
+    await group.triggerGracefulShutdown()
+    guard await ended(running, within: .seconds(60)) else {
+        running.cancel()
+        throw TestFailure("the test server did not stop within 60 s of its graceful shutdown (test: \(result))")
+    }
+    await setup.release()
+    let value = try result.get()
+    try await running.value
+    return value
+}
+
+/// Whether `task` ends within `timeout` (it is not cancelled either way).
+private func ended(_ task: Task<Void, any Error>, within timeout: Duration) async -> Bool {
+    let answer = NIOLockedValueBox<CheckedContinuation<Bool, Never>?>(nil)
+    return await withCheckedContinuation { continuation in
+        answer.withLockedValue { $0 = continuation }
+        Task {
+            _ = await task.result
+            answer.withLockedValue { $0.take() }?.resume(returning: true)
+        }
+        Task {
+            try? await Task.sleep(for: timeout)
+            answer.withLockedValue { $0.take() }?.resume(returning: false)
         }
     }
 }

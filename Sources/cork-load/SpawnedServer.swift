@@ -85,7 +85,7 @@ final class SpawnedServer: Sendable {
             return try await setUp(process, corkdPath: corkdPath, directory: directory, layout: layout, progress: progress)
         } catch {
             if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            _ = await reap(process, within: .seconds(10))
             let text = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
             throw LoadError("spawn_failed", "\(error)\(text.isEmpty ? "" : "; corkd: \(text.suffix(400))")")
         }
@@ -160,29 +160,50 @@ final class SpawnedServer: Sendable {
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()
-        for _ in 0..<2_400 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        guard let status = await reap(process, within: .seconds(120)) else {
             throw LoadError("spawn_failed", "corkd \(arguments.prefix(2).joined(separator: " ")) did not finish within 120 s")
         }
         let output = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
-        guard process.terminationStatus == 0 else {
+        guard status == 0 else {
             let text = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
             throw LoadError(
-                "spawn_failed", "corkd \(arguments.prefix(2).joined(separator: " ")) exited \(process.terminationStatus): \(text.suffix(400))")
+                "spawn_failed", "corkd \(arguments.prefix(2).joined(separator: " ")) exited \(status): \(text.suffix(400))")
         }
         return output
     }
 
     /// Stops corkd (SIGTERM, then SIGKILL after 10 s) and removes the data directory unless `keep`.
     func stop(keep: Bool) async {
-        if process.isRunning {
-            process.terminate()
-            for _ in 0..<200 where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        process.waitUntilExit()
+        if process.isRunning { process.terminate() }
+        _ = await Self.reap(process, within: .seconds(10))
         if !keep { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// Waits until `process` has ended and returns its exit status (128 + the signal when a signal ended it); after
+    /// `timeout` it is SIGKILLed and waited for 5 s more, and nil is returned.
+    ///
+    /// The end is learnt from `waitpid(WNOHANG)` as well as from Foundation, never from `waitUntilExit()`: Foundation
+    /// notices a child's end through a descriptor the child inherits and a blocking `waitpid` on one thread that every
+    /// `Process` shares, and its wait has no bound.
+    static func reap(_ process: Process, within timeout: Duration) async -> Int32? {
+        let pid = process.processIdentifier
+        let deadline = ContinuousClock.now + timeout
+        var killed = false
+        var status: Int32 = 0
+        while process.isRunning {
+            if waitpid(pid, &status, WNOHANG) == pid {
+                let signal = status & 0x7f
+                return killed ? nil : signal == 0 ? (status >> 8) & 0xff : 128 + signal
+            }
+            if !killed, ContinuousClock.now >= deadline {
+                killed = true
+                kill(pid, SIGKILL)
+            } else if killed, ContinuousClock.now >= deadline + .seconds(5) {
+                return nil
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        if killed { return nil }
+        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
     }
 }

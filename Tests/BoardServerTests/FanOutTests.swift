@@ -91,6 +91,7 @@ import Testing
             for reader in readers { await reader.close() }
             await writer.close()
             await resumed.close()
+            await slow.close()
         }
     }
 

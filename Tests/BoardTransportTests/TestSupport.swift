@@ -1,5 +1,6 @@
 import BoardTransport
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import NIOSSL
@@ -34,19 +35,28 @@ struct TimeoutError: Error, CustomStringConvertible {
     var description: String { "timed out after \(seconds) s" }
 }
 
-/// Runs `body`, failing with `TimeoutError` when it takes longer than `seconds` (the body is cancelled).
+/// Runs `body`, failing with `TimeoutError` when it takes longer than `seconds`; the body is then cancelled and
+/// left behind. A bound that had to wait for the body (a task group) would be none for a body that ignores
+/// cancellation, as `closeFuture.get()` does: a run once hung for good in such a wait.
 func withTimeout<T: Sendable>(
     _ seconds: Double, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
-            throw TimeoutError(seconds: seconds)
+    let work = Task { try await body() }
+    let answer = NIOLockedValueBox<CheckedContinuation<Result<T, any Error>, Never>?>(nil)
+    let result = await withCheckedContinuation { continuation in
+        answer.withLockedValue { $0 = continuation }
+        let timer = Task {
+            try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+            answer.withLockedValue { $0.take() }?.resume(returning: .failure(TimeoutError(seconds: seconds)))
         }
-        defer { group.cancelAll() }
-        return try await group.next()!
+        Task {
+            let outcome = await work.result
+            timer.cancel()
+            answer.withLockedValue { $0.take() }?.resume(returning: outcome)
+        }
     }
+    if case .failure(let error) = result, error is TimeoutError { work.cancel() }
+    return try result.get()
 }
 
 /// The outcome of a child process.
@@ -56,30 +66,50 @@ struct ProcessResult: Sendable {
     var timedOut: Bool
 }
 
-/// Runs a program with stdin from /dev/null, stdout and stderr captured together, killed after `timeout` seconds.
+/// Runs a program with stdin from /dev/null, stdout and stderr written together to a file, SIGKILLed after
+/// `timeout` seconds.
+///
+/// The exit is learnt from `waitpid(WNOHANG)`, never from Foundation's `waitUntilExit()`: Foundation notices a
+/// child's end through a descriptor the child inherits and a blocking `waitpid` on one shared thread, and a wait
+/// with no bound there could hold the whole test run. The output goes to a file, not a pipe, so no descendant that
+/// keeps the pipe open can block the read either.
 func runProcess(_ path: String, _ arguments: [String], timeout: Double) async throws -> ProcessResult {
+    let log = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString).out")
+    guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw POSIXError(.EIO) }
+    defer { try? FileManager.default.removeItem(at: log) }
+    let output = try FileHandle(forWritingTo: log)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
-    let output = Pipe()
     process.standardOutput = output
     process.standardError = output
     process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
     try process.run()
-    let deadline = Date().addingTimeInterval(timeout)
+    try? output.close()
+    let pid = process.processIdentifier
+    var status: Int32 = 0
+    let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1_000))
     var timedOut = false
+    // Whichever notices the end first reaps the child: Foundation (then `isRunning` turns false) or this wait.
+    var reaped = false
     while process.isRunning {
-        if Date() > deadline {
-            timedOut = true
-            process.terminate()
-            process.waitUntilExit()
+        if waitpid(pid, &status, WNOHANG) == pid {
+            reaped = true
             break
         }
-        try await Task.sleep(nanoseconds: 20_000_000)
+        if !timedOut, ContinuousClock.now >= deadline {
+            timedOut = true
+            kill(pid, SIGKILL)
+        } else if timedOut, ContinuousClock.now >= deadline + .seconds(10) {
+            throw POSIXError(.ETIMEDOUT)
+        }
+        try await Task.sleep(for: .milliseconds(20))
     }
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    return ProcessResult(
-        status: process.terminationStatus, output: String(decoding: data, as: UTF8.self), timedOut: timedOut)
+    let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+    guard reaped else { return ProcessResult(status: process.terminationStatus, output: text, timedOut: timedOut) }
+    // The wait status: the low 7 bits are the signal that ended it (0 for an exit), the next byte the exit code.
+    let signal = status & 0x7f
+    return ProcessResult(status: signal == 0 ? (status >> 8) & 0xff : 128 + signal, output: text, timedOut: timedOut)
 }
 
 /// A freshly generated self-signed certificate, loaded for NIOSSL.

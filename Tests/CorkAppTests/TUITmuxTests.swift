@@ -53,13 +53,15 @@ import Glibc
 
         func keys(_ session: String, _ keys: String...) async throws { try await run(["send-keys", "-t", session] + keys) }
 
+        /// Stops the tmux server, waiting at most 10 s for the client that asks it to.
         func kill() {
-            let process = Process()
-            process.executableURL = tmux
-            process.arguments = ["-L", socket, "kill-server"]
-            process.standardError = FileHandle.nullDevice
-            try? process.run()
-            process.waitUntilExit()
+            if let child = try? SpawnedProcess(
+                executable: python, arguments: ["-c", Tmux.unblock, tmux.path, "-L", socket, "kill-server"],
+                logDirectory: logDirectory, name: "tmux-kill")
+            {
+                _ = child.waitForExitBlocking(timeout: .seconds(10))
+                child.killAndReap()
+            }
             // tmux leaves its socket file behind.
             let directory = ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp"
             try? FileManager.default.removeItem(atPath: "\(directory)/tmux-\(getuid())/\(socket)")
