@@ -16,6 +16,11 @@ actor BoardRegistry {
     let logger: Logger
     /// Newly created actors whose commit loops the server must run.
     let started: AsyncStream<BoardActor>.Continuation
+    /// The id of every board this node starts serving (at start-up, made, brought back, or first used after another
+    /// node made it), for the presence relay: the people of other nodes it already knows on that board are shown
+    /// there at once, not at their next change. Bounded: only the relay reads it, and only with PostgreSQL.
+    let served: AsyncStream<BoardID>
+    private let servedContinuation: AsyncStream<BoardID>.Continuation
 
     init(
         store: any BoardStore, configuration: ServerConfiguration, clock: any ServerClock, logger: Logger,
@@ -26,6 +31,14 @@ actor BoardRegistry {
         self.clock = clock
         self.logger = logger
         self.started = started
+        (served, servedContinuation) = AsyncStream.makeStream(of: BoardID.self, bufferingPolicy: .bufferingNewest(4_096))
+    }
+
+    /// Serves `actor` from now on: the server runs its commit loop, the presence relay hears of it.
+    private func serve(_ actor: BoardActor) {
+        boards[actor.id] = actor
+        started.yield(actor)
+        servedContinuation.yield(actor.id)
     }
 
     /// Loads every stored board that is not archived (start-up). A board whose log does not replay stops the server.
@@ -41,8 +54,7 @@ actor BoardRegistry {
 
     private func load(_ id: BoardID) async throws {
         let actor = try await BoardActor.load(id, store: store, configuration: configuration, clock: clock, logger: logger)
-        boards[id] = actor
-        started.yield(actor)
+        serve(actor)
     }
 
     /// The board's actor, if it exists and is not archived. With a store shared by several nodes, a board this node
@@ -74,8 +86,7 @@ actor BoardRegistry {
             let actor = try await BoardActor.load(id, store: store, configuration: configuration, clock: clock, logger: logger)
             if let actor = boards[id] { return actor }
             archived.remove(id)
-            boards[id] = actor
-            started.yield(actor)
+            serve(actor)
             logger.info("serving board \(id), made or brought back by another node")
             return actor
         } catch {
@@ -121,8 +132,7 @@ actor BoardRegistry {
         let actor = BoardActor(
             id: id, epoch: record.epoch, board: Board(id: id, name: name, owner: owner), store: store,
             configuration: configuration, clock: clock, logger: logger)
-        boards[id] = actor
-        started.yield(actor)
+        serve(actor)
         return actor
     }
 
@@ -174,5 +184,6 @@ actor BoardRegistry {
     func stopAll() {
         for board in boards.values { board.stop(final: true) }
         started.finish()
+        servedContinuation.finish()
     }
 }

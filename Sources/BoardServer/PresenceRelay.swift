@@ -34,6 +34,8 @@ struct PresenceRelay {
         case tick
         /// Publishing works again after a failure (or after events were dropped): announce everything.
         case recovered
+        /// This node started serving the board: show the other nodes' people already known there.
+        case served(BoardID)
     }
 
     /// A new random node id.
@@ -48,6 +50,9 @@ struct PresenceRelay {
             group.addTask { await pump(queue) }
             group.addTask { await publish(queue, input) }
             group.addTask { await tick(input) }
+            group.addTask {
+                for await board in registry.served { input.yield(.served(board)) }
+            }
             group.addTask { await merge(inputs) }
         }
         input.finish()
@@ -138,6 +143,8 @@ struct PresenceRelay {
                 await route(remote.expire(nowMs: now))
             case .recovered:
                 await announce()
+            case .served(let board):
+                await route(remote.entries(on: board).values.map { .set(board, $0) })
             }
         }
     }

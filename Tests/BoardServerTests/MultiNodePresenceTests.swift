@@ -80,6 +80,39 @@ struct MultiNodePresenceTests {
         }
     }
 
+    @Test("a board another node made shows that node's people at once when this node first serves it")
+    func firstServedBoardShowsKnownPeople() async throws {
+        try await MultiNodeTests.withTwoNodes { _, one, two in
+            // Dave on node two follows main, where bob's join will tell that node two has heard what came before.
+            let (dave, _) = try await Self.connect(two)
+            try await dave.send(#"{"type":"subscribe","board":"main"}"#)
+            _ = try await dave.expect(type: "presence.state", skipping: ["snapshot", "subscribed", "ping"])
+            // Bob makes board ops through node one and is present there, then on main.
+            let (bob, bobSession) = try await Self.connect(one)
+            try await bob.send(#"{"type":"board.create","req":1,"board":"ops","name":"Ops"}"#)
+            _ = try await Self.awaitLine(bob, "ok of board.create") { $0["type"] as? String == "ok" }
+            try await bob.send(#"{"type":"subscribe","board":"ops"}"#)
+            _ = try await bob.expect(type: "presence.state", skipping: ["snapshot", "subscribed", "ping"])
+            try await bob.send(#"{"type":"subscribe","board":"main"}"#)
+            _ = try await Self.awaitLine(dave, "bob's join on main") {
+                $0["type"] as? String == "presence" && $0["session"] as? String == bobSession
+            }
+            // Node two has heard of bob on ops (in order, before main), and serves ops only from now on: carol sees
+            // him in presence.state or right after, not only at his next change.
+            let (carol, _) = try await Self.connect(two)
+            try await carol.send(#"{"type":"subscribe","board":"ops"}"#)
+            let state = try await carol.expect(type: "presence.state", skipping: ["snapshot", "subscribed", "ping"])
+            if !Self.sessions(state).contains(bobSession) {
+                _ = try await Self.awaitLine(carol, "bob on ops", timeout: .seconds(5)) {
+                    $0["type"] as? String == "presence" && $0["session"] as? String == bobSession && $0["board"] as? String == "ops"
+                }
+            }
+            await carol.close()
+            await bob.close()
+            await dave.close()
+        }
+    }
+
     @Test("a node whose presence LISTEN backend is terminated listens again, and people who joined meanwhile show")
     func listenTerminatedResyncs() async throws {
         try await MultiNodeTests.withTwoNodes(configure: { $0.listenRetryDelay = .seconds(1) }) { location, one, two in

@@ -128,6 +128,8 @@ import Glibc
 
     @Test func twoPeopleSeeEachOthersDragAndChatLive() async throws {
         try await Self.withTwoPanes(cards: ["Fix login", "Write docs"]) { tmux in
+            // Bob's cork started after Alice's: her feed says he came.
+            try await tmux.waitFor("bob joined", in: "A")
             // Alice picks #1 up and carries it over DOING: Bob sees her ghost there.
             try await tmux.keys("A", "Space")
             try await tmux.keys("A", "Right")
