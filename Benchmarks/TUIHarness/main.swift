@@ -113,7 +113,17 @@ measure("v, then Space marks", setUp: { $0.marking = true; $0.marked = [] }, key
 measure("a typed character", setUp: { $0.focus = .input; if $0.input.text.count > 50 { $0.input = LineEditor() } }, key(.character("a")))
 model.focus = .board
 model.overlay = nil
-var changed = board
-changed.cards["c501"]?.title = "Renamed by bob"
-measure("someone else's change arrives", setUp: { $0.carry = nil },
-    .client(.board(BoardUpdate(board: changed, cause: .deltas, changedByOthers: ["c501"]))))
+/// Another person's op on `board`, as the client hands it over: the new board and what the op changed.
+func othersChange(_ op: Op) -> TUIMessage {
+    var changed = board
+    let context = ApplyContext(actor: "bob", role: .editor, now: Timestamp(milliseconds: 1_767_225_600_000), seq: board.seq + 1)
+    if case .failure(let rejection) = changed.apply(op, context: context) { fatalError("\(op.kind): \(rejection)") }
+    return .client(.board(BoardUpdate(
+        board: changed, cause: .deltas, changes: BoardChanges.of(op, on: board), changedByOthers: op.card.map { [$0] } ?? [])))
+}
+measure("someone else's edit arrives", setUp: { $0.carry = nil }, othersChange(.editCard(EditCard(card: "c501", title: "Renamed by bob"))))
+measure("someone else's move arrives", setUp: { $0.carry = nil }, othersChange(.moveCard(card: "c502", column: "done", placement: .top)))
+var everything = board
+everything.cards["c501"]?.title = "Renamed by bob"
+measure("a change that rebuilds (a snapshot)", setUp: { $0.carry = nil },
+    .client(.board(BoardUpdate(board: everything, cause: .snapshot, changedByOthers: ["c501"]))))

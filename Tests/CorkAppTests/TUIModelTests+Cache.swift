@@ -115,3 +115,72 @@ extension TUIModelTests {
         #expect(lines.contains { $0.contains("#1 Fix login") })
     }
 }
+
+/// Updates that say which cards changed (every `.deltas` and `.local` update from the client) change only those
+/// cards in the cache: after each of a few hundred random changes, under several filters, the cached columns and
+/// counts equal what a fresh pass over the whole board gives, and the cache was not rebuilt for a card change.
+extension TUIModelTests {
+    /// The shown cards and counts of every column computed from scratch, as `VisibleCards` must hold them.
+    static func fresh(_ model: TUIModel) -> [[CardID]] {
+        guard let board = model.board else { return [] }
+        let context = QueryContext(today: model.today, me: model.user)
+        return board.columns.map { column in
+            board.cards(in: column.id).filter { model.filter?.query.matches($0, in: board, context: context) ?? true }.map(\.id)
+        }
+    }
+
+    @Test(arguments: ["", "label:bug", "column:qa", "\"card 1\"", "-column:todo label:bug"])
+    func onlyTheChangedCardsMoveInTheCache(filter: String) {
+        var t = Self.testBoard()
+        t.apply(.addColumn(column: "review", name: "Review", index: nil))
+        var model = Self.model()
+        _ = model.update(Self.loaded(t.board))
+        if !filter.isEmpty { _ = Self.enter("/filter \(filter)", into: &model) }
+        var random = UInt64(0x9E37_79B9_7F4A_7C15)
+        func next(_ bound: Int) -> Int {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((random >> 33) % UInt64(bound))
+        }
+        let columns: [ColumnID] = ["todo", "doing", "done", "review"]
+        var incremental = 0
+        for step in 0..<300 {
+            let cards = Array(t.board.cards.keys).sorted()
+            let card = cards.isEmpty ? nil : cards[next(cards.count)]
+            let op: Op
+            switch (next(9), card) {
+            case (0, _), (_, nil):
+                op = .addCard(AddCard(card: CardID("n\(step)"), column: columns[next(4)], title: "card \(step)", labels: next(2) == 0 ? ["bug"] : []))
+            case (1, let card?), (2, let card?):
+                op = .moveCard(card: card, column: columns[next(4)], placement: next(2) == 0 ? .top : .bottom)
+            case (3, let card?):
+                op = .editCard(EditCard(card: card, title: "card \(next(20))"))
+            case (4, let card?):
+                op = t.board.cards[card]?.archived == true ? .restoreCard(card: card) : .archiveCard(card: card)
+            case (5, let card?):
+                op = t.board.cards[card]?.labels.contains("bug") == true ? .removeLabel(card: card, label: "bug") : .addLabel(card: card, label: "bug")
+            case (6, let card?):
+                op = t.board.cards[card]?.closed == true ? .reopenCard(card: card) : .closeCard(card: card)
+            case (7, _):
+                op = .renameColumn(column: "review", name: next(2) == 0 ? "Review" : "QA")
+            default:
+                op = .setWIPLimit(column: "doing", limit: next(2) == 0 ? nil : WIPLimit(limit: 50, hard: false))
+            }
+            // Random ops may be refused (a move of an archived card): those change nothing and are skipped.
+            let before = t.board
+            guard case .success(let change) = before.applying(op, context: t.context("alice")) else { continue }
+            t.board = change.board
+            // A mark no rebuild keeps: still there afterwards, the cache was changed in place.
+            model.visible.totals["untouched"] = 1
+            _ = model.update(.client(.board(BoardUpdate(
+                board: change.board, cause: .deltas, changes: BoardChanges.of(op, on: before), changedByOthers: []))))
+            #expect(model.visible.version == model.visibleVersion, "step \(step): the cache is current")
+            if model.visible.totals.removeValue(forKey: "untouched") != nil { incremental += 1 }
+            let expected = Self.fresh(model)
+            for index in columns.indices {
+                #expect(Self.ids(model, index) == expected[index], "step \(step), \(op.kind), column \(columns[index])")
+                #expect(model.cardCount(index) == t.board.count(in: columns[index]), "step \(step), \(op.kind): count of \(columns[index])")
+            }
+        }
+        #expect(incremental > 200, "most updates changed the cache in place (\(incremental) of 300)")
+    }
+}

@@ -74,8 +74,10 @@ extension TUIModel {
             // After `/board`, the old board's last events may still be on their way.
             guard update.board.id == boardID else { return [] }
             let carried = carry.flatMap { update.board.cards[$0.card] }
+            let previous = board
+            let wasCurrent = visible.version == visibleVersion
             board = update.board
-            refreshVisibleCards()
+            refreshVisibleCards(changes: update.changes, from: wasCurrent ? previous : nil)
             for card in update.changedByOthers { highlights[card] = tick + TUIModel.highlightTicks }
             let carryLost = carry != nil && (carried == nil || carried?.archived == true)
             if carryLost {
