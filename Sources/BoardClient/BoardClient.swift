@@ -189,6 +189,12 @@ public actor BoardClient {
         guard case .ok = answer else { throw unexpected(answer, "ok") }
     }
 
+    /// Archives a board for everyone (its owner only): answered once the server has applied it.
+    public func archiveBoard(_ id: BoardID, timeout: Duration = .seconds(45)) async throws(ClientError) {
+        let answer = try await request(timeout: timeout) { .archiveBoard(ClientMessage.ArchiveBoard(req: $0, board: id)) }
+        guard case .ok = answer else { throw unexpected(answer, "ok") }
+    }
+
     /// One page of the current board's activity (or one card's), oldest first.
     public func history(
         card: CardID? = nil, before: UInt64? = nil, limit: Int? = nil, timeout: Duration = .seconds(30)

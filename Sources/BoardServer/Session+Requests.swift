@@ -1,4 +1,5 @@
 import BoardCore
+import BoardStore
 import BoardWire
 import NIOCore
 
@@ -23,8 +24,8 @@ extension Session {
             await submit(action, as: ref)
         case .presence:
             await presence(action, as: ref)
-        case .listBoards, .createBoard, .subscribe, .unsubscribe, .fetch, .history, .addHook, .listHooks, .removeHook,
-            .testHook:
+        case .listBoards, .createBoard, .archiveBoard, .subscribe, .unsubscribe, .fetch, .history, .addHook, .listHooks,
+            .removeHook, .testHook:
             await request(action, as: ref)
         case .hello, .ping, .pong, .bye:
             break
@@ -62,6 +63,8 @@ extension Session {
             outbox.send(Lines.line(.boards(ServerMessage.BoardList(req: request.req, boards: summaries))))
         case .createBoard(let request):
             await createBoard(request, as: ref, context: context, outbox: outbox)
+        case .archiveBoard(let request):
+            await archiveBoard(request, as: ref, context: context, outbox: outbox)
         case .subscribe(let request):
             guard let board = await member(request.board, ref, req: request.req, context: context, outbox: outbox) else {
                 return .none
@@ -146,6 +149,54 @@ extension Session {
             outbox.send(Lines.error(WireError(.storageBusy, "the board could not be stored", req: request.req, board: request.board)))
         }
     }
+
+    /// `board.archive`: for the board's owner only (a non-member gets `not_found`, as for a missing board; another
+    /// member `forbidden`). Queued in the admin queue as `corkd board archive` queues it, so the node that applies the
+    /// queue archives it and every node stops serving it; answered `ok` once applied, at most `archiveWait` later.
+    private static func archiveBoard(
+        _ request: ClientMessage.ArchiveBoard, as ref: SessionRef, context: SessionContext, outbox: Outbox
+    ) async {
+        let (board, req) = (request.board, request.req)
+        guard let actor = await context.registry.board(board), let access = await actor.roleAndSeq(of: ref.user) else {
+            outbox.send(Lines.error(WireError(.notFound, "no board \(board)", req: req, board: board)))
+            return
+        }
+        guard access.role == .owner else {
+            outbox.send(Lines.error(WireError(.forbidden, "only the board's owner archives it", req: req, board: board)))
+            return
+        }
+        guard let admin = context.store as? any AdminStore else {
+            outbox.send(Lines.error(WireError(.internal, "this store has no admin queue", req: req, board: board)))
+            return
+        }
+        do throws(StoreError) {
+            let ids = try await admin.enqueue([.archiveBoard(board: board)], now: context.clock.now())
+            let deadline = ContinuousClock.now + archiveWait
+            while ContinuousClock.now < deadline {
+                switch try await admin.outcomes(ids)[ids[0]] ?? .pending {
+                case .done:
+                    outbox.send(Lines.line(.ok(ServerMessage.Ok(req: req, board: board))))
+                    return
+                case .failed(let failure):
+                    let code: ErrorCode = failure.code == AdminFailure.Code.notFound ? .notFound : .badRequest
+                    outbox.send(Lines.error(WireError(code, failure.message, req: req, board: board)))
+                    return
+                case .pending:
+                    try? await Task.sleep(for: context.configuration.adminPollInterval)
+                }
+            }
+            outbox.send(
+                Lines.error(
+                    WireError(
+                        .storageBusy, "the archive of \(board) is queued but not applied yet; it will be", req: req,
+                        board: board)))
+        } catch {
+            outbox.send(Lines.error(WireError(.storageBusy, "the archive could not be queued: \(error)", req: req, board: board)))
+        }
+    }
+
+    /// How long `board.archive` waits for the admin queue to apply it.
+    static let archiveWait: Duration = .seconds(30)
 
     /// An `op`: straight to the board's actor (kept after the first op), which checks membership, the rate and
     /// exactly-once in its own isolation and answers with exactly one `ack` or `reject` — `not_found` when the board

@@ -14,6 +14,7 @@ extension ClientMessage {
         case .hello(let m): return check("client_id", m.clientID?.rawValue)
         case .createBoard(let m):
             return check("board", m.board.rawValue) ?? Board.nameProblem(m.name).map { "field `name`: \($0)" }
+        case .archiveBoard(let m): return check("board", m.board.rawValue)
         case .subscribe(let m): return check("board", m.board.rawValue)
         case .unsubscribe(let m): return check("board", m.board.rawValue)
         case .op(let m): return check("board", m.board.rawValue)

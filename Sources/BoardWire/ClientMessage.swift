@@ -8,6 +8,8 @@ public enum ClientMessage: Hashable, Sendable {
     case listBoards(ListBoards)
     /// `board.create`: create a board the user owns; answered by `ok`.
     case createBoard(CreateBoard)
+    /// `board.archive`: the board's owner archives it; answered by `ok` once it is archived.
+    case archiveBoard(ArchiveBoard)
     /// `subscribe`: receive a board's deltas and presence; answered by deltas or a snapshot, then `subscribed`.
     case subscribe(Subscribe)
     /// `unsubscribe`: stop receiving a board; answered by `ok`.
@@ -37,7 +39,7 @@ public enum ClientMessage: Hashable, Sendable {
 
     /// Every message type a client sends, as written in `type`.
     public static let allTypes: [String] = [
-        "hello", "boards", "board.create", "subscribe", "unsubscribe", "op", "fetch", "presence", "history", "ping",
+        "hello", "boards", "board.create", "board.archive", "subscribe", "unsubscribe", "op", "fetch", "presence", "history", "ping",
         "pong", "bye", "hook.add", "hook.list", "hook.remove", "hook.test",
     ]
 
@@ -47,6 +49,7 @@ public enum ClientMessage: Hashable, Sendable {
         case .hello: "hello"
         case .listBoards: "boards"
         case .createBoard: "board.create"
+        case .archiveBoard: "board.archive"
         case .subscribe: "subscribe"
         case .unsubscribe: "unsubscribe"
         case .op: "op"
@@ -69,6 +72,7 @@ public enum ClientMessage: Hashable, Sendable {
         case .hello(let m): m.req
         case .listBoards(let m): m.req
         case .createBoard(let m): m.req
+        case .archiveBoard(let m): m.req
         case .subscribe(let m): m.req
         case .unsubscribe(let m): m.req
         case .fetch(let m): m.req
@@ -96,6 +100,7 @@ extension ClientMessage: Codable {
         case "hello": self = .hello(try Hello(from: decoder))
         case "boards": self = .listBoards(try ListBoards(from: decoder))
         case "board.create": self = .createBoard(try CreateBoard(from: decoder))
+        case "board.archive": self = .archiveBoard(try ArchiveBoard(from: decoder))
         case "subscribe": self = .subscribe(try Subscribe(from: decoder))
         case "unsubscribe": self = .unsubscribe(try Unsubscribe(from: decoder))
         case "op": self = .op(try Mutation(from: decoder))
@@ -120,6 +125,7 @@ extension ClientMessage: Codable {
         case .hello(let m): try m.encode(to: encoder)
         case .listBoards(let m): try m.encode(to: encoder)
         case .createBoard(let m): try m.encode(to: encoder)
+        case .archiveBoard(let m): try m.encode(to: encoder)
         case .subscribe(let m): try m.encode(to: encoder)
         case .unsubscribe(let m): try m.encode(to: encoder)
         case .op(let m): try m.encode(to: encoder)

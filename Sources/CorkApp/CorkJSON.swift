@@ -118,6 +118,16 @@ public enum CorkJSON {
         public init(board: Board) { self.board = board }
     }
 
+    /// `cork board archive --json`: `{"board","archived":true}`.
+    public struct ArchivedBoard: Encodable, Sendable {
+        /// The board archived.
+        public var board: BoardID
+        /// Always true.
+        public var archived = true
+        /// Makes a result.
+        public init(board: BoardID) { self.board = board }
+    }
+
     /// `cork board create --json`: `{"board","name"}`.
     public struct CreatedBoard: Encodable, Sendable {
         /// The new board's id.

@@ -58,24 +58,38 @@ extension BoardCommand {
         }
     }
 
-    /// `cork board archive`: explains that archiving is an operator action.
+    /// `cork board archive --yes`: the wire's `board.archive` (owners only).
     struct Archive: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Archiving a board is an operator action: this says how (exit 3).",
+            abstract: "Archive the board for everyone (--board picks which; owners only; needs --yes).",
             discussion: """
-                An archived board disappears for every member at once (Protocol.md, "Archived boards"), so it is \
-                done on the server by its operator: `corkd board archive BOARD` (the data is kept; `corkd board \
-                unarchive BOARD` brings it back as it was). cork sends nothing and exits 3, as for a refused op.
+                An archived board disappears for every member at once (Protocol.md, "Archived boards"): whoever has \
+                it open is told it is gone, and nobody can open it until the server's operator brings it back with \
+                `corkd board unarchive BOARD` (the data is kept as it was). Exit 3 for a member who is not an owner \
+                (or a board you do not belong to), 2 without --yes.
                 """)
         @OptionGroup var connection: ConnectionOptions
-        @Flag(help: "Print JSON (the same refusal: exit 3, the message on stderr).") var json = false
+        @Flag(help: "Archive it (asked for because it hides the board from every member).") var yes = false
+        @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let board = (try? connection.session().target.board.rawValue) ?? connection.board ?? "BOARD"
-            throw CorkFailure(
-                .rejected,
-                "forbidden: archiving a board is an operator action; on the server run `corkd board archive \(board)` "
-                    + "(its data is kept, and `corkd board unarchive \(board)` brings it back)")
+            guard yes else { throw CorkFailure.usage("archiving hides the board from every member: add --yes") }
+            let session = try connection.session()
+            let board = session.target.board
+            try await session.withConnection { client, _ in
+                do {
+                    try await client.archiveBoard(board)
+                } catch let error as ClientError {
+                    // The server refused the request itself (not the owner, no such board): exit 3, like a reject.
+                    if let refusal = error.server, [.forbidden, .notFound, .badRequest].contains(refusal.code) {
+                        throw CorkFailure(.rejected, "\(refusal.code.rawValue): \(refusal.message)")
+                    }
+                    throw error
+                }
+            }
+            Output.result(
+                CorkJSON.ArchivedBoard(board: board), json: json,
+                text: "archived board \(board) for everyone; on the server `corkd board unarchive \(board)` brings it back\n")
         }
     }
 }

@@ -6,7 +6,7 @@ import CorkApp
 /// `cork board`: boards themselves (`create`, `rename`, `list`, `members`, `archive`).
 struct BoardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "board", abstract: "Create, rename or list boards; list a board's members.",
+        commandName: "board", abstract: "Create, rename, list or archive boards; list a board's members.",
         subcommands: [Create.self, Rename.self, List.self, Members.self, Archive.self])
 
     /// `cork board create NAME [--id ID]`: the wire's `board.create`; the user becomes the board's owner.

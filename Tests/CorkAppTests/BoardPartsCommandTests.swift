@@ -167,12 +167,13 @@ import Testing
             let text = try await cork.ok(["board", "members"])
             #expect(text.contains("bob  ") && text.contains("editor"), "\(text)")
 
-            // bob, an editor, may not rename the board or manage members; nobody archives a board from cork.
+            // bob, an editor, may not rename, archive the board or manage members; archiving asks for --yes.
             let forbidden = try await cork.fails(["board", "rename", "Mine"], with: 3, url: .some(bob.description))
             #expect(forbidden.contains("forbidden:"), "\(forbidden)")
             try await cork.fails(["member", "add", "dave", "--role", "owner"], with: 3, url: .some(bob.description))
-            let archive = try await cork.fails(["board", "archive"], with: 3)
-            #expect(archive.contains("corkd board archive main"), "\(archive)")
+            let archive = try await cork.fails(["board", "archive", "--yes"], with: 3, url: .some(bob.description))
+            #expect(archive.contains("forbidden:"), "\(archive)")
+            try await cork.fails(["board", "archive"], with: 2)
             try await cork.fails(["member", "add", "dave", "--role", "boss"], with: 2)
 
             #expect(try await cork.ok(["member", "remove", "Bob B."]) == "removed bob from main\n")
@@ -183,6 +184,28 @@ import Testing
                 "owner renamed the board \"Main\" → \"Team board\"", "owner changed bob's role viewer → editor",
                 "owner removed bob from the board",
             ])
+        }
+    }
+
+    /// The owner archives a board from cork: it is gone for everyone, the operator sees it archived and brings it back
+    /// as it was.
+    @Test func anOwnerArchivesABoardForEveryoneAndTheOperatorBringsItBack() async throws {
+        try await withCorkd { corkd in
+            let cork = try CorkProcess(corkd, url: corkd.ownerURL)
+            _ = try await cork.json(["board", "create", "Side", "--id", "side"])
+            _ = try await cork.ok(["add", "Keep me", "--board", "side"])
+
+            let archived = try await cork.json(["board", "archive", "--board", "side", "--yes"])
+            #expect(archived["board"] as? String == "side" && archived["archived"] as? Bool == true, "\(archived)")
+            try await cork.fails(["show", "--board", "side"], with: 5)
+            let again = try await cork.fails(["board", "archive", "--board", "side", "--yes"], with: 3)
+            #expect(again.contains("not_found:"), "\(again)")
+            let all = try await corkd.admin(["board", "list", "--all", "--json"])
+            #expect(all.standardOutput.contains(#""archived":true,"board":"side""#), "\(all.standardOutput)")
+
+            #expect(try await corkd.admin(["board", "unarchive", "side"]).exit.isSuccess)
+            let shown = try await cork.ok(["show", "--board", "side"])
+            #expect(shown.contains("#1 Keep me"), "\(shown)")
         }
     }
 

@@ -26,4 +26,19 @@ extension ClientMessage {
             self.name = name
         }
     }
+
+    /// `board.archive`: the board's owner archives it. Its data is kept; it stops being served on every node (its
+    /// subscribers get `not_found`) until the operator brings it back with `corkd board unarchive`.
+    public struct ArchiveBoard: Hashable, Sendable, Codable {
+        /// Echoed in the reply.
+        public var req: RequestID?
+        /// The board to archive.
+        public var board: BoardID
+
+        /// Makes the request.
+        public init(req: RequestID? = nil, board: BoardID) {
+            self.req = req
+            self.board = board
+        }
+    }
 }
