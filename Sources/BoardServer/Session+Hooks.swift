@@ -8,14 +8,10 @@ extension Session {
     /// gets `not_found` (as for a missing board), another member `forbidden`.
     static func hookRequest(_ message: ClientMessage, as ref: SessionRef, context: SessionContext, outbox: Outbox) async {
         guard case let (board, req)? = hookTarget(message) else { return }
-        guard let actor = await context.registry.board(board), let access = await actor.roleAndSeq(of: ref.user) else {
-            outbox.send(Lines.error(WireError(.notFound, "no board \(board)", req: req, board: board)))
-            return
-        }
-        guard access.role == .owner else {
-            outbox.send(Lines.error(WireError(.forbidden, "only the board's owner manages its webhooks", req: req, board: board)))
-            return
-        }
+        guard
+            let access = await owned(
+                board, by: ref, req: req, refusal: "only the board's owner manages its webhooks", context: context, outbox: outbox)
+        else { return }
         let reply: ServerMessage
         do throws(WireError) {
             switch message {

@@ -157,14 +157,8 @@ extension Session {
         _ request: ClientMessage.ArchiveBoard, as ref: SessionRef, context: SessionContext, outbox: Outbox
     ) async {
         let (board, req) = (request.board, request.req)
-        guard let actor = await context.registry.board(board), let access = await actor.roleAndSeq(of: ref.user) else {
-            outbox.send(Lines.error(WireError(.notFound, "no board \(board)", req: req, board: board)))
-            return
-        }
-        guard access.role == .owner else {
-            outbox.send(Lines.error(WireError(.forbidden, "only the board's owner archives it", req: req, board: board)))
-            return
-        }
+        guard await owned(board, by: ref, req: req, refusal: "only the board's owner archives it", context: context, outbox: outbox) != nil
+        else { return }
         guard let admin = context.store as? any AdminStore else {
             outbox.send(Lines.error(WireError(.internal, "this store has no admin queue", req: req, board: board)))
             return
@@ -245,6 +239,22 @@ extension Session {
         guard let board = await context.registry.board(id) else { return nil }
         boards[id] = board
         return board
+    }
+
+    /// The board's seq when the user is one of its owners. Otherwise answers `not_found` to a non-member (as for a
+    /// missing board) and `forbidden` with `refusal` to another member, and returns nil.
+    static func owned(
+        _ board: BoardID, by ref: SessionRef, req: RequestID?, refusal: String, context: SessionContext, outbox: Outbox
+    ) async -> (role: Role, seq: UInt64)? {
+        guard let actor = await context.registry.board(board), let access = await actor.roleAndSeq(of: ref.user) else {
+            outbox.send(Lines.error(WireError(.notFound, "no board \(board)", req: req, board: board)))
+            return nil
+        }
+        guard access.role == .owner else {
+            outbox.send(Lines.error(WireError(.forbidden, refusal, req: req, board: board)))
+            return nil
+        }
+        return access
     }
 
     /// The board's actor when it exists and the user is a member; otherwise answers `not_found` (the same for both).
