@@ -9,16 +9,16 @@ extension Session {
     static func hookRequest(_ message: ClientMessage, as ref: SessionRef, context: SessionContext, outbox: Outbox) async {
         guard case let (board, req)? = hookTarget(message) else { return }
         guard
-            let access = await owned(
+            let seq = await owned(
                 board, by: ref, req: req, refusal: "only the board's owner manages its webhooks", context: context, outbox: outbox)
         else { return }
         let reply: ServerMessage
         do throws(WireError) {
             switch message {
-            case .addHook(let m): reply = try await addHook(m, seq: access.seq, as: ref, context: context)
+            case .addHook(let m): reply = try await addHook(m, seq: seq, as: ref, context: context)
             case .listHooks(let m): reply = try await listHooks(m, context: context)
             case .removeHook(let m): reply = try await removeHook(m, context: context)
-            case .testHook(let m): reply = try await testHook(m, seq: access.seq, context: context)
+            case .testHook(let m): reply = try await testHook(m, seq: seq, context: context)
             default: return
             }
         } catch {

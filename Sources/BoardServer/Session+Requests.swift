@@ -245,7 +245,7 @@ extension Session {
     /// missing board) and `forbidden` with `refusal` to another member, and returns nil.
     static func owned(
         _ board: BoardID, by ref: SessionRef, req: RequestID?, refusal: String, context: SessionContext, outbox: Outbox
-    ) async -> (role: Role, seq: UInt64)? {
+    ) async -> UInt64? {
         guard let actor = await context.registry.board(board), let access = await actor.roleAndSeq(of: ref.user) else {
             outbox.send(Lines.error(WireError(.notFound, "no board \(board)", req: req, board: board)))
             return nil
@@ -254,7 +254,7 @@ extension Session {
             outbox.send(Lines.error(WireError(.forbidden, refusal, req: req, board: board)))
             return nil
         }
-        return access
+        return access.seq
     }
 
     /// The board's actor when it exists and the user is a member; otherwise answers `not_found` (the same for both).

@@ -88,9 +88,11 @@ public func withTestServer<T: Sendable>(
     let result: Result<T, any Error>
     do { result = .success(try await body(test)) } catch { result = .failure(error) }
     await group.triggerGracefulShutdown()
-    guard await ended(running, within: .seconds(60)) else {
+    // 120 s: a full run once had a two-node webhook test's server take longer than 60 s to stop (not explained yet;
+    // see stop note 24); the run's own watchdog catches a server that never stops.
+    guard await ended(running, within: .seconds(120)) else {
         running.cancel()
-        throw TestFailure("the test server did not stop within 60 s of its graceful shutdown (test: \(result))")
+        throw TestFailure("the test server did not stop within 120 s of its graceful shutdown (test: \(result))")
     }
     await setup.release()
     let value = try result.get()

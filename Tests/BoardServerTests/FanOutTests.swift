@@ -65,8 +65,9 @@ import Testing
             // The slow subscriber was cut off as a slow consumer (the server counts it), and nothing it holds is
             // lost: it resumes from the last seq it read. Its connection's end is read until it comes or the line
             // wait runs out: in loaded full runs the socket of the cut subscriber was twice still open 30 s on,
-            // after the ~640 deltas its buffers held (alone it always closes; see stop note 23), so the cut is
-            // asserted from the server's counter, and only that it came before everything was queued.
+            // after the ~640 deltas its buffers held, so the cut is asserted from the server's counter, and only that
+            // it came before everything was queued. (The cause was found later: the PostgreSQL test watchdog had
+            // inherited the server's sockets; see PostgresTestServerTests. The stricter check can come back.)
             let cutBy = ContinuousClock.now + .seconds(60)
             while metrics.value(of: "corkd_slow_consumer_closes_total") ?? 0 < 1, ContinuousClock.now < cutBy {
                 try await Task.sleep(for: .milliseconds(100))
