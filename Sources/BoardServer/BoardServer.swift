@@ -111,6 +111,7 @@ public struct BoardServer: Service {
                 }
                 // Every board has committed what was pending: now the last acks and deltas are written.
                 for session in await directory.all() { session.outbox.close() }
+                logger.info("shutdown: every board committed; outboxes closed")
             }
             // The admin poller runs beside the accept loop and stops with it, whatever ended it.
             let failure = await withTaskGroup(of: Void.self) { admin in
@@ -119,6 +120,7 @@ public struct BoardServer: Service {
                         registry: registry, directory: directory, store: store,
                         interval: configuration.adminPollInterval, logger: logger
                     ).run()
+                    logger.info("shutdown: the admin poller stopped")
                 }
                 // Outgoing webhooks: delivered from the store's committed changes, off every board's path.
                 admin.addTask {
@@ -126,6 +128,7 @@ public struct BoardServer: Service {
                         store: store, settings: configuration.hooks, signals: configuration.hookSignals, clock: clock,
                         metrics: counters, logger: logger
                     ).run()
+                    logger.info("shutdown: the webhook dispatcher stopped")
                 }
                 // PostgreSQL: learn of other nodes' commits (LISTEN) and fan them out here too.
                 if let watcher = store as? any HeadWatching {
@@ -133,6 +136,7 @@ public struct BoardServer: Service {
                         await watcher.watchHeads(retryDelay: configuration.listenRetryDelay) { signal in
                             await Self.route(signal, registry: registry, metrics: counters, logger: logger)
                         }
+                        logger.info("shutdown: the commit listener stopped")
                     }
                 }
                 // PostgreSQL: presence across nodes (NOTIFY on a channel of its own).
@@ -143,7 +147,10 @@ public struct BoardServer: Service {
                         name: "\(ProcessInfo.processInfo.hostName):\(port)", heartbeat: configuration.presenceHeartbeat,
                         ttl: configuration.presenceNodeTTL, retryDelay: configuration.listenRetryDelay, clock: clock,
                         logger: logger)
-                    admin.addTask { await relay.run() }
+                    admin.addTask {
+                        await relay.run()
+                        logger.info("shutdown: the presence relay stopped")
+                    }
                 }
                 let failure = await withGracefulShutdownHandler {
                     await Self.accept(on: listener) { connection in
@@ -154,6 +161,7 @@ public struct BoardServer: Service {
                     listener.channel.close(promise: nil)
                 }
                 counters.health.stopping()
+                logger.info("shutdown: the listener closed; stopping the admin tasks")
                 admin.cancelAll()
                 return failure
             }
@@ -165,6 +173,7 @@ public struct BoardServer: Service {
             let bye = Lines.line(.bye(Bye(reason: "shutdown", retryAfterMs: 1_000)))
             for session in await directory.all() { session.outbox.send(bye) }
             await registry.stopAll()
+            logger.info("shutdown: every board stopped; waiting for the sessions")
             for endpoint in adminListeners { endpoint.close() }
             return failure
         }

@@ -48,8 +48,10 @@ struct HookDispatcher {
                     running[id]?.bell.yield(.retryNow)
                 }
             }
+            logger.info("webhook dispatcher stopping: finishing \(running.count) workers, releasing the lease")
             for worker in running.values { worker.bell.finish() }
             await lease.release()
+            logger.info("webhook dispatcher: lease released; waiting for the workers")
             group.cancelAll()
         }
     }

@@ -60,8 +60,9 @@ public func withTestServer<T: Sendable>(
     configuration.limits.handshakeTimeoutMs = 60_000
     configuration.limits.authTimeoutMs = 60_000
     configure(&configuration)
-    var logger = Logger(label: "corkd-test")
-    logger.logLevel = .critical
+    // Kept in memory, not printed: a server that does not stop says what it logged last.
+    let recent = RecentLog()
+    let logger = recent.logger(label: "corkd-test", level: .info)
     let setup = try await ServerSetup.prepare(configuration, store: location, logger: logger)
     let (addresses, addressContinuation) = AsyncStream.makeStream(of: Int.self)
     let server = BoardServer(
@@ -92,7 +93,9 @@ public func withTestServer<T: Sendable>(
     // see stop note 24); the run's own watchdog catches a server that never stops.
     guard await ended(running, within: .seconds(120)) else {
         running.cancel()
-        throw TestFailure("the test server did not stop within 120 s of its graceful shutdown (test: \(result))")
+        throw TestFailure(
+            "the test server did not stop within 120 s of its graceful shutdown (test: \(result)); its last log lines:\n"
+                + recent.text)
     }
     await setup.release()
     let value = try result.get()
