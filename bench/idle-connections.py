@@ -11,6 +11,8 @@ after they all closed. Usage, from the project root after `swift build -c releas
     python3 bench/idle-connections.py 5000 --rounds 4      # open, hold and close 5,000 four times over
 
 With `--rounds N` the connections are opened, held and closed N times over (memory must come back each time).
+With `--warmup N` it first opens and closes N connections and measures from the memory after that, a server that has
+served (its code paged in, its threads started), as well as from the cold start.
 
 With `--hold SECONDS` the connections are held that long (RSS printed every minute) while one active client sends a
 `chat` op every 100 ms and measures its ack latency; the same client measures 10 s before the idle connections
@@ -95,19 +97,35 @@ def percentiles(values):
     return f"p50 {pick(0.5):.2f} ms, p99 {pick(0.99):.2f} ms over {len(values)} acks"
 
 
-async def measure(port, token, pid, count, hold, rounds):
+async def measure(port, token, pid, count, hold, rounds, warmup=0):
     ctx = ssl.create_default_context()
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE  # loopback measurement only; clients pin the fingerprint
     base = rss_kib(pid)
     print(f"at rest: {base} KiB", flush=True)
+    if warmup:
+        # A server that has served: its code paged in, its threads started, its caches made. The figures after
+        # closing then compare with this too.
+        held, pingers = [], []
+        for start in range(0, warmup, 50):
+            await asyncio.gather(*[connect(port, token, 1_000_000 + i, ctx, held, pingers)
+                                   for i in range(start, min(warmup, start + 50))])
+        for task in pingers:
+            task.cancel()
+        for writer in held:
+            writer.close()
+        await asyncio.sleep(16)
+        warm = rss_kib(pid)
+        print(f"at rest after {warmup} connections opened and closed (warm): {warm} KiB "
+              f"({100 * (warm - base) / base:+.0f} % of at rest)", flush=True)
+        base = warm
     for round in range(rounds):
         if rounds > 1:
             print(f"round {round + 1} of {rounds}", flush=True)
-        await hold_round(port, token, pid, count, hold, ctx, base)
+        await hold_round(port, token, pid, count, hold, ctx, base, warm=bool(warmup))
 
 
-async def hold_round(port, token, pid, count, hold, ctx, base):
+async def hold_round(port, token, pid, count, hold, ctx, base, warm=False):
     held, pingers = [], []
     if hold:
         print(f"active client alone: {percentiles(await active_client(port, token, ctx, 10))}", flush=True)
@@ -138,7 +156,8 @@ async def hold_round(port, token, pid, count, hold, ctx, base):
         writer.close()
     await asyncio.sleep(16)
     after = rss_kib(pid)
-    print(f"16 s after closing: {after} KiB ({100 * (after - base) / base:+.0f} % of at rest)", flush=True)
+    print(f"16 s after closing: {after} KiB ({100 * (after - base) / base:+.0f} % of at rest"
+          f"{' (warm)' if warm else ''})", flush=True)
 
 
 def main():
@@ -149,6 +168,8 @@ def main():
     parser.add_argument("--hold", type=int, default=0, help="hold the connections this many seconds beside an "
                                                               "active client (RELIABILITY.md R2)")
     parser.add_argument("--rounds", type=int, default=1, help="open, hold and close the connections this many times")
+    parser.add_argument("--warmup", type=int, default=0, help="first open and close this many connections, and "
+                                                               "compare with the memory after that (warm) too")
     args = parser.parse_args()
     data = tempfile.mkdtemp(prefix="corkd-idle-")
     env = dict(os.environ, **dict(e.split("=", 1) for e in args.env))
@@ -166,7 +187,7 @@ def main():
         url = open(owner).read().strip()
         token = url.split("token=")[1].split("&")[0] if "token=" in url else url.split("#")[-1]
         port = json.load(open(os.path.join(data, "listen.json")))["port"]
-        asyncio.run(measure(port, token, corkd.pid, args.count, args.hold, args.rounds))
+        asyncio.run(measure(port, token, corkd.pid, args.count, args.hold, args.rounds, args.warmup))
     finally:
         corkd.terminate()
         corkd.wait(20)

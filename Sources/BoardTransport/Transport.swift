@@ -49,7 +49,8 @@ public enum Transport {
     /// The listener uses `SO_REUSEADDR` and a backlog of 256; port 0 picks a free port (read it from
     /// `channel.localAddress`). Iterate the returned channel's inbound stream inside `executeThenClose` to accept.
     ///
-    /// Each accepted connection is set up on its own event loop: `TCP_NODELAY` (at the TCP level), then the pipeline.
+    /// Each accepted connection is set up on its own event loop: `TCP_NODELAY` (at the TCP level), small first receive
+    /// buffers (``serverReceiveBuffers``) and the ``ConnectionAllocator``, then the pipeline.
     /// If that fails for one connection, only that connection is closed and `onChildFailure` is told why; the
     /// listener keeps accepting. (A failing child channel option would instead end the inbound stream: NIO reports
     /// option errors on the listener, which is why no option is set through `childChannelOption`.) `prepareChild`
@@ -67,6 +68,8 @@ public enum Transport {
                     do {
                         try prepareChild(channel)
                         try setNoDelay(channel)
+                        try channel.syncOptions?.setOption(.recvAllocator, value: serverReceiveBuffers)
+                        try channel.syncOptions?.setOption(.allocator, value: ConnectionAllocator.allocator)
                         return try configureServerChannel(
                             channel, tls: tls, limits: limits, slowConsumerLine: slowConsumerLine)
                     } catch {
@@ -208,6 +211,12 @@ public enum Transport {
             try pipeline.addHandler(HeartbeatHandler(interval: heartbeat, pingLine: ByteBuffer(string: #"{"type":"ping"}"# + "\n")))
         }
     }
+
+    /// The receive buffers of an accepted connection. NIO keeps each connection's last receive buffer for the next
+    /// read, so an idle connection holds one for as long as it is open: starting at 512 bytes instead of NIO's 2 KiB
+    /// keeps that small for the many connections that only ever send short lines, and the buffer still grows (to
+    /// 64 KiB) for a connection whose reads fill it.
+    static let serverReceiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
 
     /// Turns Nagle's algorithm off: every line is written whole, and latency matters more than packet count.
     ///
