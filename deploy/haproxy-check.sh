@@ -3,11 +3,15 @@
 # 127.0.0.1; then `cork` one-shots through HAProxy, one node killed with kill -9, and `cork` again: the cards added
 # before and after the kill are all there, whichever node served them. Everything it starts is stopped at the end;
 # nothing outside a temporary directory is written. Needs: haproxy, openssl, python3, curl, corkd/cork built (BIN,
-# default .build/debug), and a PostgreSQL database for corkd (deploy/postgres/README.md):
+# default .build/debug; BIN=.build/release after a release build), and a PostgreSQL database for corkd
+# (deploy/postgres/README.md):
 #
 #   CORKD_STORE=postgres://corkd@127.0.0.1:5432/corkd PGPASSWORD=change-me bash deploy/haproxy-check.sh
 set -euo pipefail
 BIN=${BIN:-.build/debug}
+for tool in corkd cork; do
+    [ -x "$BIN/$tool" ] || { echo "no $BIN/$tool: build it (swift build) or set BIN (BIN=.build/release after a release build)" >&2; exit 2; }
+done
 : "${CORKD_STORE:?set CORKD_STORE=postgres://USER@HOST:PORT/DB (and PGPASSWORD); see deploy/postgres/README.md}"
 export CORKD_STORE
 WORK=$(mktemp -d /tmp/corkd-haproxy.XXXXXX)
