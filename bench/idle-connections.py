@@ -106,14 +106,7 @@ async def measure(port, token, pid, count, hold, rounds, warmup=0):
     if warmup:
         # A server that has served: its code paged in, its threads started, its caches made. The figures after
         # closing then compare with this too.
-        held, pingers = [], []
-        for start in range(0, warmup, 50):
-            await asyncio.gather(*[connect(port, token, 1_000_000 + i, ctx, held, pingers)
-                                   for i in range(start, min(warmup, start + 50))])
-        for task in pingers:
-            task.cancel()
-        for writer in held:
-            writer.close()
+        close_all(*await open_many(port, token, ctx, warmup, first_id=1_000_000))
         await asyncio.sleep(16)
         warm = rss_kib(pid)
         print(f"at rest after {warmup} connections opened and closed (warm): {warm} KiB "
@@ -125,13 +118,27 @@ async def measure(port, token, pid, count, hold, rounds, warmup=0):
         await hold_round(port, token, pid, count, hold, ctx, base, warm=bool(warmup))
 
 
-async def hold_round(port, token, pid, count, hold, ctx, base, warm=False):
+async def open_many(port, token, ctx, count, first_id=0):
+    """`count` idle connections, opened 50 at a time: their writers and their ping-answering tasks."""
     held, pingers = [], []
+    for start in range(0, count, 50):
+        await asyncio.gather(*[connect(port, token, first_id + i, ctx, held, pingers)
+                               for i in range(start, min(count, start + 50))])
+    return held, pingers
+
+
+def close_all(held, pingers):
+    for task in pingers:
+        task.cancel()
+    for writer in held:
+        writer.close()
+
+
+async def hold_round(port, token, pid, count, hold, ctx, base, warm=False):
     if hold:
         print(f"active client alone: {percentiles(await active_client(port, token, ctx, 10))}", flush=True)
     opened = time.monotonic()
-    for start in range(0, count, 50):
-        await asyncio.gather(*[connect(port, token, i, ctx, held, pingers) for i in range(start, min(count, start + 50))])
+    held, pingers = await open_many(port, token, ctx, count)
     if hold:
         print(f"{len(held)} opened in {time.monotonic() - opened:.0f} s", flush=True)
     for wait in (2, 12):
@@ -150,10 +157,7 @@ async def hold_round(port, token, pid, count, hold, ctx, base, warm=False):
         print(f"active client beside them: {percentiles(active.result())}", flush=True)
         dropped = sum(task.done() for task in pingers)
         print(f"idle connections the server dropped while held: {dropped} of {len(held)}", flush=True)
-    for task in pingers:
-        task.cancel()
-    for writer in held:
-        writer.close()
+    close_all(held, pingers)
     await asyncio.sleep(16)
     after = rss_kib(pid)
     print(f"16 s after closing: {after} KiB ({100 * (after - base) / base:+.0f} % of at rest"
