@@ -80,7 +80,7 @@ extension PostgresStore {
         let failingSince = state.failingSince?.milliseconds
         let lastAttempt = state.lastAttemptAt?.milliseconds
         let logger = self.logger
-        try await write("update hook \(id)") { connection in
+        _ = try await write("update hook \(id)") { connection in
             try await connection.query(
                 """
                 UPDATE hooks SET delivered_seq = \(delivered), failures = \(failures), failing_since = \(failingSince),
