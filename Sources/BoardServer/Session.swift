@@ -123,7 +123,9 @@ final class Session {
             try await connection.executeThenClose { inbound, _ in
                 do {
                     for try await line in inbound {
-                        await self.received(line, authTimeout: timeout)
+                        // `consume`: the line is let go of before any pause below. A line still held shares
+                        // NIOSSL's read buffer, which then has to be copied (32 KiB) when the next record arrives.
+                        await self.received(consume line, authTimeout: timeout)
                         if self.machine.state == .closed { break }
                         if let pause = self.readPauseMs {
                             // Nothing is read meanwhile: NIOAsyncChannel stops reading the socket once its buffer

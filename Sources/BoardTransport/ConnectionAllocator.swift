@@ -1,9 +1,12 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
 @_spi(CustomByteBufferAllocator) import NIOCore
+import Synchronization
 
 /// The byte-buffer allocator of every accepted connection: blocks of 16 KiB and more get pages of their own
 /// (`mmap`), smaller ones come from `malloc` as usual.
@@ -12,10 +15,14 @@ import Darwin
 /// (32 KiB) and its ciphertext write buffer (16 KiB), and an idle connection writes only the first few KiB of
 /// either. From the heap those blocks cost their first and last pages and more once the heap is reused, and after
 /// the connections close they leave holes that the few long-lived blocks around them keep resident. With pages of
-/// their own only the pages written are resident, and closing gives them straight back to the system. Process-wide
-/// (glibc's `M_MMAP_THRESHOLD`) this made every large allocation of the process a system call and unsettled a busy
-/// test process; here it applies only to the buffers of the connections' channels, which allocate large blocks
-/// once per connection (and, under load, when NIOSSL's read buffer is still shared with lines not yet handled).
+/// their own only the pages touched are resident (a copy or a growth touches them all), and closing gives them
+/// straight back to the system. Process-wide (glibc's `M_MMAP_THRESHOLD`) this made every large allocation of the
+/// process a system call and unsettled a busy test process; here it applies only to the connections' buffers.
+///
+/// Those allocate large blocks once per connection, and again whenever NIOSSL's read buffer must be copied because
+/// lines read from it are still held when the next record arrives (a busy connection, or one whose lines wait in a
+/// rate-limit pause: then once per line). So that such copies cost no system calls, up to ``sparesMax`` freed
+/// blocks of the read buffer's size are kept for the next one (at most 576 KiB, resident).
 ///
 /// Every block starts with a 16-byte header (the mapping's length, or 0 for `malloc`), so a block is freed the way
 /// it was allocated; 16 bytes keep the alignment `malloc` gives.
@@ -24,6 +31,12 @@ public enum ConnectionAllocator {
     static let mappedFrom = 16 * 1024
     static let header = 16
     static let page = max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
+    /// The mapped length of NIOSSL's 32 KiB read buffer: freed blocks of this length are kept as spares.
+    static let spareLength = length(forMapping: 32 * 1024)
+    /// How many spares are kept at most.
+    static let sparesMax = 16
+    /// Freed mappings of ``spareLength`` bytes, as addresses.
+    private static let spares = Mutex<[UInt]>([])
 
     /// The allocator to set as an accepted channel's `ChannelOptions.allocator`.
     public static let allocator = ByteBufferAllocator(
@@ -34,9 +47,22 @@ public enum ConnectionAllocator {
         deallocate: { pointer in ConnectionAllocator.deallocate(pointer) },
         copy: { destination, source, count in destination.copyMemory(from: source, byteCount: Int(count)) })
 
+    /// The pages a block of `size` bytes maps, header included.
+    static func length(forMapping size: Int) -> Int {
+        (size + header + page - 1) / page * page
+    }
+
+    /// How many spares are kept now.
+    static var spareCount: Int { spares.withLock { $0.count } }
+
     static func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
         if size >= mappedFrom {
-            let length = (size + header + page - 1) / page * page
+            let length = length(forMapping: size)
+            if length == spareLength, let spare = spares.withLock({ $0.popLast() }),
+                let block = UnsafeMutableRawPointer(bitPattern: spare)
+            {
+                return block + header
+            }
             let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
             if let mapped, mapped != MAP_FAILED {
                 mapped.storeBytes(of: UInt64(length), as: UInt64.self)
@@ -49,6 +75,7 @@ public enum ConnectionAllocator {
         return block + header
     }
 
+    /// NIO only grows buffers through this (`oldSize` is the block's capacity); a smaller `newSize` is handled too.
     static func reallocate(_ pointer: UnsafeMutableRawPointer?, oldSize: Int, newSize: Int) -> UnsafeMutableRawPointer? {
         guard let pointer else { return allocate(newSize) }
         let block = pointer - header
@@ -71,8 +98,16 @@ public enum ConnectionAllocator {
         let mapped = Int(block.load(as: UInt64.self))
         if mapped == 0 {
             free(block)
-        } else {
-            munmap(block, mapped)
+            return
         }
+        if mapped == spareLength {
+            let kept = spares.withLock { spares in
+                guard spares.count < sparesMax else { return false }
+                spares.append(UInt(bitPattern: block))
+                return true
+            }
+            if kept { return }
+        }
+        munmap(block, mapped)
     }
 }

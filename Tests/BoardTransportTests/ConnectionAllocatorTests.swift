@@ -63,6 +63,25 @@ struct ConnectionAllocatorTests {
         ConnectionAllocator.deallocate(block)
     }
 
+    @Test("freed read-buffer blocks are kept as spares, never more than the bound, and handed out again whole")
+    func sparesAreBounded() throws {
+        let size = 32 * 1_024
+        var blocks: [UnsafeMutableRawPointer] = []
+        for n in 0..<(ConnectionAllocator.sparesMax + 24) {
+            let block = try #require(ConnectionAllocator.allocate(size))
+            Self.fill(block, size, seed: UInt8(truncatingIfNeeded: n))
+            blocks.append(block)
+        }
+        for block in blocks { ConnectionAllocator.deallocate(block) }
+        // Other tests' servers share the spares (one process): only the bound is certain.
+        #expect(ConnectionAllocator.spareCount <= ConnectionAllocator.sparesMax)
+        let again = try #require(ConnectionAllocator.allocate(size))
+        #expect(Self.mappedLength(again) == ConnectionAllocator.spareLength)
+        Self.fill(again, size, seed: 99)
+        #expect(Self.matches(again, size, seed: 99))
+        ConnectionAllocator.deallocate(again)
+    }
+
     @Test("a ByteBuffer on it grows past the mapping threshold and keeps every byte")
     func byteBufferOnIt() {
         var buffer = ConnectionAllocator.allocator.buffer(capacity: 64)
