@@ -96,6 +96,10 @@ public struct ServerSetup: Sendable {
             await directoryLock?.release()
             throw ServerError(.storage, "cannot open the store in \(location.name(directory: directory)): \(error.message)")
         }
+        if let sqlite = store as? SQLiteStore {
+            logger.info(
+                "store opened", metadata: ["path": "\(sqlite.path)", "check": "\(sqlite.openCheck.logDescription)"])
+        }
         if let directoryLock { return (store, directoryLock) }
         do {
             return (store, try await location.servingLock(directory: directory, patience: .seconds(5), logger: logger))

@@ -15,6 +15,8 @@ extension SQLiteStore {
         /// Testing only: SQLite's `max_page_count` for the writer connection, to simulate a full disk. Default: nil
         /// (SQLite's own limit).
         var maxPageCount: Int?
+        /// Testing only: the log size (pages) at which the writer checkpoints. Default: 1,000, SQLite's own.
+        var checkpointPages: Int
 
         /// Makes a configuration; every argument has its documented default.
         public init(busyTimeout: Duration = .seconds(5), snapshotsKept: Int = 2, eventJSON: (any EventJSON)? = nil) {
@@ -22,6 +24,7 @@ extension SQLiteStore {
             self.eventJSON = eventJSON
             self.snapshotsKept = max(1, snapshotsKept)
             self.maxPageCount = nil
+            self.checkpointPages = 1000
         }
 
         /// The busy timeout in seconds, as GRDB wants it.

@@ -24,8 +24,9 @@ extension SQLiteStore {
         }
         let path = directory.appendingPathComponent(fileName).path
         let exists = fileManager.fileExists(atPath: path)
+        var openCheck = OpenCheck.created
         if exists {
-            try await checkExisting(path: path, configuration: configuration, logger: logger)
+            openCheck = try await checkExisting(path: path, configuration: configuration, logger: logger)
         }
         removeCleanMark(path)
         let pool: DatabasePool
@@ -38,11 +39,13 @@ extension SQLiteStore {
             try? fileManager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
             logger.debug("created store", metadata: ["path": "\(path)"])
         }
-        let store = SQLiteStore(pool: pool, configuration: configuration, logger: logger)
+        let store = SQLiteStore(pool: pool, configuration: configuration, logger: logger, openCheck: openCheck)
         try await store.prepareWriter()
         try await store.migrate()
         try await store.rotateEpochsIfRestored()
-        logger.debug("opened store", metadata: ["path": "\(path)", "new": "\(!exists)"])
+        // From here on only the writer's checkpoints write the main file, and each stamps the mark again.
+        _ = try await store.writeWithoutTransaction("mark") { _ in Self.markChecked(path) }
+        logger.debug("opened store", metadata: ["path": "\(path)", "new": "\(!exists)", "check": "\(openCheck)"])
         return store
     }
 
@@ -56,13 +59,15 @@ extension SQLiteStore {
         return config
     }
 
-    /// Sets the writer connection's durability pragmas and checks them.
+    /// Sets the writer connection's durability pragmas and checks them, and installs its checkpoint hook.
     ///
     /// GRDB opens a pool in WAL mode with `synchronous=NORMAL`; the store needs `FULL` (an acknowledged change must
     /// survive power loss), so it is set here on the one writer connection, which lives as long as the pool.
     func prepareWriter() async throws(StoreError) {
         let maxPageCount = configuration.maxPageCount
+        let checkpoints = self.checkpoints
         let (journal, synchronous) = try await writeWithoutTransaction("open") { db in
+            if let connection = db.sqliteConnection { checkpoints.install(on: connection) }
             try db.execute(sql: "PRAGMA synchronous = FULL")
             if let maxPageCount {
                 try db.execute(sql: "PRAGMA max_page_count = \(maxPageCount)")
@@ -78,7 +83,9 @@ extension SQLiteStore {
     }
 
     /// Refuses a damaged existing file before anything writes to it; see `open`.
-    static func checkExisting(path: String, configuration: Configuration, logger: Logger) async throws(StoreError) {
+    static func checkExisting(
+        path: String, configuration: Configuration, logger: Logger
+    ) async throws(StoreError) -> OpenCheck {
         let fileManager = FileManager.default
         let restore =
             "The file was left as it is. Restore a backup (a `VACUUM INTO` copy) into its place, or move it "
@@ -96,9 +103,15 @@ extension SQLiteStore {
                     + "committed changes may be lost. \(restore)")
         }
         let walSize = (try? fileManager.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.int64Value ?? 0
-        if walSize == 0, isMarkedClean(path) {
+        if walSize == 0, matches(cleanMarkPath(path), path) {
             logger.debug("closed cleanly and unchanged since: no quick_check", metadata: ["path": "\(path)"])
-            return
+            return .cleanMark
+        }
+        if walExisted, matches(checkedMarkPath(path), path) {
+            logger.debug(
+                "stopped without closing, the file unchanged since its last checkpoint: no quick_check",
+                metadata: ["path": "\(path)"])
+            return .checkpointMark
         }
         let problems: [String]
         do {
@@ -116,6 +129,7 @@ extension SQLiteStore {
             throw StoreError(.corrupt, "\(path) failed PRAGMA quick_check: \(shown). \(restore)")
         }
         logger.debug("quick_check ok", metadata: ["path": "\(path)"])
+        return .quickCheck
     }
 
     /// Runs `PRAGMA quick_check` on a read-only connection of its own and returns its rows (`["ok"]` when sound).

@@ -21,28 +21,38 @@ public struct SQLiteStore: BoardStore {
     let logger: Logger
     /// The one writer's queue: hand-overs waiting to share the next transaction (group commit across boards; see `submit`).
     let appends = CommitQueue()
+    /// The writer's checkpoint hook, which keeps `corkd.sqlite.checked` up to date (see `CheckpointMarker`).
+    let checkpoints: CheckpointMarker
+    /// How the open decided the file was sound.
+    public let openCheck: OpenCheck
 
     /// The database file's location.
     public var path: String { pool.path }
 
-    init(pool: DatabasePool, configuration: Configuration, logger: Logger) {
+    init(pool: DatabasePool, configuration: Configuration, logger: Logger, openCheck: OpenCheck) {
         self.pool = pool
         self.configuration = configuration
         self.logger = logger
+        self.openCheck = openCheck
+        self.checkpoints = CheckpointMarker(path: pool.path, pages: configuration.checkpointPages)
     }
 
     /// Checkpoints the write-ahead log into the database file and closes the connections; later calls on this
-    /// store (or its copies) fail. After it returns, `corkd.sqlite` alone holds every commit. Optional: dropping the
-    /// last copy of the store closes it too (without the explicit checkpoint).
+    /// store (or its copies) fail. After it returns, `corkd.sqlite` alone holds every commit, and the clean-close
+    /// mark says so. Optional: dropping the last copy of the store closes it too (without the explicit checkpoint,
+    /// so the next open reads `corkd.sqlite.checked` as after a crash).
     public func close() async throws(StoreError) {
+        let path = self.path
         _ = try await writeWithoutTransaction("checkpoint") { db in
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            Self.removeCheckedMark(path)
         }
         do {
             try pool.close()
         } catch {
             throw StoreError(error, context: "close")
         }
+        checkpoints.release()
         Self.markClean(path)
     }
 }

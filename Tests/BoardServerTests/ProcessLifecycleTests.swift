@@ -102,27 +102,8 @@ import Darwin
     @Test func aCorruptPageInTheMiddleMakesCorkdRefuseToServeAndLeavesTheFileAlone() async throws {
         try await withCorkd { corkd in
             try await ProcessLifecycleTests.seedAndStop(corkd)
-            let data = try Data(contentsOf: corkd.storeFile)
+            let page = try await ProcessLifecycleTests.pageQuickCheckNotices(corkd, withLog: false)
             let pageSize = 4096
-            let pages = data.count / pageSize
-            try #require(pages >= 8, "the seeded store has only \(pages) pages")
-            // A page whose garbage `PRAGMA quick_check` sees (a free page would not be noticed): checked on a copy.
-            let sqlite3 = try SpawnedProcess.tool("sqlite3")
-            var chosen: Int?
-            for page in (pages / 2)..<pages {
-                var damaged = data
-                damaged.replaceSubrange(page * pageSize..<(page + 1) * pageSize, with: ProcessLifecycleTests.garbage(pageSize, seed: page))
-                let copy = corkd.root.appendingPathComponent("probe-\(page).sqlite")
-                try damaged.write(to: copy)
-                let check = try await SpawnedProcess.run(
-                    sqlite3, ["-readonly", copy.path, "PRAGMA quick_check;"], timeout: .seconds(10),
-                    logDirectory: corkd.logDirectory, name: "sqlite3-probe-\(page)")
-                if check.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) != "ok" {
-                    chosen = page
-                    break
-                }
-            }
-            let page = try #require(chosen, "no page in the second half of the store is one quick_check would notice")
             let handle = try FileHandle(forWritingTo: corkd.storeFile)
             try handle.seek(toOffset: UInt64(page * pageSize))
             try handle.write(contentsOf: ProcessLifecycleTests.garbage(pageSize, seed: page))
@@ -137,6 +118,49 @@ import Darwin
             let handle = try FileHandle(forWritingTo: corkd.storeFile)
             try handle.seek(toOffset: 0)
             try handle.write(contentsOf: ProcessLifecycleTests.garbage(100, seed: 7))
+            try handle.close()
+            try await ProcessLifecycleTests.expectRefusal(corkd)
+        }
+    }
+
+    /// Issue 14 defect 7: a restart after `kill -9` does not read the whole file when nothing wrote it since the
+    /// crashed run's last checkpoint, recovers every acknowledged op from the log, and still refuses a file damaged
+    /// after the crash.
+    @Test func afterKillNineTheUnchangedStoreStartsWithoutQuickCheckAndADamagedOneIsRefused() async throws {
+        try await withCorkd { corkd in
+            try await ProcessLifecycleTests.seedAndStop(corkd)
+            try await corkd.restart()
+            let probe = try await Self.hello(corkd, token: corkd.ownerToken, clientID: "crash")
+            for mut in 1...12 {
+                try await probe.send(
+                    #"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"card.add","card":"k\#(mut)","title":"Crash \#(mut)"}}"#)
+                let reply = try await probe.expect(type: "ack")
+                #expect(reply["mut"] as? Int == mut)
+            }
+            await probe.close()
+            let exit = try await corkd.kill9()
+            try #require(exit.reason == .uncaughtSignal, "\(exit)")
+            let wal = corkd.storeFile.path + "-wal"
+            let walSize = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+            #expect(walSize > 0, "the acknowledged ops should be in the log the kill left")
+
+            try await corkd.restart()
+            #expect(
+                corkd.standardError.contains("stopped without closing, unchanged since its last checkpoint"),
+                "stderr: \(corkd.standardError.suffix(2000))")
+            let reader = try await Self.hello(corkd, token: corkd.ownerToken, clientID: "reader")
+            let snapshot = try await Self.subscribeWhenMember(reader, within: .seconds(5))
+            let cards = ((snapshot["state"] as? [String: Any])?["cards"] as? [[String: Any]]) ?? []
+            let ids = Set(cards.compactMap { $0["id"] as? String })
+            for mut in 1...12 { #expect(ids.contains("k\(mut)"), "card k\(mut) was acknowledged before the kill") }
+            #expect(ids.contains("s30"), "the seed's last card is missing")
+            await reader.close()
+
+            _ = try await corkd.kill9()
+            let page = try await ProcessLifecycleTests.pageQuickCheckNotices(corkd, withLog: true)
+            let handle = try FileHandle(forWritingTo: corkd.storeFile)
+            try handle.seek(toOffset: UInt64(page * 4096))
+            try handle.write(contentsOf: ProcessLifecycleTests.garbage(4096, seed: page))
             try handle.close()
             try await ProcessLifecycleTests.expectRefusal(corkd)
         }
@@ -290,6 +314,32 @@ import Darwin
         #expect(after == before, "corkd changed the damaged store's bytes")
         let filesAfter = try FileManager.default.contentsOfDirectory(atPath: corkd.dataDirectory.path).sorted()
         #expect(filesAfter == filesBefore, "the data directory changed")
+    }
+
+    /// A page in the second half of the store whose garbage `PRAGMA quick_check` notices (a free page, or one the
+    /// log holds a newer copy of, would not be), found on copies: the damaged file alone, or with the log beside it.
+    static func pageQuickCheckNotices(_ corkd: CorkdProcess, withLog: Bool) async throws -> Int {
+        let data = try Data(contentsOf: corkd.storeFile)
+        let pageSize = 4096
+        let pages = data.count / pageSize
+        try #require(pages >= 8, "the seeded store has only \(pages) pages")
+        let sqlite3 = try SpawnedProcess.tool("sqlite3")
+        for page in (pages / 2)..<pages {
+            var damaged = data
+            damaged.replaceSubrange(page * pageSize..<(page + 1) * pageSize, with: ProcessLifecycleTests.garbage(pageSize, seed: page))
+            let directory = corkd.root.appendingPathComponent("probe-\(page)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let copy = directory.appendingPathComponent("store.sqlite")
+            try damaged.write(to: copy)
+            if withLog {
+                try FileManager.default.copyItem(atPath: corkd.storeFile.path + "-wal", toPath: copy.path + "-wal")
+            }
+            let check = try await SpawnedProcess.run(
+                sqlite3, (withLog ? [] : ["-readonly"]) + [copy.path, "PRAGMA quick_check;"], timeout: .seconds(10),
+                logDirectory: corkd.logDirectory, name: "sqlite3-probe-\(page)")
+            if check.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) != "ok" { return page }
+        }
+        throw TestFailure("no page in the second half of the store is one quick_check would notice")
     }
 
     /// Deterministic garbage bytes.
