@@ -47,7 +47,8 @@ public struct Administration: Sendable {
         }
         let store: any AdminStore
         do {
-            store = try await location.open(directory: directory, eventJSON: nil, logger: logger)
+            // Without the lock a server serves the store: this process is its guest.
+            store = try await location.open(directory: directory, eventJSON: nil, guest: lock == nil, logger: logger)
         } catch {
             await lock?.release()
             throw AdminFailure(.failed, "cannot open the store in \(location.name(directory: directory)): \(error.message)")

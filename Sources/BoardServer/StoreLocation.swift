@@ -34,12 +34,16 @@ public enum StoreLocation: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Opens (creating or migrating) the store; `eventJSON` as in the stores' configurations.
-    func open(directory: URL, eventJSON: (any EventJSON)?, logger: Logger) async throws(StoreError) -> any AdminStore {
+    /// Opens (creating or migrating) the store; `eventJSON` as in the stores' configurations. `guest`: a server may
+    /// be serving the store meanwhile (SQLite: `SQLiteStore.Configuration.guest`).
+    func open(
+        directory: URL, eventJSON: (any EventJSON)?, guest: Bool = false, logger: Logger
+    ) async throws(StoreError) -> any AdminStore {
         switch self {
         case .dataDirectory:
             return try await SQLiteStore.open(
-                directory: directory, configuration: SQLiteStore.Configuration(eventJSON: eventJSON), logger: logger)
+                directory: directory, configuration: SQLiteStore.Configuration(eventJSON: eventJSON, guest: guest),
+                logger: logger)
         case .postgres(let location):
             return try await PostgresStore.open(
                 location, configuration: PostgresStore.Configuration(eventJSON: eventJSON), logger: logger)

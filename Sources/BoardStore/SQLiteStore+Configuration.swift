@@ -12,6 +12,10 @@ extension SQLiteStore {
         /// `JSONEncoder` with sorted keys; the server plugs in its hand-written wire encoder, which writes the same
         /// JSON tree (keys in encode order) at a fraction of the cost. Either is read back by the same decoder.
         public var eventJSON: (any EventJSON)?
+        /// Whether another process may own the file while this store is open (an admin command or a backup while
+        /// the server runs): a guest keeps no marks (`SQLiteStore+Marks.swift`) and never checkpoints, so that the
+        /// owner's mark stays true. Default: false, the store owns the file.
+        public var guest: Bool
         /// Testing only: SQLite's `max_page_count` for the writer connection, to simulate a full disk. Default: nil
         /// (SQLite's own limit).
         var maxPageCount: Int?
@@ -19,8 +23,12 @@ extension SQLiteStore {
         var checkpointPages: Int
 
         /// Makes a configuration; every argument has its documented default.
-        public init(busyTimeout: Duration = .seconds(5), snapshotsKept: Int = 2, eventJSON: (any EventJSON)? = nil) {
+        public init(
+            busyTimeout: Duration = .seconds(5), snapshotsKept: Int = 2, eventJSON: (any EventJSON)? = nil,
+            guest: Bool = false
+        ) {
             self.busyTimeout = busyTimeout
+            self.guest = guest
             self.eventJSON = eventJSON
             self.snapshotsKept = max(1, snapshotsKept)
             self.maxPageCount = nil

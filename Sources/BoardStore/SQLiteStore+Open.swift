@@ -28,7 +28,7 @@ extension SQLiteStore {
         if exists {
             openCheck = try await checkExisting(path: path, configuration: configuration, logger: logger)
         }
-        removeCleanMark(path)
+        if !configuration.guest { removeCleanMark(path) }
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: grdbConfiguration(configuration))
@@ -43,8 +43,10 @@ extension SQLiteStore {
         try await store.prepareWriter()
         try await store.migrate()
         try await store.rotateEpochsIfRestored()
-        // From here on only the writer's checkpoints write the main file, and each stamps the mark again.
-        _ = try await store.writeWithoutTransaction("mark") { _ in Self.markChecked(path) }
+        if !configuration.guest {
+            // From here on only the writer's checkpoints write the main file, and each stamps the mark again.
+            _ = try await store.writeWithoutTransaction("mark") { _ in Self.markChecked(path) }
+        }
         logger.debug("opened store", metadata: ["path": "\(path)", "new": "\(!exists)", "check": "\(openCheck)"])
         return store
     }
@@ -59,15 +61,22 @@ extension SQLiteStore {
         return config
     }
 
-    /// Sets the writer connection's durability pragmas and checks them, and installs its checkpoint hook.
+    /// Sets the writer connection's durability pragmas and checks them, and installs its checkpoint hook (a guest
+    /// turns checkpoints off instead).
     ///
     /// GRDB opens a pool in WAL mode with `synchronous=NORMAL`; the store needs `FULL` (an acknowledged change must
     /// survive power loss), so it is set here on the one writer connection, which lives as long as the pool.
     func prepareWriter() async throws(StoreError) {
         let maxPageCount = configuration.maxPageCount
         let checkpoints = self.checkpoints
+        let guest = configuration.guest
         let (journal, synchronous) = try await writeWithoutTransaction("open") { db in
-            if let connection = db.sqliteConnection { checkpoints.install(on: connection) }
+            if guest {
+                // The owner's checkpoints keep its mark; one from here would only make its next open check.
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            } else if let connection = db.sqliteConnection {
+                checkpoints.install(on: connection)
+            }
             try db.execute(sql: "PRAGMA synchronous = FULL")
             if let maxPageCount {
                 try db.execute(sql: "PRAGMA max_page_count = \(maxPageCount)")
@@ -103,11 +112,11 @@ extension SQLiteStore {
                     + "committed changes may be lost. \(restore)")
         }
         let walSize = (try? fileManager.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.int64Value ?? 0
-        if walSize == 0, matches(cleanMarkPath(path), path) {
+        if walSize == 0, isMarkedClean(path) {
             logger.debug("closed cleanly and unchanged since: no quick_check", metadata: ["path": "\(path)"])
             return .cleanMark
         }
-        if walExisted, matches(checkedMarkPath(path), path) {
+        if walExisted, isMarkedChecked(path) {
             logger.debug(
                 "stopped without closing, the file unchanged since its last checkpoint: no quick_check",
                 metadata: ["path": "\(path)"])

@@ -39,10 +39,19 @@ public struct SQLiteStore: BoardStore {
 
     /// Checkpoints the write-ahead log into the database file and closes the connections; later calls on this
     /// store (or its copies) fail. After it returns, `corkd.sqlite` alone holds every commit, and the clean-close
-    /// mark says so. Optional: dropping the last copy of the store closes it too (without the explicit checkpoint,
-    /// so the next open reads `corkd.sqlite.checked` as after a crash).
+    /// mark says so. A guest only closes its connections (SQLite checkpoints when the last connection to the file
+    /// closes). Optional: dropping the last copy of the store closes it too, without the marks (SQLite's own
+    /// checkpoint at the last close writes the file, so the next open checks it).
     public func close() async throws(StoreError) {
         let path = self.path
+        if configuration.guest {
+            do {
+                try pool.close()
+            } catch {
+                throw StoreError(error, context: "close")
+            }
+            return
+        }
         _ = try await writeWithoutTransaction("checkpoint") { db in
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
             Self.removeCheckedMark(path)

@@ -31,7 +31,9 @@ struct Backup: AsyncParsableCommand {
         let target = URL(fileURLWithPath: to)
         let store: SQLiteStore
         do {
-            store = try await SQLiteStore.open(directory: directory, logger: data.logger("corkd"))
+            // A guest: the server may be running, and its marks and checkpoints are its own.
+            store = try await SQLiteStore.open(
+                directory: directory, configuration: SQLiteStore.Configuration(guest: true), logger: data.logger("corkd"))
         } catch {
             Console.error("corkd: cannot open the store in \(directory.path): \(error.message)\n")
             throw ExitCode(1)

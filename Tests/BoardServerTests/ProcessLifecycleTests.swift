@@ -129,11 +129,27 @@ import Darwin
     @Test func afterKillNineTheUnchangedStoreStartsWithoutQuickCheckAndADamagedOneIsRefused() async throws {
         try await withCorkd { corkd in
             try await ProcessLifecycleTests.seedAndStop(corkd)
-            try await corkd.restart()
+            try await corkd.restart(options: ["--rate", "100000", "--burst", "100000"])
             let probe = try await Self.hello(corkd, token: corkd.ownerToken, clientID: "crash")
-            for mut in 1...12 {
+            // Enough to make the writer checkpoint (1,000 pages of log): the mark the restart trusts is then one
+            // the checkpoint hook wrote, not the one the start wrote.
+            let seeded = try #require(try FileManager.default.attributesOfItem(atPath: corkd.storeFile.path)[.size] as? Int)
+            let description = String(repeating: "Checkpoint me, page after page. ", count: 90)
+            var mut = 0
+            func storeSize() -> Int { (try? FileManager.default.attributesOfItem(atPath: corkd.storeFile.path)[.size] as? Int) ?? 0 }
+            while storeSize() <= seeded, mut < 4000 {
+                for _ in 0..<50 {
+                    mut += 1
+                    try await probe.send(
+                        #"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"card.add","card":"f\#(mut)","title":"Fill \#(mut)","description":"\#(description)"}}"#)
+                }
+                for _ in 0..<50 { _ = try await probe.expect(type: "ack") }
+            }
+            #expect(storeSize() > seeded, "\(mut) ops and no checkpoint wrote the file")
+            for k in 1...12 {
+                mut += 1
                 try await probe.send(
-                    #"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"card.add","card":"k\#(mut)","title":"Crash \#(mut)"}}"#)
+                    #"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"card.add","card":"k\#(k)","title":"Crash \#(k)"}}"#)
                 let reply = try await probe.expect(type: "ack")
                 #expect(reply["mut"] as? Int == mut)
             }

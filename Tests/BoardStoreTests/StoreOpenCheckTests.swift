@@ -62,11 +62,13 @@ struct StoreOpenCheckTests {
             let crashed = try await SQLiteStore.open(directory: directory, configuration: configuration, logger: StoreFixtures.logger)
             _ = try await crashed.createBoard(driver.board)
             let sizeAfterOpen = Self.size(path)
-            for _ in 0..<20 {
-                try await crashed.append(driver.workload(40, clientID: "cork-a", firstMut: driver.board.seq + 1), snapshots: [])
+            for round in 0..<40 {
+                try await crashed.append(driver.workload(20, clientID: "cork-a", firstMut: driver.board.seq + 1), snapshots: [])
+                // Either no checkpoint wrote the file, or the one that did stamped the mark again.
+                #expect(SQLiteStore.isMarkedChecked(path), "after commit \(round)")
             }
             #expect(Self.size(path) > sizeAfterOpen, "no checkpoint wrote the main file (\(Self.size(path)) bytes)")
-            #expect(SQLiteStore.matches(SQLiteStore.checkedMarkPath(path), path), "the last checkpoint did not renew the mark")
+            #expect(SQLiteStore.isMarkedChecked(path), "the last checkpoint did not renew the mark")
             try await crashed.append(driver.workload(1, clientID: "cork-a", firstMut: driver.board.seq + 1), snapshots: [])
             #expect(Self.size(path + "-wal") > 0, "the last commit should be in the log only")
 
@@ -98,6 +100,94 @@ struct StoreOpenCheckTests {
             let opened = try await SQLiteStore.open(directory: directory, logger: StoreFixtures.logger)
             #expect(opened.openCheck == .quickCheck)
             try await opened.close()
+        }
+    }
+
+    /// A store left open with a few checkpoints done by its hook: the files a `kill -9` would leave.
+    static func crashedStore(in directory: URL, driver: inout BoardDriver) async throws -> SQLiteStore {
+        var configuration = SQLiteStore.Configuration()
+        configuration.checkpointPages = 16
+        let store = try await SQLiteStore.open(directory: directory, configuration: configuration, logger: StoreFixtures.logger)
+        _ = try await store.createBoard(driver.board)
+        for _ in 0..<10 {
+            try await store.append(driver.workload(40, clientID: "cork-a", firstMut: driver.board.seq + 1), snapshots: [])
+        }
+        return store
+    }
+
+    @Test("a copy restored in place with its old times and its old mark is checked (the ctime moved)")
+    func restoredInPlace() async throws {
+        try await StoreFixtures.withTemporaryDirectory { directory in
+            var driver = BoardDriver("main")
+            let path = directory.appendingPathComponent(SQLiteStore.fileName).path
+            let running = try await Self.crashedStore(in: directory, driver: &driver)
+            #expect(SQLiteStore.isMarkedChecked(path))
+            // A backup of the directory as it is now: bytes, times, log and mark.
+            let names = [SQLiteStore.fileName, SQLiteStore.fileName + "-wal", SQLiteStore.fileName + ".checked"]
+            var saved: [String: (Data, timespec)] = [:]
+            for name in names {
+                let file = directory.appendingPathComponent(name).path
+                var status = stat()
+                #expect(stat(file, &status) == 0)
+                saved[name] = (try Data(contentsOf: URL(fileURLWithPath: file)), status.st_mtim)
+            }
+            try await running.append(driver.workload(200, clientID: "cork-a", firstMut: driver.board.seq + 1), snapshots: [])
+            // Restored in place (same inodes, as `cp -a` or `rsync --inplace` do), times and all.
+            for name in names {
+                let file = directory.appendingPathComponent(name).path
+                let (bytes, mtime) = try #require(saved[name])
+                let handle = try FileHandle(forUpdating: URL(fileURLWithPath: file))
+                try handle.truncate(atOffset: 0)
+                try handle.write(contentsOf: bytes)
+                try handle.close()
+                var times = [mtime, mtime]
+                #expect(utimensat(AT_FDCWD, file, &times, 0) == 0)
+            }
+            #expect(!SQLiteStore.isMarkedChecked(path), "the restored mark matches the restored file")
+            let opened = try await SQLiteStore.open(directory: directory, logger: StoreFixtures.logger)
+            #expect(opened.openCheck == .quickCheck)
+        }
+    }
+
+    @Test("a mark from another boot is not trusted")
+    func anotherBoot() async throws {
+        try await StoreFixtures.withTemporaryDirectory { directory in
+            var driver = BoardDriver("main")
+            let path = directory.appendingPathComponent(SQLiteStore.fileName).path
+            let running = try await Self.crashedStore(in: directory, driver: &driver)
+            #expect(SQLiteStore.isMarkedChecked(path))
+            let mark = SQLiteStore.checkedMarkPath(path)
+            let text = try String(contentsOfFile: mark, encoding: .utf8)
+            #expect(text.hasPrefix("boot \(SQLiteStore.bootID)\n"))
+            try text.replacingOccurrences(of: "boot \(SQLiteStore.bootID)", with: "boot another-boot")
+                .write(toFile: mark, atomically: false, encoding: .utf8)
+            let opened = try await SQLiteStore.open(directory: directory, logger: StoreFixtures.logger)
+            #expect(opened.openCheck == .quickCheck)
+            _ = running
+        }
+    }
+
+    @Test("a guest (an admin command while the server runs) writes without touching the owner's mark")
+    func guest() async throws {
+        try await StoreFixtures.withTemporaryDirectory { directory in
+            var driver = BoardDriver("main")
+            let path = directory.appendingPathComponent(SQLiteStore.fileName).path
+            let owner = try await Self.crashedStore(in: directory, driver: &driver)
+            let mark = try Data(contentsOf: URL(fileURLWithPath: SQLiteStore.checkedMarkPath(path)))
+
+            let guest = try await SQLiteStore.open(
+                directory: directory, configuration: SQLiteStore.Configuration(guest: true), logger: StoreFixtures.logger)
+            #expect(guest.openCheck == .checkpointMark)
+            _ = try await guest.enqueue(.revoke(user: "bob"), now: Timestamp(milliseconds: StoreFixtures.t0))
+            try await guest.close()
+
+            #expect(try Data(contentsOf: URL(fileURLWithPath: SQLiteStore.checkedMarkPath(path))) == mark)
+            #expect(SQLiteStore.isMarkedChecked(path), "the guest wrote the file or the mark")
+            #expect(!FileManager.default.fileExists(atPath: SQLiteStore.cleanMarkPath(path)), "a guest wrote a clean mark")
+            let next = try await SQLiteStore.open(directory: directory, logger: StoreFixtures.logger)
+            #expect(next.openCheck == .checkpointMark)
+            #expect(try await next.pendingCommands(after: 0).count == 1)
+            _ = owner
         }
     }
 }
