@@ -31,6 +31,23 @@ def rss_kib(pid):
     return 0
 
 
+def dump_smaps(pid, name):
+    """With CORK_SMAPS_DIR set, copies /proc/PID/smaps there as NAME (to diff mappings between two moments)."""
+    directory = os.environ.get("CORK_SMAPS_DIR")
+    if directory:
+        shutil.copyfile(f"/proc/{pid}/smaps", os.path.join(directory, name))
+
+
+def rss_parts(pid):
+    """`anon A, file F`: the heap and stacks, and the mapped files (code) that are resident, in KiB."""
+    parts = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(("RssAnon:", "RssFile:")):
+                parts[line.split(":")[0]] = int(line.split()[1])
+    return f"anon {parts.get('RssAnon', 0)}, file {parts.get('RssFile', 0)}"
+
+
 async def connect(port, token, i, ctx, held, pingers):
     reader, writer = await asyncio.open_connection("127.0.0.1", port, ssl=ctx)
     writer.write((json.dumps({"type": "hello", "version": 1, "client": "idle", "client_id": f"idle-{i}",
@@ -102,7 +119,8 @@ async def measure(port, token, pid, count, hold, rounds, warmup=0):
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE  # loopback measurement only; clients pin the fingerprint
     base = rss_kib(pid)
-    print(f"at rest: {base} KiB", flush=True)
+    print(f"at rest: {base} KiB ({rss_parts(pid)})", flush=True)
+    dump_smaps(pid, "rest")
     if warmup:
         # A server that has served: its code paged in, its threads started, its caches made. The figures after
         # closing then compare with this too.
@@ -110,7 +128,7 @@ async def measure(port, token, pid, count, hold, rounds, warmup=0):
         await asyncio.sleep(16)
         warm = rss_kib(pid)
         print(f"at rest after {warmup} connections opened and closed (warm): {warm} KiB "
-              f"({100 * (warm - base) / base:+.0f} % of at rest)", flush=True)
+              f"({100 * (warm - base) / base:+.0f} % of at rest; {rss_parts(pid)})", flush=True)
         base = warm
     for round in range(rounds):
         if rounds > 1:
@@ -160,8 +178,9 @@ async def hold_round(port, token, pid, count, hold, ctx, base, warm=False):
     close_all(held, pingers)
     await asyncio.sleep(16)
     after = rss_kib(pid)
+    dump_smaps(pid, "after")
     print(f"16 s after closing: {after} KiB ({100 * (after - base) / base:+.0f} % of at rest"
-          f"{' (warm)' if warm else ''})", flush=True)
+          f"{' (warm)' if warm else ''}; {rss_parts(pid)})", flush=True)
 
 
 def main():
