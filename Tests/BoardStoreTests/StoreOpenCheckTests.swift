@@ -103,25 +103,29 @@ struct StoreOpenCheckTests {
         }
     }
 
-    /// A store left open with a few checkpoints done by its hook: the files a `kill -9` would leave.
-    static func crashedStore(in directory: URL, driver: inout BoardDriver) async throws -> SQLiteStore {
-        var configuration = SQLiteStore.Configuration()
-        configuration.checkpointPages = 16
-        let store = try await SQLiteStore.open(directory: directory, configuration: configuration, logger: StoreFixtures.logger)
-        _ = try await store.createBoard(driver.board)
-        for _ in 0..<10 {
-            try await store.append(driver.workload(40, clientID: "cork-a", firstMut: driver.board.seq + 1), snapshots: [])
+    /// Runs `body` in a temporary directory holding a store left open with a few checkpoints done by its hook: the
+    /// files a `kill -9` would leave. `body` gets the directory, the database file's path, the store and its driver.
+    static func withCrashedStore(
+        _ body: (URL, String, SQLiteStore, inout BoardDriver) async throws -> Void
+    ) async throws {
+        try await StoreFixtures.withTemporaryDirectory { directory in
+            var driver = BoardDriver("main")
+            var configuration = SQLiteStore.Configuration()
+            configuration.checkpointPages = 16
+            let store = try await SQLiteStore.open(directory: directory, configuration: configuration, logger: StoreFixtures.logger)
+            _ = try await store.createBoard(driver.board)
+            for _ in 0..<10 {
+                try await store.append(driver.workload(40, clientID: "cork-a", firstMut: driver.board.seq + 1), snapshots: [])
+            }
+            let path = directory.appendingPathComponent(SQLiteStore.fileName).path
+            #expect(SQLiteStore.isMarkedChecked(path))
+            try await body(directory, path, store, &driver)
         }
-        return store
     }
 
     @Test("a copy restored in place with its old times and its old mark is checked (the ctime moved)")
     func restoredInPlace() async throws {
-        try await StoreFixtures.withTemporaryDirectory { directory in
-            var driver = BoardDriver("main")
-            let path = directory.appendingPathComponent(SQLiteStore.fileName).path
-            let running = try await Self.crashedStore(in: directory, driver: &driver)
-            #expect(SQLiteStore.isMarkedChecked(path))
+        try await Self.withCrashedStore { directory, path, running, driver in
             // A backup of the directory as it is now: bytes, times, log and mark.
             let names = [SQLiteStore.fileName, SQLiteStore.fileName + "-wal", SQLiteStore.fileName + ".checked"]
             var saved: [String: (Data, timespec)] = [:]
@@ -151,11 +155,7 @@ struct StoreOpenCheckTests {
 
     @Test("a mark from another boot is not trusted")
     func anotherBoot() async throws {
-        try await StoreFixtures.withTemporaryDirectory { directory in
-            var driver = BoardDriver("main")
-            let path = directory.appendingPathComponent(SQLiteStore.fileName).path
-            let running = try await Self.crashedStore(in: directory, driver: &driver)
-            #expect(SQLiteStore.isMarkedChecked(path))
+        try await Self.withCrashedStore { directory, path, running, _ in
             let mark = SQLiteStore.checkedMarkPath(path)
             let text = try String(contentsOfFile: mark, encoding: .utf8)
             #expect(text.hasPrefix("boot \(SQLiteStore.bootID)\n"))
@@ -163,16 +163,12 @@ struct StoreOpenCheckTests {
                 .write(toFile: mark, atomically: false, encoding: .utf8)
             let opened = try await SQLiteStore.open(directory: directory, logger: StoreFixtures.logger)
             #expect(opened.openCheck == .quickCheck)
-            _ = running
         }
     }
 
     @Test("a guest (an admin command while the server runs) writes without touching the owner's mark")
     func guest() async throws {
-        try await StoreFixtures.withTemporaryDirectory { directory in
-            var driver = BoardDriver("main")
-            let path = directory.appendingPathComponent(SQLiteStore.fileName).path
-            let owner = try await Self.crashedStore(in: directory, driver: &driver)
+        try await Self.withCrashedStore { directory, path, owner, _ in
             let mark = try Data(contentsOf: URL(fileURLWithPath: SQLiteStore.checkedMarkPath(path)))
 
             let guest = try await SQLiteStore.open(
@@ -187,7 +183,6 @@ struct StoreOpenCheckTests {
             let next = try await SQLiteStore.open(directory: directory, logger: StoreFixtures.logger)
             #expect(next.openCheck == .checkpointMark)
             #expect(try await next.pendingCommands(after: 0).count == 1)
-            _ = owner
         }
     }
 }
