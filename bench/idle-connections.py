@@ -23,6 +23,10 @@ Needs `ulimit -n` above N (each side holds N sockets). Extra environment for cor
 import argparse, asyncio, json, os, shutil, ssl, subprocess, sys, tempfile, time
 
 
+# When RSS is read after the connections close, in seconds (`--settle 16,60,120`); the first is the figure we report.
+SETTLE = [16]
+
+
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -176,11 +180,14 @@ async def hold_round(port, token, pid, count, hold, ctx, base, warm=False):
         dropped = sum(task.done() for task in pingers)
         print(f"idle connections the server dropped while held: {dropped} of {len(held)}", flush=True)
     close_all(held, pingers)
-    await asyncio.sleep(16)
-    after = rss_kib(pid)
-    dump_smaps(pid, "after")
-    print(f"16 s after closing: {after} KiB ({100 * (after - base) / base:+.0f} % of at rest"
-          f"{' (warm)' if warm else ''}; {rss_parts(pid)})", flush=True)
+    waited = 0
+    for moment in SETTLE:
+        await asyncio.sleep(moment - waited)
+        waited = moment
+        after = rss_kib(pid)
+        dump_smaps(pid, "after" if moment == SETTLE[0] else f"after-{moment}")
+        print(f"{moment} s after closing: {after} KiB ({100 * (after - base) / base:+.0f} % of at rest"
+              f"{' (warm)' if warm else ''}; {rss_parts(pid)})", flush=True)
 
 
 def main():
@@ -193,7 +200,10 @@ def main():
     parser.add_argument("--rounds", type=int, default=1, help="open, hold and close the connections this many times")
     parser.add_argument("--warmup", type=int, default=0, help="first open and close this many connections, and "
                                                                "compare with the memory after that (warm) too")
+    parser.add_argument("--settle", default="16", help="seconds after closing at which to read RSS, comma-separated "
+                                                          "(default 16; the 10 s trim has run by then)")
     args = parser.parse_args()
+    SETTLE[:] = sorted(int(x) for x in args.settle.split(","))
     data = tempfile.mkdtemp(prefix="corkd-idle-")
     env = dict(os.environ, **dict(e.split("=", 1) for e in args.env))
     corkd = subprocess.Popen([args.corkd, "serve", "--data-dir", data, "--host", "127.0.0.1", "--port", "0",
