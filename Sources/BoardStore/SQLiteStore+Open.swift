@@ -5,10 +5,12 @@ import Logging
 extension SQLiteStore {
     /// Opens (or creates) `corkd.sqlite` in `directory`, checking an existing file first.
     ///
-    /// An existing file must pass `PRAGMA quick_check` (run on a read-only connection) before anything writes to it;
-    /// otherwise this throws `.corrupt` with a message saying what is wrong and how to recover, and leaves the file's
-    /// bytes as they were. The same goes for an empty (truncated) file and for a file whose write-ahead log was
-    /// deleted after a crash (`-shm` present, `-wal` missing). The store never repairs or overwrites a damaged file.
+    /// An existing file must pass `PRAGMA quick_check` (run on a read-only connection) before anything writes to it,
+    /// unless a mark shows that only a store of this kind has written it since it was last checked
+    /// (`SQLiteStore+Marks.swift`); otherwise this throws `.corrupt` with a message saying what is wrong and how to
+    /// recover, and leaves the file's bytes as they were. The same goes for an empty (truncated) file and for a file
+    /// whose write-ahead log was deleted after a crash (`-shm` present, `-wal` missing). The store never repairs or
+    /// overwrites a damaged file. `openCheck` says how the open decided.
     ///
     /// A new file is created with mode 0600 (the directory, if created, with 0700). Then the schema is migrated
     /// and, if the file is a restored `backup(to:)` copy, every board gets a new epoch.
