@@ -35,8 +35,8 @@ public enum ConnectionAllocator {
     static let spareLength = length(forMapping: 32 * 1024)
     /// How many spares are kept at most.
     static let sparesMax = 16
-    /// Freed mappings of ``spareLength`` bytes, as addresses.
-    private static let spares = Mutex<[UInt]>([])
+    /// Freed mappings of ``spareLength`` bytes.
+    static let spares = SparePool(limit: sparesMax)
 
     /// The allocator to set as an accepted channel's `ChannelOptions.allocator`.
     public static let allocator = ByteBufferAllocator(
@@ -53,14 +53,12 @@ public enum ConnectionAllocator {
     }
 
     /// How many spares are kept now.
-    static var spareCount: Int { spares.withLock { $0.count } }
+    static var spareCount: Int { spares.count }
 
     static func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
         if size >= mappedFrom {
             let length = length(forMapping: size)
-            if length == spareLength, let spare = spares.withLock({ $0.popLast() }),
-                let block = UnsafeMutableRawPointer(bitPattern: spare)
-            {
+            if length == spareLength, let block = spares.take() {
                 return block + header
             }
             let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
@@ -100,14 +98,35 @@ public enum ConnectionAllocator {
             free(block)
             return
         }
-        if mapped == spareLength {
-            let kept = spares.withLock { spares in
-                guard spares.count < sparesMax else { return false }
-                spares.append(UInt(bitPattern: block))
-                return true
-            }
-            if kept { return }
-        }
+        if mapped == spareLength, spares.keep(block) { return }
         munmap(block, mapped)
+    }
+}
+
+/// Freed blocks kept for the next allocation of their size, at most `limit` of them (last in, first out).
+final class SparePool: Sendable {
+    /// How many blocks are kept at most.
+    let limit: Int
+    private let addresses = Mutex<[UInt]>([])
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// How many blocks are kept now.
+    var count: Int { addresses.withLock { $0.count } }
+
+    /// A kept block, or nil when none is.
+    func take() -> UnsafeMutableRawPointer? {
+        addresses.withLock { $0.popLast() }.flatMap { UnsafeMutableRawPointer(bitPattern: $0) }
+    }
+
+    /// Keeps `block` unless `limit` are kept already; false means the caller must free it.
+    func keep(_ block: UnsafeMutableRawPointer) -> Bool {
+        addresses.withLock { addresses in
+            guard addresses.count < limit else { return false }
+            addresses.append(UInt(bitPattern: block))
+            return true
+        }
     }
 }

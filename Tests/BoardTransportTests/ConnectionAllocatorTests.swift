@@ -63,7 +63,7 @@ struct ConnectionAllocatorTests {
         ConnectionAllocator.deallocate(block)
     }
 
-    @Test("freed read-buffer blocks are kept as spares, never more than the bound, and handed out again whole")
+    @Test("freed read-buffer blocks go to the spares, never more than the bound, and come back whole")
     func sparesAreBounded() throws {
         let size = 32 * 1_024
         var blocks: [UnsafeMutableRawPointer] = []
@@ -80,6 +80,23 @@ struct ConnectionAllocatorTests {
         Self.fill(again, size, seed: 99)
         #expect(Self.matches(again, size, seed: 99))
         ConnectionAllocator.deallocate(again)
+    }
+
+    @Test("a spare pool keeps blocks up to its limit, refuses more, and hands back the last kept first")
+    func sparePool() throws {
+        let pool = SparePool(limit: 3)
+        let blocks = (0..<5).map { _ in UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 16) }
+        defer { for block in blocks { block.deallocate() } }
+        #expect(pool.take() == nil)
+        #expect(blocks.map { pool.keep($0) } == [true, true, true, false, false])
+        #expect(pool.count == 3)
+        #expect(pool.take() == blocks[2])
+        #expect(pool.take() == blocks[1])
+        #expect(pool.count == 1)
+        #expect(pool.keep(blocks[4]))
+        #expect(pool.take() == blocks[4])
+        #expect(pool.take() == blocks[0])
+        #expect(pool.take() == nil)
     }
 
     @Test("a ByteBuffer on it grows past the mapping threshold and keeps every byte")
