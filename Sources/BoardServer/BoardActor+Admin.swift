@@ -63,7 +63,7 @@ extension BoardActor {
         let line = Lines.error(WireError(.notFound, "board \(id) was archived", board: id))
         for (session, ref) in subscribers {
             ref.outbox.send(line)
-            fanOut.remove(session)
+            publication.withFanOut { $0.remove(session) }
         }
         subscribers = [:]
         for (session, entry) in presence where !isRemote(session) {

@@ -24,22 +24,26 @@ extension BoardActor {
     /// across that round trip would stall every node writing the board. Each retry is a fresh transaction that
     /// locks the row, checks the head and writes; seqs stay exactly one per committed change, with no gap and no
     /// duplicate, because a batch is written only when it starts right after the stored head.
-    func written(_ result: Result<Void, StoreError>) async {
-        if case .failure(let error) = result, error.outcomeUnknown, committing {
-            await commitOutcomeUnknown(error)
-            return
-        }
-        if case .failure(let error) = result, error.code == .headMoved, committing {
-            if headMovedRetries < Self.headMovedRetriesMax {
-                headMovedRetries += 1
-                logger.debug("head moved; catching up", metadata: ["error": "\(error)", "retry": "\(headMovedRetries)"])
-                await catchUp()
+    ///
+    /// An answer to a batch the board settled already (`settleIfPublished`) only lets an announced head be caught up.
+    func written(_ result: Result<Void, StoreError>, batch number: UInt64) async {
+        if number == batchNumber && committing {
+            if case .failure(let error) = result, error.outcomeUnknown {
+                await commitOutcomeUnknown(error)
                 return
             }
-            logger.error("the head moved \(headMovedRetries) times in a row; rejecting the batch with storage_busy")
+            if case .failure(let error) = result, error.code == .headMoved {
+                if headMovedRetries < Self.headMovedRetriesMax {
+                    headMovedRetries += 1
+                    logger.debug("head moved; catching up", metadata: ["error": "\(error)", "retry": "\(headMovedRetries)"])
+                    await catchUp()
+                    return
+                }
+                logger.error("the head moved \(headMovedRetries) times in a row; rejecting the batch with storage_busy")
+            }
+            headMovedRetries = 0
+            settle(result)
         }
-        headMovedRetries = 0
-        settle(result)
         if let wanted = noticedHead, wanted <= committed.seq { noticedHead = nil }
         if noticedHead != nil && !committing { await catchUp() }
     }
@@ -114,6 +118,7 @@ extension BoardActor {
         sinceSnapshot -= min(sinceSnapshot, UInt64(inFlight.count))  // `handOver` counts them again
         inFlight = []
         inFlightEnd = nil
+        publication.clear()
         pending = []
         head = committed
         for change in redo { reapply(change, committedElsewhere: elsewhere) }
@@ -161,7 +166,7 @@ extension BoardActor {
         logger.debug("caught up with other nodes", metadata: ["seq": "\(committed.seq)"])
         configuration.hookSignals.committed(id)
         let removed = removesMember ? endSubscriptionsOfNonMembers() : []
-        fanOut.send(shared)
+        publication.withFanOut { $0.send(shared) }
         for left in removed {
             presenceLeft(left.id, user: left.user)
         }

@@ -30,6 +30,7 @@ extension BoardActor {
     @discardableResult
     func submit(_ request: OpRequest, mut: UInt64, from session: SessionRef) async -> SubmitOutcome {
         guard !isClosed else { return .closed }
+        settleIfPublished()
         guard !runEnded else {
             reject(session, mut, .storageBusy, "the server is shutting down; nothing was applied", retryAfterMs: 1_000)
             return .answered
@@ -161,7 +162,13 @@ extension BoardActor {
             $0.event.clientID == session.clientID.rawValue && $0.event.actor == session.user && $0.event.mut == mut
         }
         if let i = inFlight.firstIndex(where: matches) {
-            inFlight[i].origin = session
+            switch publication.attach(seq: inFlight[i].event.seq, session) {
+            case .published(let seq):
+                // Durable and answered already: the resend gets the original ack now.
+                session.outbox.send(ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: seq)))
+            case .attached, .absent:
+                inFlight[i].origin = session
+            }
             return true
         }
         if let i = pending.firstIndex(where: matches) {
@@ -221,19 +228,39 @@ extension BoardActor {
         let snapshot = sinceSnapshot >= configuration.snapshotInterval
         inFlightEnd = (head, snapshot)
         inFlightStarted = ContinuousClock.now
-        let outcomes = self.outcomes
+        batchNumber += 1
+        let number = batchNumber
+        // The writer publishes the batch itself once it is durable, unless it ends a membership (`settle` ends those
+        // subscriptions first).
+        publication.begin(
+            inFlight.map { .init(seq: $0.event.seq, mut: $0.event.mut, line: $0.line, origin: $0.origin) },
+            publishable: !inFlight.contains(where: \.removesMember))
+        let (outcomes, publication) = (self.outcomes, self.publication)
         store.submit(encoded: inFlight.map(\.change), snapshots: snapshot ? [head] : []) { result in
-            outcomes.yield(.written(result))
+            if case .success = result { publication.publish() }
+            outcomes.yield(.written(result, batch: number))
         }
     }
 
-    /// The writer answered the batch in flight: acknowledges and fans it out once durable, and hands over what was
-    /// applied meanwhile; on failure rolls `head` back and rejects the batch and everything applied on top of it.
+    /// Settles the batch in flight now if the writer has published it (it is durable and its subscribers have it),
+    /// without waiting for the writer's answer to reach `run()`: whoever heard of the batch from the writer (an
+    /// `ack`, a `delta`) and asks the board next — to undo it, to fetch it, to resume after it, to subscribe as the
+    /// member it added — finds it in `committed`. The answer, when it comes, is then for a settled batch and ignored.
+    func settleIfPublished() {
+        guard committing, !unresolved, publication.isPublished else { return }
+        headMovedRetries = 0
+        settle(.success(()))
+    }
+
+    /// The writer answered the batch in flight: once durable, takes it into `committed`, the log and the exactly-once
+    /// marks, acknowledges and fans it out unless the writer has done so already (`publication`), and hands over what
+    /// was applied meanwhile; on failure rolls `head` back and rejects the batch and everything applied on top of it.
     func settle(_ result: Result<Void, StoreError>) {
         guard committing, let ending = inFlightEnd else { return }
         let (end, snapshot) = (ending.board, ending.snapshot)
         let started = inFlightStarted ?? ContinuousClock.now
         let batch = inFlight
+        let published = publication.finish()
         committing = false
         inFlight = []
         inFlightEnd = nil
@@ -264,59 +291,39 @@ extension BoardActor {
         configuration.metrics.committed(batch.count, in: ContinuousClock.now - started)
         if snapshot { sinceSnapshot = 0 }
         committed = end
-        // What was applied meanwhile goes to the writer now, before this batch's acks and fan-out are built.
-        handOver()
-        // A member removed by this batch stops receiving the board now: none of the batch's deltas reach them.
-        let removed = batch.contains(where: \.removesMember) ? endSubscriptionsOfNonMembers() : []
-        // The webhook deliverer reads the batch from the store on its own tasks; this only drops it a note.
-        if !batch.isEmpty { configuration.hookSignals.committed(id) }
-        if let first = batch.first?.event.seq {
-            logger.debug("committed", metadata: ["seq": "\(first)...\(end.seq)", "batch": "\(batch.count)", "snapshot": "\(snapshot)"])
-        }
-        // The batch's delta lines back to back (each encoded once, when it was applied: the store wrote texts taken
-        // from the same bytes); every subscriber gets this same buffer. Each origin gets its acks, each just before
-        // its own delta: as slices of the shared buffer around the acks when it subscribes, as the acks alone when
-        // it does not.
-        var shared = ByteBufferAllocator().buffer(capacity: batch.reduce(0) { $0 + $1.line.count })
-        var offsets: [Int] = []
-        offsets.reserveCapacity(batch.count + 1)
         for change in batch {
             let event = change.event
-            let bytes = change.line
-            let start = shared.writerIndex
-            offsets.append(start)
-            shared.writeBytes(bytes)
-            // The log keeps its own copy: a slice of `shared` would keep the whole batch alive as long as the delta.
+            // The log keeps its own copy: a slice of a shared buffer would keep the whole batch alive with the delta.
             log.append(
-                DeltaLog.Entry(seq: event.seq, line: ByteBuffer(bytes: bytes), activity: event.activity, inverse: event.inverse))
+                DeltaLog.Entry(
+                    seq: event.seq, line: ByteBuffer(bytes: change.line), activity: event.activity, inverse: event.inverse))
             if let client = event.clientID, let mut = event.mut {
                 let key = ClientKey(user: event.actor, client: ClientID(client))
                 lastMut[key] = max(lastMut[key] ?? 0, mut)
             }
         }
-        offsets.append(shared.writerIndex)
-        var personal: [SessionID: [ByteBuffer]] = [:]
-        var cut: [SessionID: Int] = [:]
-        var unsubscribed: [SessionID: (outbox: Outbox, acks: ByteBuffer)] = [:]
-        for (index, change) in batch.enumerated() {
-            guard let origin = change.origin, let mut = change.event.mut else { continue }
-            let ack = ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: change.event.seq))
-            if subscribers[origin.id] != nil {
-                let from = cut[origin.id] ?? 0
-                personal[origin.id, default: []].append(contentsOf: [
-                    shared.getSlice(at: from, length: offsets[index] - from) ?? ByteBuffer(), ack,
+        // The webhook deliverer reads the batch from the store on its own tasks; this only drops it a note.
+        if !batch.isEmpty { configuration.hookSignals.committed(id) }
+        if let first = batch.first?.event.seq {
+            logger.debug(
+                "committed",
+                metadata: [
+                    "seq": "\(first)...\(end.seq)", "batch": "\(batch.count)", "snapshot": "\(snapshot)",
+                    "published": "\(published)",
                 ])
-                cut[origin.id] = offsets[index]
-            } else {
-                var ack = ack
-                unsubscribed[origin.id, default: (origin.outbox, ByteBuffer())].acks.writeBuffer(&ack)
-            }
         }
-        for (session, from) in cut {
-            personal[session, default: []].append(shared.getSlice(at: from, length: shared.writerIndex - from) ?? ByteBuffer())
+        if published {
+            // Its acks and deltas went out from the writer: what was applied meanwhile goes to the writer now.
+            handOver()
+            return
         }
-        for (_, origin) in unsubscribed { origin.outbox.send(origin.acks) }
-        fanOut.send(shared, personal: personal)
+        // The board sends this batch itself (it ends a membership, or its answer came another way), before it hands
+        // over the next one, which the writer may publish. A member removed by this batch stops receiving the board
+        // now: none of the batch's deltas reach them.
+        let removed = batch.contains(where: \.removesMember) ? endSubscriptionsOfNonMembers() : []
+        publication.deliver(
+            batch.map { .init(seq: $0.event.seq, mut: $0.event.mut, line: $0.line, origin: $0.origin) })
+        handOver()
         for left in removed {
             presenceLeft(left.id, user: left.user)
         }
@@ -328,7 +335,7 @@ extension BoardActor {
         var present: [SessionRef] = []
         for (session, ref) in subscribers where committed.members[ref.user] == nil {
             subscribers[session] = nil
-            fanOut.remove(session)
+            publication.withFanOut { $0.remove(session) }
             presenceUpdated[session] = nil
             if presence.removeValue(forKey: session) != nil { present.append(ref) }
             ref.outbox.send(Lines.error(WireError(.notFound, "you are no longer a member of board \(id)", board: id)))

@@ -12,7 +12,9 @@ extension BoardActor {
     func subscribe(
         _ session: SessionRef, since: UInt64?, epoch clientEpoch: String?, present: Bool = true, req: RequestID?
     ) async {
+        settleIfPublished()
         if let since, since < committed.seq { await loadRetained() }
+        settleIfPublished()
         guard committed.members[session.user] != nil else {
             session.outbox.send(Lines.error(WireError(.notFound, "no board \(id)", req: req, board: id)))
             return
@@ -40,7 +42,6 @@ extension BoardActor {
             Lines.line(.subscribed(ServerMessage.Subscribed(req: req, board: id, seq: seq, epoch: epoch, hash: committedHash()))))
         configuration.metrics.subscribed(snapshot: reason)
         subscribers[session.id] = session
-        fanOut.insert(session)
         let wasPresent = presence[session.id] != nil
         if present {
             presence[session.id] = presence[session.id]
@@ -50,7 +51,8 @@ extension BoardActor {
             presenceUpdated[session.id] = nil
         }
         lines.append(presence.stateLine(board: id))
-        session.outbox.sendBulk(lines)
+        // Joins the fan-out and writes these lines under its lock, with a batch the writer published meanwhile.
+        publication.send(lines, to: session, after: seq, joining: true)
         if let entry = presence[session.id], !wasPresent {
             presenceChanged(entry, except: session.id)
         } else if wasPresent && !present {
@@ -149,7 +151,7 @@ extension BoardActor {
             }
             personal[session] = pieces
         }
-        fanOut.send(shared, personal: personal)
+        publication.withFanOut { $0.send(shared, personal: personal) }
     }
 
     /// The hash of `committed` for `subscribed`, computed once per seq.
@@ -180,7 +182,7 @@ extension BoardActor {
     func unsubscribe(_ session: SessionID) {
         guard let ref = subscribers.removeValue(forKey: session) else { return }
         subscribers.releaseSparseCapacity()
-        fanOut.remove(session)
+        publication.withFanOut { $0.remove(session) }
         presenceUpdated[session] = nil
         presenceUpdated.releaseSparseCapacity()
         guard presence.removeValue(forKey: session) != nil else { return }
@@ -200,6 +202,7 @@ extension BoardActor {
     /// Records what a session present on the board is doing and tells the others (ephemeral: never stored), unless
     /// `drop` says this update may be dropped (an intermediate drag position over the presence rate).
     func updatePresence(_ session: SessionRef, _ entry: ServerMessage.PresenceEntry, drop: Bool = false) -> PresenceOutcome {
+        settleIfPublished()
         guard !isClosed, committed.members[session.user] != nil else { return .notFound }
         guard presence[session.id] != nil else { return .notPresent }
         if drop { return .updated }
@@ -227,6 +230,7 @@ extension BoardActor {
     /// them, decided exactly as `subscribe` decides. The session must be subscribed.
     func fetch(_ session: SessionRef, from: UInt64, to: UInt64, req: RequestID?) async {
         await loadRetained()
+        settleIfPublished()
         guard committed.members[session.user] != nil else {
             session.outbox.send(Lines.error(WireError(.notFound, "no board \(id)", req: req, board: id)))
             return
@@ -251,11 +255,13 @@ extension BoardActor {
             session.outbox.sendBulk(lines + [ok])
             return
         }
-        session.outbox.sendBulk([snapshotLine(req: req, reason: .resync), ok])
+        // Under the fan-out's lock, with the deltas of a batch the writer published meanwhile after the snapshot.
+        publication.send([snapshotLine(req: req, reason: .resync)], to: session, after: seq, then: [ok], joining: false)
     }
 
     /// One page of activity, newest first.
     func history(_ session: SessionRef, card: CardID?, before: UInt64?, limit: Int, req: RequestID?) async {
+        settleIfPublished()
         guard committed.members[session.user] != nil else {
             session.outbox.send(Lines.error(WireError(.notFound, "no board \(id)", req: req, board: id)))
             return

@@ -68,6 +68,7 @@ extension BoardActor {
         sinceSnapshot -= min(sinceSnapshot, UInt64(inFlight.count))
         inFlight = []
         inFlightEnd = nil
+        publication.clear()
         pending = []
         head = committed
         resumeDrainWaiters()

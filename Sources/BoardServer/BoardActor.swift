@@ -10,7 +10,8 @@ import NIOCore
 /// writer (`BoardStore.submit`), which commits whatever every board handed over in one transaction; while this
 /// board's batch is in the writer, what it applies waits in `pending` and is handed over the moment that batch is
 /// answered. Only after a batch is durable are its acks sent and its deltas fanned out, each delta encoded once and
-/// the same bytes written to every subscriber. If a batch fails, nothing of it — nor anything applied on top of it
+/// the same bytes written to every subscriber: by the writer itself, on its thread, through `publication` (the board
+/// settles its own state afterwards, in `run()`). If a batch fails, nothing of it — nor anything applied on top of it
 /// since — is acknowledged: `head` returns to the last durable board and those ops are rejected with the store's code.
 actor BoardActor {
     let id: BoardID
@@ -39,8 +40,9 @@ actor BoardActor {
     /// The highest mutation per client in `pending` or `inFlight` (so a resend is found without scanning every op).
     var pendingMut: [ClientKey: UInt64] = [:]
     var subscribers: [SessionID: SessionRef] = [:]
-    /// The same subscribers, grouped by event loop for the fan-out.
-    var fanOut = FanOut()
+    /// The same subscribers, grouped by event loop for the fan-out, and the batch in flight: the store's writer
+    /// publishes it from there the moment it is durable.
+    nonisolated let publication: BoardPublication
     var presence = PresenceTable()
     /// When each session last said what it is doing (milliseconds), for `presence_timeout_ms`.
     var presenceUpdated: [SessionID: Int64] = [:]
@@ -51,6 +53,9 @@ actor BoardActor {
     var sinceSnapshot: UInt64 = 0
     /// Whether a batch is in the store's writer.
     var committing = false
+    /// The number of the last batch handed to the writer: its answer carries it, so an answer to a batch the board
+    /// has settled already (`settleIfPublished`) is told from the answer to the next one.
+    var batchNumber: UInt64 = 0
     /// Whether `stop()` was called: `run()` returns once nothing is pending or being written.
     var stopping = false
     /// `run()` has returned after a final `stop` (a shutdown): nobody hears the writer any more, so nothing new may
@@ -101,8 +106,8 @@ actor BoardActor {
 
     /// What `run()` is told.
     enum Outcome: Sendable {
-        /// The store writer finished the batch in flight.
-        case written(Result<Void, StoreError>)
+        /// The store writer finished batch `batch`.
+        case written(Result<Void, StoreError>, batch: UInt64)
         /// The shared store announced that the board's head is at this seq (nil: check, announcements were lost).
         case noticed(UInt64?)
         /// Time to read the store again for the unresolved batch (`commitOutcomeUnknown`).
@@ -185,6 +190,7 @@ actor BoardActor {
         var logger = logger
         logger[metadataKey: "board"] = "\(id)"
         self.logger = logger
+        self.publication = BoardPublication(board: id)
         self.log = DeltaLog(capacity: configuration.limits.historyMax, byteCapacity: configuration.limits.historyBytes)
         (outcomeStream, outcomes) = AsyncStream.makeStream(of: Outcome.self, bufferingPolicy: .unbounded)
     }
@@ -216,12 +222,12 @@ actor BoardActor {
         await loading.value
     }
 
-    /// Answers each batch the store writer finishes (acks and deltas, or rejects) until `stop()`; then until what
-    /// is left is durable and answered, and returns.
+    /// Settles each batch the store writer finishes (the writer has sent its acks and deltas; on failure, the
+    /// rejects) until `stop()`; then until what is left is durable and answered, and returns.
     func run() async {
         for await outcome in outcomeStream {
             switch outcome {
-            case .written(let result): await written(result)
+            case .written(let result, let batch): await written(result, batch: batch)
             case .noticed(let seq): await catchUpIfBehind(seq)
             case .resolve:
                 resolveScheduled = false
@@ -285,11 +291,15 @@ actor BoardActor {
 
     /// A summary for the `boards` reply, or nil when `user` is not a member.
     func summary(for user: UserID) -> ServerMessage.BoardSummary? {
+        settleIfPublished()
         guard let member = committed.members[user] else { return nil }
         return ServerMessage.BoardSummary(board: id, name: committed.name, role: member.role, seq: committed.seq)
     }
 
     /// Whether `user` is a member of the durable board (non-members see `not_found`, exactly as for a missing
     /// board). Access is never granted on a change that is not stored yet.
-    func isMember(_ user: UserID) -> Bool { !isClosed && committed.members[user] != nil }
+    func isMember(_ user: UserID) -> Bool {
+        settleIfPublished()
+        return !isClosed && committed.members[user] != nil
+    }
 }

@@ -5,7 +5,8 @@ import NIOCore
 /// A board's subscribers grouped by the event loop of their connection, with the board's outgoing lines coalesced
 /// per event loop.
 ///
-/// The board actor builds a batch's delta lines into one buffer, once; every subscriber is handed that same buffer
+/// A batch's delta lines are built into one buffer, once (`BoardPublication.deliver`, usually on the store writer's
+/// thread); every subscriber is handed that same buffer
 /// (a reference, not a copy). The few subscribers that also sent ops in the batch get their own pieces instead —
 /// slices of the shared buffer with their `ack` lines in between, so each ack still comes just before its delta.
 ///
@@ -58,11 +59,17 @@ struct FanOut {
     }
 
     private var loops: [Loop] = []
+    /// Who subscribes (for `contains`).
+    private var ids: Set<SessionID> = []
+
+    /// Whether `id` is among the subscribers.
+    func contains(_ id: SessionID) -> Bool { ids.contains(id) }
 
     /// Adds a subscriber (or replaces the one with the same session id), and seals the pending writes of every
     /// loop so that nothing committed from now on overtakes what the subscription already queued.
     mutating func insert(_ session: SessionRef) {
         remove(session.id)
+        ids.insert(session.id)
         for index in loops.indices { loops[index].pending = nil }
         let channel = session.outbox.channel
         let member = Member(id: session.id, channel: channel)
@@ -74,10 +81,12 @@ struct FanOut {
     }
 
     /// Storage the member lists hold, in members (it shrinks as subscribers leave: `SparseCapacity`).
-    var memberCapacity: Int { loops.reduce(0) { $0 + $1.members.capacity } }
+    var memberCapacity: Int { max(loops.reduce(0) { $0 + $1.members.capacity }, ids.capacity) }
 
     /// Removes a subscriber.
     mutating func remove(_ id: SessionID) {
+        guard ids.remove(id) != nil else { return }
+        ids.releaseSparseCapacity()
         for index in loops.indices {
             if let position = loops[index].members.firstIndex(where: { $0.id == id }) {
                 loops[index].members.remove(at: position)

@@ -35,3 +35,13 @@ extension Array {
         self = smaller
     }
 }
+
+extension Set {
+    /// Rebuilds the set with storage for its elements only, when it is at most a quarter full.
+    mutating func releaseSparseCapacity() {
+        guard SparseCapacity.isSparse(count: count, capacity: capacity) else { return }
+        var smaller = Self(minimumCapacity: count)
+        for element in self { smaller.insert(element) }
+        self = smaller
+    }
+}

@@ -30,7 +30,9 @@ public protocol BoardStore: HookStore {
 
     /// Hands changes to the store's one writer without waiting: they are committed as `append(encoded:)` commits
     /// them, in one durable transaction with whatever else is queued, and `done` is called once, with the outcome,
-    /// when that transaction is durable or rolled back (on the writer's own thread: keep it short). A caller must
+    /// when that transaction is durable or rolled back, on the writer's own thread, before the writer takes its next
+    /// transaction: whatever `done` does delays every board's next commit (the server's sends a board's acks and
+    /// deltas to the event loops from there, which costs about as much as building the buffers). A caller must
     /// wait for `done` before it submits again for the same board.
     func submit(
         encoded changes: [EncodedChange], snapshots: [Board], done: @escaping @Sendable (Result<Void, StoreError>) -> Void)

@@ -37,11 +37,11 @@ import Testing
                 await board.subscribe(Self.session(i, channel: channel), since: nil, epoch: nil, present: false, req: nil)
             }
             #expect(await board.subscribers.count == Self.count)
-            #expect(await board.fanOut.memberCapacity >= Self.count)
+            #expect(board.publication.withFanOut { $0.memberCapacity } >= Self.count)
             for i in 1..<Self.count { await board.sessionEnded(SessionID("s-\(i)")) }
             #expect(await board.subscribers.count == 1)
             let subscribers = await board.subscribers.capacity
-            let members = await board.fanOut.memberCapacity
+            let members = board.publication.withFanOut { $0.memberCapacity }
             #expect(subscribers <= 2 * SparseCapacity.floor, "storage for \(subscribers) subscribers kept for 1")
             #expect(members <= 2 * SparseCapacity.floor, "fan-out storage for \(members) members kept for 1")
             board.stop()
