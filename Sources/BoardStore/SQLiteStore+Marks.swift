@@ -12,7 +12,7 @@ import Synchronization
 /// - `corkd.sqlite.clean`: written by `close()` after the last checkpoint. Trusted only with an empty or no `-wal`
 ///   (nothing was written after the close).
 /// - `corkd.sqlite.checked`: the file as the running store left it, and the boot it ran in. Written once the open
-///   has checked (or created) the file, and again after each of the writer's checkpoints that wrote to it: in WAL
+///   has checked (or created) the file, and again after each of the store's checkpoints that wrote to it: in WAL
 ///   mode a checkpoint is the only write to the main file, and the store runs SQLite's auto-checkpoint itself (see
 ///   `CheckpointMarker`). A run that stops without closing (`kill -9`, an OOM kill) leaves a mark that matches unless
 ///   something else wrote the file afterwards. What it left in the `-wal` is SQLite's to recover (its frames are
@@ -122,23 +122,39 @@ extension SQLiteStore {
 }
 
 /// Replaces SQLite's auto-checkpoint on the owner's writer connection with the same checkpoint (PASSIVE, once the
-/// log holds `pages` frames), followed by a new `corkd.sqlite.checked` mark when it wrote to the file.
+/// log holds `pages` frames), run on a thread and a connection of its own, followed by a new `corkd.sqlite.checked`
+/// mark when it wrote to the file.
 ///
-/// Installed with `sqlite3_wal_hook`, which SQLite calls on the committing thread (the writer's) after each commit,
-/// with the write lock released; its own auto-checkpoint is a hook of the same kind, which this one takes the place
-/// of. A failed checkpoint leaves the mark as it was: the file then no longer matches it and the next open checks.
-/// While a long reader keeps a checkpoint from finishing, later commits try again (as SQLite's own would), and the
-/// mark is written again only when more frames reached the file.
+/// The hook is installed with `sqlite3_wal_hook`, which SQLite calls on the committing thread (the writer's) after
+/// each commit; SQLite's own auto-checkpoint is a hook of the same kind, which this one takes the place of. SQLite's
+/// runs the checkpoint right there, so the writer — and every board's next commit — waited for it: about 4 MB written
+/// to the file and an `fsync`, tens of milliseconds once every thousand pages, which was most of corkd's p99 at light
+/// load (issue 12). Here the hook only asks the checkpointer's queue, which checkpoints through its own connection
+/// while the writer goes on committing (WAL lets a checkpoint run beside a writer; it copies the frames committed
+/// when it starts), and the writer's next commit copies what is left, so that the log starts over (see `committed`).
+/// A failed checkpoint leaves the mark as it was: the file then no longer matches it and the next open checks. `stop()` ends the checkpoints before the store
+/// closes.
 final class CheckpointMarker: Sendable {
     /// The database file.
     let path: String
-    /// The log size (frames) at which a commit checkpoints; SQLite's default is 1,000.
+    /// The log size (frames) at which a commit asks for a checkpoint; SQLite's default is 1,000.
     let pages: Int32
-    /// The log's size after the last commit, and the frames the last checkpoint had backfilled in this log (only
-    /// the writer's thread touches it).
+    /// The log's size after the last commit, and the frames the last checkpoint had backfilled in this log.
     private let last = Mutex((frames: Int32(0), checkpointed: Int32(0)))
     /// Whether `release()` has let go of the hook's reference.
     private let released = Atomic(false)
+    /// Whether a checkpoint is queued or running, whether one has run since the writer last finished the log, and
+    /// whether `stop()` was called. The writer's checkpoints and the checkpointer's never overlap: the writer
+    /// checkpoints only once the checkpointer's pass is over, and only the writer starts one.
+    private let runs = Mutex((scheduled: false, ran: false, stopped: false))
+    /// The checkpointer's connection, opened on first use; only the queue touches it.
+    private let connection = Mutex(Connection())
+    private let queue = DispatchQueue(label: "corkd.checkpoint")
+
+    /// A SQLite connection handle (used on `queue` only).
+    private struct Connection: @unchecked Sendable {
+        var handle: OpaquePointer?
+    }
 
     init(path: String, pages: Int) {
         self.path = path
@@ -157,7 +173,38 @@ final class CheckpointMarker: Sendable {
         Unmanaged.passUnretained(self).release()
     }
 
-    /// The hook's work: checkpoint when the log is long enough, then stamp the mark if frames reached the file.
+    /// Ends the checkpoints: waits for one under way, then closes the checkpointer's connection. Requests made after
+    /// are ignored (the store is closing: its own last checkpoint follows).
+    func stop() {
+        runs.withLock { $0.stopped = true }
+        queue.sync {
+            connection.withLock { connection in
+                if let handle = connection.handle { sqlite3_close_v2(handle) }
+                connection.handle = nil
+            }
+        }
+    }
+
+    /// Testing only: holds the checkpointer's queue (a checkpoint asked for meanwhile waits), and lets it go.
+    func pause() { queue.suspend() }
+    func resume() { queue.resume() }
+
+    /// The log's size (frames) after the last commit.
+    var logFrames: Int32 { last.withLock { $0.frames } }
+
+    /// Returns once no checkpoint of the checkpointer's is queued or running (tests: the mark is then as the last
+    /// checkpoint left it).
+    func idle() { queue.sync {} }
+
+    /// The hook's work, on the writer's thread, between two transactions: note the log's size, and when it is long
+    /// enough, ask the checkpointer for a checkpoint — or, once the checkpointer has copied the bulk of it, finish it
+    /// here.
+    ///
+    /// Why the writer finishes: a log starts over only when a write begins with every frame in the file, and the
+    /// checkpointer never gets there while the writer goes on committing (under sustained load the log grew by 7 MB
+    /// a second). On the writer's thread, between its own transactions, a checkpoint copies whatever the last
+    /// background one left (the frames committed while it ran), and the next transaction restarts the log. That
+    /// stall is short: a few frames and one `fsync` of the file, instead of a thousand.
     func committed(_ connection: OpaquePointer?, database: UnsafePointer<CChar>?, frames: Int32) {
         // Every commit adds frames to the log, so a log no longer than after the last commit has restarted from its
         // start: its backfill count starts over. (Taking a restart for more of the same log only stamps once more.)
@@ -166,15 +213,68 @@ final class CheckpointMarker: Sendable {
             last.frames = frames
         }
         guard frames >= pages else { return }
-        var logFrames: Int32 = 0
-        var checkpointed: Int32 = 0
-        let code = sqlite3_wal_checkpoint_v2(connection, database, SQLITE_CHECKPOINT_PASSIVE, &logFrames, &checkpointed)
-        guard code == SQLITE_OK else { return }
+        enum Next { case nothing, background, here }
+        let next = runs.withLock { runs -> Next in
+            guard !runs.stopped else { return .nothing }
+            if runs.scheduled { return .nothing }
+            if runs.ran {
+                runs.ran = false
+                return .here
+            }
+            runs.scheduled = true
+            return .background
+        }
+        switch next {
+        case .nothing: return
+        case .background: queue.async { self.run() }
+        case .here:
+            var logFrames: Int32 = 0
+            var checkpointed: Int32 = 0
+            let code = sqlite3_wal_checkpoint_v2(connection, database, SQLITE_CHECKPOINT_PASSIVE, &logFrames, &checkpointed)
+            if code == SQLITE_OK { wrote(checkpointed) }
+        }
+    }
+
+    /// Stamps the mark when a checkpoint copied frames to the file. Within one log the backfill count only grows:
+    /// any other count is frames newly written to the file (or a new log).
+    private func wrote(_ checkpointed: Int32) {
         let wrote = last.withLock { last in
             defer { last.checkpointed = checkpointed }
-            return checkpointed > last.checkpointed
+            return checkpointed > 0 && checkpointed != last.checkpointed
         }
         if wrote { SQLiteStore.markChecked(path) }
+    }
+
+    /// Checkpoints until no request came in meanwhile, stamping the mark after each that wrote frames to the file.
+    /// The checkpointer's pass: one checkpoint, then the writer finishes the log at its next commit.
+    private func run() {
+        guard runs.withLock({ !$0.stopped }) else { return }
+        checkpoint()
+        runs.withLock { runs in
+            runs.ran = true
+            runs.scheduled = false
+        }
+    }
+
+    private func checkpoint() {
+        connection.withLock { connection in
+            if connection.handle == nil {
+                var handle: OpaquePointer?
+                // A first read opens the log on this connection (before that it checkpoints nothing).
+                guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+                    sqlite3_exec(handle, "PRAGMA schema_version", nil, nil, nil) == SQLITE_OK
+                else {
+                    sqlite3_close_v2(handle)
+                    return
+                }
+                connection.handle = handle
+            }
+            var logFrames: Int32 = 0
+            var checkpointed: Int32 = 0
+            let code = sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, &logFrames, &checkpointed)
+            guard code == SQLITE_OK else { return }
+            wrote(checkpointed)
+        }
     }
 }
 

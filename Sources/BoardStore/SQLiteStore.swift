@@ -52,6 +52,8 @@ public struct SQLiteStore: BoardStore {
             }
             return
         }
+        // The checkpointer's last checkpoint (and mark) first: nothing writes the file or the mark after this one.
+        checkpoints.stop()
         _ = try await writeWithoutTransaction("checkpoint") { db in
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
             Self.removeCheckedMark(path)

@@ -1,4 +1,5 @@
 import BoardTesting
+@testable import BoardStore
 import BoardTransport
 import BoardWire
 import Foundation
@@ -146,6 +147,12 @@ import Darwin
                 for _ in 0..<50 { _ = try await probe.expect(type: "ack") }
             }
             #expect(storeSize() > seeded, "\(mut) ops and no checkpoint wrote the file")
+            // The checkpoints run beside the writer: the mark is stamped once the one that grew the file is done.
+            let stamped = ContinuousClock.now + .seconds(10)
+            while !SQLiteStore.isMarkedChecked(corkd.storeFile.path), ContinuousClock.now < stamped {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(SQLiteStore.isMarkedChecked(corkd.storeFile.path), "no checkpoint stamped the mark")
             for k in 1...12 {
                 mut += 1
                 try await probe.send(

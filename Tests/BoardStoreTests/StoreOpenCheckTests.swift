@@ -54,17 +54,15 @@ struct StoreOpenCheckTests {
     @Test("a run that stopped without closing leaves a mark each checkpoint renews; the next open trusts it and recovers the log")
     func crashedRun() async throws {
         try await StoreFixtures.withTemporaryDirectory { directory in
-            var configuration = SQLiteStore.Configuration()
-            configuration.checkpointPages = 16
-            let path = directory.appendingPathComponent(SQLiteStore.fileName).path
             var driver = BoardDriver("main")
             // Left open to the end: its files are what a kill -9 leaves at this moment.
-            let crashed = try await SQLiteStore.open(directory: directory, configuration: configuration, logger: StoreFixtures.logger)
-            _ = try await crashed.createBoard(driver.board)
+            let (crashed, path) = try await Self.openCheckpointingEarly(directory, driver)
             let sizeAfterOpen = Self.size(path)
             for round in 0..<40 {
                 try await crashed.append(driver.workload(20, clientID: "cork-a", firstMut: driver.board.seq + 1), snapshots: [])
-                // Either no checkpoint wrote the file, or the one that did stamped the mark again.
+                // Either no checkpoint wrote the file, or the one that did stamped the mark again (the checkpoints
+                // run beside the writer: this waits for the one the commit asked for).
+                crashed.checkpoints.idle()
                 #expect(SQLiteStore.isMarkedChecked(path), "after commit \(round)")
             }
             #expect(Self.size(path) > sizeAfterOpen, "no checkpoint wrote the main file (\(Self.size(path)) bytes)")
@@ -103,6 +101,16 @@ struct StoreOpenCheckTests {
         }
     }
 
+    /// Opens a new store in `directory` that checkpoints at 16 pages of log (so a few commits make it write the
+    /// file), with `driver`'s board created; returns it and its file's path.
+    static func openCheckpointingEarly(_ directory: URL, _ driver: BoardDriver) async throws -> (SQLiteStore, String) {
+        var configuration = SQLiteStore.Configuration()
+        configuration.checkpointPages = 16
+        let store = try await SQLiteStore.open(directory: directory, configuration: configuration, logger: StoreFixtures.logger)
+        _ = try await store.createBoard(driver.board)
+        return (store, directory.appendingPathComponent(SQLiteStore.fileName).path)
+    }
+
     /// Runs `body` in a temporary directory holding a store left open with a few checkpoints done by its hook: the
     /// files a `kill -9` would leave. `body` gets the directory, the database file's path, the store and its driver.
     static func withCrashedStore(
@@ -110,14 +118,11 @@ struct StoreOpenCheckTests {
     ) async throws {
         try await StoreFixtures.withTemporaryDirectory { directory in
             var driver = BoardDriver("main")
-            var configuration = SQLiteStore.Configuration()
-            configuration.checkpointPages = 16
-            let store = try await SQLiteStore.open(directory: directory, configuration: configuration, logger: StoreFixtures.logger)
-            _ = try await store.createBoard(driver.board)
+            let (store, path) = try await Self.openCheckpointingEarly(directory, driver)
             for _ in 0..<10 {
                 try await store.append(driver.workload(40, clientID: "cork-a", firstMut: driver.board.seq + 1), snapshots: [])
             }
-            let path = directory.appendingPathComponent(SQLiteStore.fileName).path
+            store.checkpoints.idle()
             #expect(SQLiteStore.isMarkedChecked(path))
             try await body(directory, path, store, &driver)
         }

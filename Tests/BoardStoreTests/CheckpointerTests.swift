@@ -1,0 +1,39 @@
+import BoardCore
+import Foundation
+import Testing
+@testable import BoardStore
+
+/// The store checkpoints beside its writer (issue 12: a checkpoint on the writer's thread held every board's next
+/// commit for tens of milliseconds), and the log still starts over.
+@Suite(.timeLimit(.minutes(1))) struct CheckpointerTests {
+    @Test func aCommitPastTheThresholdDoesNotWaitForTheCheckpointAndTheLogStartsOverAfter() async throws {
+        try await StoreFixtures.withTemporaryDirectory { directory in
+            var driver = BoardDriver("main")
+            let (store, path) = try await StoreOpenCheckTests.openCheckpointingEarly(directory, driver)
+            let size = { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+            let before = size()
+            // The checkpointer is held: the commits that ask for a checkpoint return all the same, and nothing has
+            // written the main file when they do.
+            store.checkpoints.pause()
+            while store.checkpoints.logFrames < 16 {
+                try await store.append(driver.workload(20, clientID: "cork-a", firstMut: driver.board.seq + 1), snapshots: [])
+            }
+            #expect(size() == before, "the writer checkpointed itself")
+            store.checkpoints.resume()
+            store.checkpoints.idle()
+            #expect(size() > before, "the checkpointer wrote nothing to the file")
+            #expect(SQLiteStore.isMarkedChecked(path), "the checkpointer did not renew the mark")
+            // The next commit finishes the log on the writer; the one after starts it over.
+            let long = store.checkpoints.logFrames
+            try await store.append(driver.workload(1, clientID: "cork-a", firstMut: driver.board.seq + 1), snapshots: [])
+            try await store.append(driver.workload(1, clientID: "cork-a", firstMut: driver.board.seq + 1), snapshots: [])
+            #expect(store.checkpoints.logFrames < long, "the log did not start over (\(store.checkpoints.logFrames) frames)")
+            #expect(SQLiteStore.isMarkedChecked(path))
+            try await store.close()
+            let reopened = try await SQLiteStore.open(directory: directory, logger: StoreFixtures.logger)
+            #expect(reopened.openCheck == .cleanMark)
+            #expect(try await reopened.boards().first?.seq == driver.board.seq)
+            try await reopened.close()
+        }
+    }
+}
