@@ -149,9 +149,13 @@ final class CheckpointMarker: Sendable {
     private let runs = Mutex((scheduled: false, ran: false, stopped: false))
     /// The checkpointer's connection, opened on first use; only the queue touches it.
     private let connection = Mutex(Connection())
+    /// Where checkpoints run. A checkpoint is a blocking C call that waits on the disk for tens of milliseconds, so
+    /// it must stay off Swift's cooperative pool and the event loops: a serial dispatch queue gives it a thread of
+    /// its own, as GRDB's queue gives the writer one.
     private let queue = DispatchQueue(label: "corkd.checkpoint")
 
-    /// A SQLite connection handle (used on `queue` only).
+    /// A SQLite connection handle. `@unchecked`: an `OpaquePointer` is not `Sendable`; this one is only used on
+    /// `queue`, under the `connection` lock.
     private struct Connection: @unchecked Sendable {
         var handle: OpaquePointer?
     }
