@@ -265,7 +265,9 @@ final class CheckpointMarker: Sendable {
             if connection.handle == nil {
                 var handle: OpaquePointer?
                 // A first read opens the log on this connection (before that it checkpoints nothing).
+                // (A checkpoint never waits; the busy timeout is for that read, should it meet a lock.)
                 guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+                    sqlite3_busy_timeout(handle, 1_000) == SQLITE_OK,
                     sqlite3_exec(handle, "PRAGMA schema_version", nil, nil, nil) == SQLITE_OK
                 else {
                     sqlite3_close_v2(handle)

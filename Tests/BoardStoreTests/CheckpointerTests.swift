@@ -21,14 +21,16 @@ import Testing
             #expect(size() == before, "the writer checkpointed itself")
             store.checkpoints.resume()
             store.checkpoints.idle()
-            #expect(size() > before, "the checkpointer wrote nothing to the file")
-            #expect(SQLiteStore.isMarkedChecked(path), "the checkpointer did not renew the mark")
-            // The next commit finishes the log on the writer; the one after starts it over.
+            // The next commit finishes the log on the writer (and checkpoints it all itself if the checkpointer's
+            // pass could not run: a loaded CI run once saw the file untouched after it); the one after starts the
+            // log over.
             let long = store.checkpoints.logFrames
             try await store.append(driver.workload(1, clientID: "cork-a", firstMut: driver.board.seq + 1), snapshots: [])
+            #expect(size() > before, "no checkpoint wrote the file")
             try await store.append(driver.workload(1, clientID: "cork-a", firstMut: driver.board.seq + 1), snapshots: [])
             #expect(store.checkpoints.logFrames < long, "the log did not start over (\(store.checkpoints.logFrames) frames)")
-            #expect(SQLiteStore.isMarkedChecked(path))
+            store.checkpoints.idle()
+            #expect(SQLiteStore.isMarkedChecked(path), "no checkpoint renewed the mark")
             try await store.close()
             let reopened = try await SQLiteStore.open(directory: directory, logger: StoreFixtures.logger)
             #expect(reopened.openCheck == .cleanMark)
