@@ -196,6 +196,10 @@ final class CheckpointMarker: Sendable {
     /// The log's size (frames) after the last commit.
     var logFrames: Int32 { last.withLock { $0.frames } }
 
+    /// Testing only: whether a pass of the checkpointer has run since the writer last finished a log, so that the
+    /// writer's next commit past the threshold checkpoints the rest itself.
+    var writerFinishesNext: Bool { runs.withLock { $0.ran } }
+
     /// Returns once no checkpoint of the checkpointer's is queued or running (tests: the mark is then as the last
     /// checkpoint left it).
     func idle() { queue.sync {} }

@@ -88,7 +88,13 @@ struct TLSHandshakeTests {
             // The first bytes of a TLS record header of a ClientHello, then nothing.
             var partial = ByteBuffer()
             partial.writeBytes([0x16, 0x03, 0x01, 0x02, 0x00, 0x01])
-            try await channel.writeAndFlush(partial)
+            // On a loaded machine the server's timer (which starts at accept) can fire before this write: then the
+            // write finds the connection closed already, which is the outcome under test.
+            do {
+                try await channel.writeAndFlush(partial)
+            } catch ChannelError.ioOnClosedChannel {
+                print("closed before the partial record was written")
+            }
             try await withTimeout(3) { try await channel.closeFuture.get() }
             // Closed by the server's handshake timer (bounded by withTimeout). How long it took is a figure, not an
             // assertion: the server's timer starts at accept, before this side's clock does.
