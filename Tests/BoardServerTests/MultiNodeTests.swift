@@ -260,6 +260,12 @@ struct MultiNodeTests {
             // And live again afterwards.
             try await Self.follow(reader, &replica, to: try await write(2))
             #expect(replica.seqs == Array(1...mut), "every seq once, in order, after the snapshot at 0")
+            // Node two's reconnect is behind the follow above; node one's is not waited for by anything else (a
+            // loaded run read the counter at 1 before node one's retry, a second after the terminate, had counted).
+            let deadline = ContinuousClock.now + .seconds(20)
+            while (metrics.value(of: "corkd_listen_reconnects_total") ?? 0) < 2, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
             #expect((metrics.value(of: "corkd_listen_reconnects_total") ?? 0) >= 2, "both nodes listened again")
             let board = try #require(replica.board)
             #expect(board.contentHash == (try await Self.snapshot(one)).contentHash)

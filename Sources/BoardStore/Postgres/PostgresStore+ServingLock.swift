@@ -2,6 +2,7 @@ import Logging
 import NIOPosix
 import NIOSSL
 import PostgresNIO
+import Synchronization
 
 /// A session-level advisory lock on its own connection: held shared by every node that serves the database, taken
 /// exclusive by an admin command that finds no node serving (then it applies its commands itself, as it does with
@@ -132,19 +133,44 @@ extension PostgresStore {
 
     /// Lets go of every advisory lock `connection` holds, then closes it. The unlock is what the next
     /// `pg_try_advisory_lock` sees at once; a close alone is noticed by the backend a moment later. An unlock that
-    /// gets no answer within 2 s (a database gone away) is ended by the close.
+    /// gets no answer within 2 s (a database gone away) is ended by the close, and the close is waited for 2 s at
+    /// most: this returns within about 4 s whatever the connection does.
+    ///
+    /// The unlock and the close run in tasks of their own, not children of the caller's: the caller is often a
+    /// server's shutdown, which is cancelled (the locks must still be let go of, so the unlock must not see that
+    /// cancellation), and a child whose query is never answered would hold the caller until it is. A two-node test's
+    /// server once took more than 120 s to stop, its last line "releasing the lease". Each task ends when the
+    /// connection is closed.
     static func unlockAndClose(_ connection: PostgresConnection) async {
         let logger = {
             var logger = Logger(label: "corkd.store.lock")
             logger.logLevel = .critical
             return logger
         }()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { _ = try? await connection.query("SELECT pg_advisory_unlock_all()", logger: logger) }
-            group.addTask { try? await Task.sleep(for: .seconds(2)) }
-            await group.next()
-            group.cancelAll()
-            try? await connection.close()
+        _ = await finishes(within: .seconds(2)) {
+            do {
+                // Read to the end, so that the connection is idle again when it is closed.
+                for try await _ in try await connection.query("SELECT pg_advisory_unlock_all()", logger: logger) {}
+            } catch {}
+        }
+        _ = await finishes(within: .seconds(2)) { try? await connection.close() }
+    }
+
+    /// Runs `body` in a task of its own and returns when it has finished (true) or when `timeout` has passed
+    /// (false), whichever comes first; the caller's cancellation reaches neither. A `body` still running after the
+    /// timeout goes on on its own.
+    static func finishes(within timeout: Duration, _ body: @escaping @Sendable () async -> Void) async -> Bool {
+        let answer = FirstAnswer()
+        return await withCheckedContinuation { continuation in
+            answer.wait(continuation)
+            Task {
+                await body()
+                answer.resume(true)
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                answer.resume(false)
+            }
         }
     }
 
@@ -177,4 +203,13 @@ extension PostgresStore {
             throw StoreError(.io, "cannot set up TLS for the database: \(error)")
         }
     }
+}
+
+/// A continuation resumed by the first of several tasks to answer (`PostgresStore.finishes`).
+private final class FirstAnswer: Sendable {
+    private let waiting = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+
+    func wait(_ continuation: CheckedContinuation<Bool, Never>) { waiting.withLock { $0 = continuation } }
+
+    func resume(_ value: Bool) { waiting.withLock { $0.take() }?.resume(returning: value) }
 }
