@@ -87,13 +87,17 @@ struct HookWorker {
             let now = clock.now()
             let payload = HookPayload(hook: hook, event: event, now: now)
             let outcome = await HookSender.send(payload, to: hook.url, settings: settings)
-            if Task.isCancelled { return false }
             switch outcome {
             case .delivered:
+                // Recorded even when the server is stopping meanwhile: a delivery the receiver took and the cursor
+                // does not know of is sent again after the restart (a fresh CI run saw it repeated after a plain
+                // SIGTERM, the receiver's 204 having come back during the shutdown).
                 hook.state = settings.retry.delivered(hook.state, seq: event.seq, now: now)
                 metrics.hookDelivered()
-                await save()
-                return true
+                await saveEvenIfCancelled()
+                return !Task.isCancelled
+            case .failed where Task.isCancelled:
+                return false
             case .failed(_, let reason):
                 let wasFailing = hook.state.failing
                 hook.state = settings.retry.failed(hook.state, error: reason, now: now)
@@ -110,6 +114,13 @@ struct HookWorker {
                 guard await pause(delay, wakeOnCommit: false, &iterator) else { return false }
             }
         }
+    }
+
+    /// `save()` in a task of its own, which the worker's cancellation (the server stopping) does not reach: the
+    /// store's writes give up when their task is cancelled. It is awaited, so the worker still ends after it.
+    private func saveEvenIfCancelled() async {
+        let worker = self
+        await Task { await worker.save() }.value
     }
 
     /// Records the hook's state; a store failure is logged (the cursor then lags, and a restart delivers again).
