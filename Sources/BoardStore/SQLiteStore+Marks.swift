@@ -143,6 +143,8 @@ final class CheckpointMarker: Sendable {
     private let last = Mutex((frames: Int32(0), checkpointed: Int32(0)))
     /// Whether `release()` has let go of the hook's reference.
     private let released = Atomic(false)
+    /// Checkpoints that copied frames into the file (`checkpointsThatWrote`).
+    private let writes = Atomic(0)
     /// Whether a checkpoint is queued or running, whether one has run since the writer last finished the log, and
     /// whether `stop()` was called. The writer's checkpoints and the checkpointer's never overlap: the writer
     /// checkpoints only once the checkpointer's pass is over, and only the writer starts one.
@@ -195,6 +197,10 @@ final class CheckpointMarker: Sendable {
 
     /// The log's size (frames) after the last commit.
     var logFrames: Int32 { last.withLock { $0.frames } }
+
+    /// Checkpoints (the checkpointer's or the writer's) that copied frames into the file, since the open (tests
+    /// and diagnostics).
+    var checkpointsThatWrote: Int { writes.load(ordering: .relaxed) }
 
     /// Testing only: whether a pass of the checkpointer has run since the writer last finished a log, so that the
     /// writer's next commit past the threshold checkpoints the rest itself.
@@ -250,7 +256,10 @@ final class CheckpointMarker: Sendable {
             defer { last.checkpointed = checkpointed }
             return checkpointed > 0 && checkpointed != last.checkpointed
         }
-        if wrote { SQLiteStore.markChecked(path) }
+        if wrote {
+            writes.add(1, ordering: .relaxed)
+            SQLiteStore.markChecked(path)
+        }
     }
 
     /// Checkpoints until no request came in meanwhile, stamping the mark after each that wrote frames to the file.
