@@ -22,9 +22,13 @@ public final class WireProbe {
     /// Connects over TLS, pinning `fingerprint`.
     public static func connect(port: Int, fingerprint: Fingerprint, timeout: TimeAmount = .seconds(10)) async throws -> WireProbe {
         let tls = try ClientTLS(trust: .pinned(fingerprint))
+        // A minute, as the test server's own handshake deadline (`withTestServer`): the suite's thousand tests
+        // share two cores, and with one more busy process beside it handshakes took longer than the client's 5 s.
+        var limits = TransportLimits.client
+        limits.handshakeTimeout = .seconds(60)
         let channel = try await Transport.connect(
             host: "127.0.0.1", port: port, group: MultiThreadedEventLoopGroup.singleton, tls: tls,
-            serverHostname: "localhost", limits: .client)
+            serverHostname: "localhost", limits: limits)
         return WireProbe(channel: channel, timeout: timeout)
     }
 

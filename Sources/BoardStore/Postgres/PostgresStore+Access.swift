@@ -167,14 +167,22 @@ private actor LeaseDeadline {
 
 extension StoreError {
     /// Maps what postgres-nio threw to the store's codes: a unique violation is `.duplicate`; serialization failures,
-    /// deadlocks and lock timeouts `.busy` (retryable); a full disk `.full`; a lost or refused connection `.io`;
-    /// a `StoreError` thrown inside a transaction passes through.
+    /// deadlocks and lock timeouts `.busy` (retryable); a full disk `.full`; a lost or refused connection, or a pool
+    /// that can hand out none, `.io`; a `StoreError` thrown inside a transaction passes through.
     init(postgres error: any Error, context: String) {
         if let error = error as? StoreError {
             self = error
             return
         }
         guard let error = error as? PSQLError else {
+            // postgres-nio's pool answers with an error type of its own when it can hand out no connection (the
+            // database down or unreachable: a request cancelled, the circuit breaker tripped, the pool shut down).
+            // That type lives in a module postgres-nio does not export, so it is known by its name here. A
+            // PostgreSQL restart test once got it, and the reject said "internal: ConnectionPoolError(...)".
+            if String(reflecting: type(of: error)).hasSuffix(".ConnectionPoolError") {
+                self = StoreError(.io, "\(context): cannot get a connection to the database (\(error))")
+                return
+            }
             self = StoreError(.internal, "\(context): \(error)")
             return
         }
