@@ -158,18 +158,19 @@ extension PostgresStore {
 
     /// Runs `body` in a task of its own and returns when it has finished (true) or when `timeout` has passed
     /// (false), whichever comes first; the caller's cancellation reaches neither. A `body` still running after the
-    /// timeout goes on on its own.
+    /// timeout goes on on its own; a body that finishes first ends the timer.
     static func finishes(within timeout: Duration, _ body: @escaping @Sendable () async -> Void) async -> Bool {
         let answer = FirstAnswer()
         return await withCheckedContinuation { continuation in
             answer.wait(continuation)
+            let timer = Task {
+                try? await Task.sleep(for: timeout)
+                answer.resume(false)
+            }
             Task {
                 await body()
                 answer.resume(true)
-            }
-            Task {
-                try? await Task.sleep(for: timeout)
-                answer.resume(false)
+                timer.cancel()
             }
         }
     }
