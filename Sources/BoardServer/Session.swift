@@ -114,7 +114,8 @@ final class Session {
 
     private func run() async {
         let channel = connection.channel
-        let timeout = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(context.configuration.limits.authTimeoutMs))) {
+        // On the event loop's shared schedule (LoopTimers), not a NIO timer per connection.
+        let timeout = LoopTimer.schedule(on: channel.eventLoop, in: .milliseconds(Int64(context.configuration.limits.authTimeoutMs))) {
             channel.writeAndFlush(Lines.error(WireError(.unauthenticated, "no hello within the auth timeout")))
                 .whenComplete { _ in channel.close(promise: nil) }
         }
@@ -162,7 +163,7 @@ final class Session {
     }
 
     @inline(never)
-    private func received(_ line: ByteBuffer, authTimeout: Scheduled<Void>) async {
+    private func received(_ line: ByteBuffer, authTimeout: LoopTimer) async {
         await perform(step(line), authTimeout: authTimeout)
     }
 
@@ -183,7 +184,7 @@ final class Session {
 
     /// Carries out the machine's actions, one after the other (a loop, not recursion: every async frame on the
     /// session's task stays allocated for as long as the connection lives, see `inOwnTask`).
-    private func perform(_ first: SessionMachine.Action, authTimeout: Scheduled<Void>) async {
+    private func perform(_ first: SessionMachine.Action, authTimeout: LoopTimer) async {
         var action = first
         while true {
             switch action {
@@ -248,7 +249,7 @@ final class Session {
     /// action, or nil when the connection is being closed. Everything that waits runs in a task of its own
     /// (`inOwnTask`): only the answer is handled on the session's task.
     @inline(never)
-    private func authenticate(_ action: SessionMachine.Action, authTimeout: Scheduled<Void>) async
+    private func authenticate(_ action: SessionMachine.Action, authTimeout: LoopTimer) async
         -> SessionMachine.Action?
     {
         guard case .authenticate(let hello) = action else { return nil }
@@ -264,7 +265,7 @@ final class Session {
 
     /// The session's side of `authenticate`, synchronous.
     @inline(never)
-    private func authenticated(_ outcome: HelloOutcome, hello: ClientMessage.Hello, authTimeout: Scheduled<Void>)
+    private func authenticated(_ outcome: HelloOutcome, hello: ClientMessage.Hello, authTimeout: LoopTimer)
         -> SessionMachine.Action?
     {
         switch outcome {

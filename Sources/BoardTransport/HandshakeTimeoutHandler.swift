@@ -19,7 +19,7 @@ public final class HandshakeTimeoutHandler: ChannelInboundHandler, RemovableChan
 
     private let timeout: TimeAmount
     private var completion: EventLoopPromise<Void>?
-    private var timer: Scheduled<Void>?
+    private var timer: LoopTimer?
     private var firstError: (any Error)?
     private var done = false
 
@@ -70,14 +70,17 @@ public final class HandshakeTimeoutHandler: ChannelInboundHandler, RemovableChan
 
     private func startClock(context: ChannelHandlerContext) {
         guard !done, timer == nil else { return }
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+        // On the loop's shared schedule (LoopTimers), not a NIO timer per connection.
+        let timer = LoopTimer(on: context.eventLoop) { [self] in
             self.timer = nil
-            guard !self.done else { return }
-            let error = TransportError.handshakeTimeout(milliseconds: self.timeout.nanoseconds / 1_000_000)
-            self.finish(.failure(error))
+            guard !done else { return }
+            let error = TransportError.handshakeTimeout(milliseconds: timeout.nanoseconds / 1_000_000)
+            finish(.failure(error))
             context.fireErrorCaught(error)
             context.close(promise: nil)
         }
+        self.timer = timer
+        timer.arm(at: context.eventLoop.now + timeout)
     }
 
     private func finish(_ result: Result<Void, any Error>) {

@@ -3,12 +3,12 @@ import NIOCore
 /// Keeps a connection honest: writes a `ping` line every interval and closes the connection once no line has
 /// arrived for exactly two intervals (Protocol.md, "Connection lifecycle": any line counts as a sign of life).
 ///
-/// The silence is measured from the last line read, or from when the connection became active if none was: a
-/// deadline at `last line + 2 × interval` is armed and, when it fires with nothing read since, the connection is
-/// closed; otherwise it is re-armed from the newer line. Time is the event loop's (`eventLoop.now`), so tests drive it
-/// with an `EmbeddedEventLoop`. It finds a black-holed peer (no FIN, no RST) within two intervals, which TCP alone
-/// would not for minutes. It sits between the framer and the outbox, so its pings are counted against the outbox
-/// like any other line.
+/// Pings are due every `interval` counted from when the connection became active; the silence is measured from the
+/// last line read, or from when the connection became active if none was, and the connection is closed the moment
+/// it reaches `2 × interval`. The handler holds one ``LoopTimer`` (its event loop's shared schedule, not a NIO timer
+/// of its own), armed for its next ping or its silence deadline, whichever is first; a line read only notes the time. Time is the event loop's (`eventLoop.now`), so tests drive it with an `EmbeddedEventLoop`. It finds
+/// a black-holed peer (no FIN, no RST) within two intervals, which TCP alone would not for minutes. It sits between
+/// the framer and the outbox, so its pings are counted against the outbox like any other line.
 public final class HeartbeatHandler: ChannelDuplexHandler, RemovableChannelHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = ByteBuffer
@@ -18,8 +18,8 @@ public final class HeartbeatHandler: ChannelDuplexHandler, RemovableChannelHandl
     private let interval: TimeAmount
     private let pingLine: ByteBuffer
     private var lastRead: NIODeadline = .uptimeNanoseconds(0)
-    private var pings: RepeatedTask?
-    private var deadline: Scheduled<Void>?
+    private var nextPing: NIODeadline = .uptimeNanoseconds(0)
+    private var timer: LoopTimer?
 
     /// Pings every `interval` with `pingLine` (e.g. `{"type":"ping"}\n`); closes after `2 × interval` of silence.
     public init(interval: TimeAmount, pingLine: ByteBuffer) {
@@ -51,40 +51,38 @@ public final class HeartbeatHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     private func start(_ context: ChannelHandlerContext) {
-        guard pings == nil else { return }
+        guard timer == nil else { return }
         lastRead = context.eventLoop.now
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        pings = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
-            let (handler, context) = loopBound.value
-            context.writeAndFlush(NIOAny(handler.pingLine), promise: nil)
-        }
-        arm(context, at: lastRead + interval * 2)
+        nextPing = lastRead + interval
+        let timer = LoopTimer(on: context.eventLoop) { [self] in beat(context) }
+        self.timer = timer
+        timer.arm(at: nextDue)
     }
 
-    /// Schedules the silence check for `when`.
-    private func arm(_ context: ChannelHandlerContext, at when: NIODeadline) {
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        deadline = context.eventLoop.scheduleTask(deadline: when) {
-            let (handler, context) = loopBound.value
-            handler.checkSilence(context)
-        }
-    }
+    /// The next ping or the silence deadline, whichever is first.
+    private var nextDue: NIODeadline { min(nextPing, lastRead + interval * 2) }
 
-    private func checkSilence(_ context: ChannelHandlerContext) {
-        guard pings != nil else { return }
-        let due = lastRead + interval * 2
-        if context.eventLoop.now >= due {
+    /// The timer came due: closes a silent connection, or pings if a ping is due, and arms the timer for the next of
+    /// the two.
+    private func beat(_ context: ChannelHandlerContext) {
+        guard let timer else { return }
+        let now = context.eventLoop.now
+        if now >= lastRead + interval * 2 {
             stop()
             context.close(promise: nil)
-        } else {
-            arm(context, at: due)
+            return
         }
+        if now >= nextPing {
+            while nextPing <= now { nextPing = nextPing + interval }
+            context.writeAndFlush(NIOAny(pingLine), promise: nil)
+            // The write may have closed the connection (a full outbox), which stopped this handler.
+            guard self.timer === timer else { return }
+        }
+        timer.arm(at: nextDue)
     }
 
     private func stop() {
-        pings?.cancel()
-        pings = nil
-        deadline?.cancel()
-        deadline = nil
+        timer?.cancel()
+        timer = nil
     }
 }

@@ -50,7 +50,10 @@ public final class OutboxHandler: ChannelOutboundHandler, RemovableChannelHandle
 
     /// When the queue last made progress: the last completed write, or when it became non-empty.
     private var lastProgress: NIODeadline?
-    private var deadlineCheck: Scheduled<Void>?
+    /// The write deadline's timer, on the event loop's shared schedule (``LoopTimers``): every connection that writes
+    /// arms it, so as NIO timers 5,000 connections would leave NIO's timer array at their peak size for good.
+    private var deadlineCheck: LoopTimer?
+    private var deadlineArmed = false
     private var tripped = false
     /// How long after the cut the final line may take to reach the socket before the channel is closed anyway.
     private let finalLineGrace: TimeAmount
@@ -150,6 +153,7 @@ public final class OutboxHandler: ChannelOutboundHandler, RemovableChannelHandle
     public func handlerRemoved(context: ChannelHandlerContext) {
         deadlineCheck?.cancel()
         deadlineCheck = nil
+        deadlineArmed = false
         graceCheck?.cancel()
         graceCheck = nil
     }
@@ -157,14 +161,15 @@ public final class OutboxHandler: ChannelOutboundHandler, RemovableChannelHandle
     // MARK: Internals
 
     private func armDeadline(context: ChannelHandlerContext) {
-        guard deadlineCheck == nil, pendingBytes + bulkBytes > 0, let lastProgress else { return }
-        deadlineCheck = context.eventLoop.assumeIsolated().scheduleTask(deadline: lastProgress + writeTimeout) {
-            self.checkDeadline(context: context)
-        }
+        guard !deadlineArmed, !tripped, pendingBytes + bulkBytes > 0, let lastProgress else { return }
+        let timer = deadlineCheck ?? LoopTimer(on: context.eventLoop) { [self] in checkDeadline(context: context) }
+        deadlineCheck = timer
+        deadlineArmed = true
+        timer.arm(at: lastProgress + writeTimeout)
     }
 
     private func checkDeadline(context: ChannelHandlerContext) {
-        deadlineCheck = nil
+        deadlineArmed = false
         guard !tripped, pendingBytes + bulkBytes > 0, let lastProgress else { return }
         if context.eventLoop.now >= lastProgress + writeTimeout {
             let ms = writeTimeout.nanoseconds / 1_000_000
@@ -180,6 +185,7 @@ public final class OutboxHandler: ChannelOutboundHandler, RemovableChannelHandle
         tripped = true
         deadlineCheck?.cancel()
         deadlineCheck = nil
+        deadlineArmed = false
         guard let finalLine else {
             context.flush()
             context.fireErrorCaught(error)

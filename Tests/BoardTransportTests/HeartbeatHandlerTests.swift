@@ -1,4 +1,4 @@
-import BoardTransport
+@testable import BoardTransport
 import NIOCore
 import NIOEmbedded
 import Testing
@@ -54,5 +54,71 @@ struct HeartbeatHandlerTests {
         #expect(channel.isActive, "a line every 55 s is within two intervals")
         #expect(pings == 18, "one ping per 30 s over 550 s")
         _ = try channel.finish()
+    }
+
+    /// `count` channels with heartbeats on one loop, all connected at the loop's current time.
+    func connected(_ count: Int, on loop: EmbeddedEventLoop, interval: TimeAmount) throws -> [EmbeddedChannel] {
+        try (0..<count).map { _ in
+            let channel = EmbeddedChannel(loop: loop)
+            try channel.pipeline.syncOperations.addHandler(HeartbeatHandler(interval: interval, pingLine: Self.ping))
+            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+            return channel
+        }
+    }
+
+    func pings(_ channel: EmbeddedChannel) throws -> Int {
+        var count = 0
+        while let line = try channel.readOutbound(as: ByteBuffer.self) {
+            #expect(line == Self.ping)
+            count += 1
+        }
+        return count
+    }
+
+    @Test("connections on one loop share one schedule, each pinged and closed on its own times")
+    func connectionsOnOneLoopKeepTheirOwnTimes() throws {
+        let loop = EmbeddedEventLoop()
+        let early = try connected(3, on: loop, interval: .seconds(30))
+        loop.advanceTime(by: .seconds(10))
+        let late = try connected(2, on: loop, interval: .seconds(30))
+        let fast = try connected(1, on: loop, interval: .seconds(7))
+        #expect(LoopTimers.existing(on: loop)?.count == 6)
+        loop.advanceTime(by: .seconds(20))  // t = 30: the early ones ping, the late ones not yet
+        #expect(try early.map(pings) == [1, 1, 1])
+        #expect(try late.map(pings) == [0, 0])
+        #expect(try pings(fast[0]) == 1, "pinged at 17; at 24 closed instead")
+        #expect(!fast[0].isActive, "silent for 14 s, twice its interval")
+        try late[0].writeInbound(ByteBuffer(string: "pong"))  // at 30
+        loop.advanceTime(by: .seconds(10))  // t = 40
+        #expect(try late.map(pings) == [1, 1])
+        loop.advanceTime(by: .seconds(20) - .milliseconds(1))  // just before 60
+        #expect(early.allSatisfy { $0.isActive })
+        loop.advanceTime(by: .milliseconds(1))  // t = 60: the early ones' 60 s of silence
+        #expect(early.allSatisfy { !$0.isActive })
+        #expect(late.allSatisfy { $0.isActive })
+        loop.advanceTime(by: .seconds(10))  // t = 70: the second late one's silence; the first spoke at 30
+        #expect(late[0].isActive)
+        #expect(!late[1].isActive)
+        loop.advanceTime(by: .seconds(20))  // t = 90
+        #expect(!late[0].isActive)
+        #expect(LoopTimers.existing(on: loop) == nil, "the last connection gone, the schedule is too")
+    }
+
+    @Test("the schedule gives back its storage as connections close, and leaves with the last")
+    func scheduleShrinksAndLeaves() throws {
+        let loop = EmbeddedEventLoop()
+        let channels = try connected(2_000, on: loop, interval: .seconds(30))
+        let schedule = try #require(LoopTimers.existing(on: loop))
+        #expect(schedule.count == 2_000)
+        let full = schedule.capacity
+        // Closed, not finished: `finish()` cancels every task of the (shared) loop, the schedule's timer with them.
+        for channel in channels.dropLast(10) { try channel.close().wait() }
+        #expect(schedule.count == 10)
+        #expect(schedule.capacity < full / 8, "capacity \(schedule.capacity) after 1,990 of \(full) left")
+        loop.advanceTime(by: .seconds(30))
+        let pinged = try channels.suffix(10).map(pings)
+        #expect(pinged == Array(repeating: 1, count: 10))
+        for channel in channels.suffix(10) { try channel.close().wait() }
+        #expect(LoopTimers.existing(on: loop) == nil)
     }
 }
