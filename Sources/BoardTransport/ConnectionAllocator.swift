@@ -22,7 +22,9 @@ import Synchronization
 /// Those allocate large blocks once per connection, and again whenever NIOSSL's read buffer must be copied because
 /// lines read from it are still held when the next record arrives (a busy connection, or one whose lines wait in a
 /// rate-limit pause: then once per line). So that such copies cost no system calls, up to ``sparesMax`` freed
-/// blocks of the read buffer's size are kept for the next one (at most 576 KiB, resident).
+/// blocks of the read buffer's size are kept for the next one (at most 576 KiB). A server that took none of them
+/// since its last memory trim gives their pages back (``releaseIdleSpares()``, corkd's 10 s trim): they stay mapped,
+/// empty, for the next burst.
 ///
 /// Every block starts with a 16-byte header (the mapping's length, or 0 for `malloc`), so a block is freed the way
 /// it was allocated; 16 bytes keep the alignment `malloc` gives.
@@ -55,10 +57,19 @@ public enum ConnectionAllocator {
     /// How many spares are kept now.
     static var spareCount: Int { spares.count }
 
+    /// Gives the spares' pages back to the system if no spare was taken since the last call (the mappings stay, and
+    /// fill again on use); returns how many spares were emptied. corkd calls it with each memory trim.
+    @discardableResult
+    public static func releaseIdleSpares() -> Int {
+        spares.releaseIfUnused { block in _ = madvise(block, spareLength, Int32(MADV_DONTNEED)) }
+    }
+
     static func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
         if size >= mappedFrom {
             let length = length(forMapping: size)
             if length == spareLength, let block = spares.take() {
+                // Its pages may have been given back (`releaseIdleSpares`): the header is written again.
+                block.storeBytes(of: UInt64(length), as: UInt64.self)
                 return block + header
             }
             let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
@@ -107,26 +118,47 @@ public enum ConnectionAllocator {
 final class SparePool: Sendable {
     /// How many blocks are kept at most.
     let limit: Int
-    private let addresses = Mutex<[UInt]>([])
+    private let state = Mutex(State())
+
+    private struct State {
+        var addresses: [UInt] = []
+        /// Whether a block was taken since the last `releaseIfUnused`.
+        var taken = false
+    }
 
     init(limit: Int) {
         self.limit = limit
     }
 
     /// How many blocks are kept now.
-    var count: Int { addresses.withLock { $0.count } }
+    var count: Int { state.withLock { $0.addresses.count } }
 
     /// A kept block, or nil when none is.
     func take() -> UnsafeMutableRawPointer? {
-        addresses.withLock { $0.popLast() }.flatMap { UnsafeMutableRawPointer(bitPattern: $0) }
+        state.withLock { state in
+            guard let address = state.addresses.popLast() else { return nil }
+            state.taken = true
+            return UnsafeMutableRawPointer(bitPattern: address)
+        }
     }
 
     /// Keeps `block` unless `limit` are kept already; false means the caller must free it.
     func keep(_ block: UnsafeMutableRawPointer) -> Bool {
-        addresses.withLock { addresses in
-            guard addresses.count < limit else { return false }
-            addresses.append(UInt(bitPattern: block))
+        state.withLock { state in
+            guard state.addresses.count < limit else { return false }
+            state.addresses.append(UInt(bitPattern: block))
             return true
         }
+    }
+
+    /// Calls `release` on every kept block (which stays kept) if none was taken since the last call; returns how
+    /// many it was called on.
+    func releaseIfUnused(_ release: (UnsafeMutableRawPointer) -> Void) -> Int {
+        let idle: [UInt] = state.withLock { state in
+            defer { state.taken = false }
+            return state.taken ? [] : state.addresses
+        }
+        for address in idle { UnsafeMutableRawPointer(bitPattern: address).map(release) }
+        return idle.count
     }
 }

@@ -1,3 +1,4 @@
+import BoardTransport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,6 +23,8 @@ enum MemoryTrim {
                 return
             }
             _ = trim?(0)
+            // The connections' spare read buffers too, when no connection took one since the last trim.
+            ConnectionAllocator.releaseIdleSpares()
         }
     }
 

@@ -99,6 +99,38 @@ struct ConnectionAllocatorTests {
         #expect(pool.take() == nil)
     }
 
+    @Test("a spare pool releases its blocks only after a period in which none was taken")
+    func sparePoolReleasesWhenIdle() throws {
+        let pool = SparePool(limit: 3)
+        let blocks = (0..<2).map { _ in UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 16) }
+        defer { for block in blocks { block.deallocate() } }
+        var released: [UnsafeMutableRawPointer] = []
+        for block in blocks { #expect(pool.keep(block)) }
+        #expect(pool.releaseIfUnused { released.append($0) } == 2, "nothing taken yet")
+        #expect(Set(released) == Set(blocks))
+        #expect(pool.count == 2, "released blocks stay kept")
+        let taken = try #require(pool.take())
+        #expect(pool.keep(taken))
+        released = []
+        #expect(pool.releaseIfUnused { released.append($0) } == 0, "a block was taken since the last release")
+        #expect(released.isEmpty)
+        #expect(pool.releaseIfUnused { released.append($0) } == 2, "and none since")
+    }
+
+    @Test("a spare whose pages were given back is handed out whole, with its header")
+    func releasedSpareIsUsable() throws {
+        let size = 32 * 1_024
+        let blocks = try (0..<4).map { _ in try #require(ConnectionAllocator.allocate(size)) }
+        for block in blocks { ConnectionAllocator.deallocate(block) }
+        // Other tests may take spares meanwhile, so the release may skip this period: call it until it empties them.
+        for _ in 0..<3 where ConnectionAllocator.releaseIdleSpares() == 0 {}
+        let again = try #require(ConnectionAllocator.allocate(size))
+        #expect(Self.mappedLength(again) == ConnectionAllocator.spareLength)
+        Self.fill(again, size, seed: 7)
+        #expect(Self.matches(again, size, seed: 7))
+        ConnectionAllocator.deallocate(again)  // munmap or back to the spares: either needs the header
+    }
+
     @Test("a ByteBuffer on it grows past the mapping threshold and keeps every byte")
     func byteBufferOnIt() {
         var buffer = ConnectionAllocator.allocator.buffer(capacity: 64)
