@@ -149,6 +149,9 @@ struct Serve: AsyncParsableCommand {
                     logger.debug("stdout cannot be written; the banner was dropped")
                 }
             })
+        // Before the first connection: the runtime's job caches filled from one block of memory (ContinuationCaches).
+        let primed = await ContinuationCaches.prime()
+        logger.debug("continuation caches primed", metadata: ["jobs_per_thread": "\(primed)"])
         if exitWithParent { Self.watchParent() }
         // Freed connection memory goes back to the system (MemoryTrim, stopped with the server).
         let trimmer = Task { await MemoryTrim.run() }
