@@ -58,6 +58,8 @@ struct Serve: AsyncParsableCommand {
     var exitWithParent = false
 
     func run() async throws {
+        // First of all: glibc reads its tunables only at start (MallocTuning).
+        MallocTuning.applyByRestarting()
         let logger = data.logger("corkd")
         var configuration = ServerConfiguration()
         configuration.host = host
