@@ -147,10 +147,20 @@ final class LoopTimers: @unchecked Sendable {  // confined to `loop`; see above
 ///
 /// A timer can be armed again after it ran (the heartbeat re-arms its own for the next ping or silence deadline);
 /// ``cancel()`` disarms it for good and drops the action (and whatever it holds). Arming and running happen on the
-/// loop; ``schedule(on:in:_:)`` and ``cancel()`` may be called from anywhere and hop to the loop when needed.
-public final class LoopTimer: @unchecked Sendable {  // state confined to `loop`; cross-thread calls hop to it
+/// loop. ``schedule(on:in:_:)`` may be called from anywhere (it hops to the loop to arm), and so may ``cancel()``,
+/// which never hops: off the loop it drops the action at once and leaves the empty entry in the heap until its
+/// deadline (a session cancels its `hello` deadline from its task; a hop per connection would grow NIO's task queue,
+/// which keeps its peak size too).
+public final class LoopTimer: @unchecked Sendable {  // heap state confined to `loop`; the action behind a mutex
     let loop: any EventLoop
-    private var action: (() -> Void)?
+    /// The action; nil once cancelled (from any thread) or, for a one-shot timer, once it ran.
+    private let action: Mutex<Action?>
+    /// The action, run only on `loop` (which the callers that make it non-Sendable are on).
+    private struct Action: @unchecked Sendable {
+        let run: () -> Void
+    }
+    /// Whether the action is dropped after it ran (``schedule(on:in:_:)``).
+    private let once: Bool
     /// When the schedule runs this timer next (set by the schedule).
     var due: NIODeadline = .uptimeNanoseconds(0)
     /// Where this timer is in its schedule's heap; -1 when it is not armed (set by the schedule).
@@ -158,17 +168,17 @@ public final class LoopTimer: @unchecked Sendable {  // state confined to `loop`
     private var schedule: LoopTimers?
 
     /// A timer on `loop` that runs `action` each time it comes due (call on `loop`; arm it with ``arm(at:)``).
-    init(on loop: any EventLoop, _ action: @escaping () -> Void) {
+    init(on loop: any EventLoop, once: Bool = false, _ action: @escaping () -> Void) {
         self.loop = loop
-        self.action = action
+        self.once = once
+        self.action = Mutex(Action(run: action))
     }
 
     /// Runs `action` on `loop` once, `delay` from now, unless cancelled first. Callable from any thread.
     @discardableResult
     public static func schedule(on loop: any EventLoop, in delay: TimeAmount, _ action: @escaping @Sendable () -> Void) -> LoopTimer {
         let due = loop.now + delay
-        let timer = LoopTimer(on: loop) { action() }
-        timer.once = true
+        let timer = LoopTimer(on: loop, once: true) { action() }
         if loop.inEventLoop {
             timer.arm(at: due)
         } else {
@@ -177,13 +187,10 @@ public final class LoopTimer: @unchecked Sendable {  // state confined to `loop`
         return timer
     }
 
-    /// Whether the action is dropped after it ran (``schedule(on:in:_:)``).
-    private var once = false
-
     /// Arms the timer for `due` (on `loop`); a timer already armed moves; a cancelled one stays cancelled.
     func arm(at due: NIODeadline) {
         loop.preconditionInEventLoop()
-        guard action != nil else { return }
+        guard action.withLock({ $0 != nil }) else { return }
         schedule?.remove(self)
         // The loop's schedule now: the one this timer was on may have ended while it was not armed.
         let schedule = LoopTimers.of(loop)
@@ -191,25 +198,21 @@ public final class LoopTimer: @unchecked Sendable {  // state confined to `loop`
         schedule.add(self, due: due)
     }
 
-    /// Disarms the timer for good and drops its action. Callable from any thread; a no-op after it ran once.
+    /// Disarms the timer for good and drops its action. Callable from any thread; a no-op after a one-shot timer ran.
     public func cancel() {
-        if loop.inEventLoop {
-            disarm()
-        } else {
-            loop.execute { self.disarm() }
-        }
-    }
-
-    private func disarm() {
-        action = nil
+        action.withLock { $0 = nil }
+        guard loop.inEventLoop else { return }
         schedule?.remove(self)
         schedule = nil
     }
 
     /// Run by the schedule, which took the timer out of its heap.
     func run() {
-        let action = self.action
-        if once { disarm() }
-        action?()
+        let action = self.action.withLock { action in
+            defer { if once { action = nil } }
+            return action
+        }
+        if once { schedule = nil }
+        action?.run()
     }
 }

@@ -64,4 +64,29 @@ struct LoopTimersTests {
         #expect(done, "the schedule left with its last timer")
         try await group.shutdownGracefully()
     }
+
+    final class Held: Sendable {}
+
+    @Test("cancelled off the loop, a timer lets go of its action at once; its entry leaves at its deadline")
+    func cancelOffTheLoop() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        var held: Held? = Held()
+        weak var watched = held
+        // Far off, so that a loaded machine cannot run it before the checks.
+        let distant = LoopTimer.schedule(on: loop, in: .seconds(600)) { [held] in _ = held }
+        held = nil
+        try await loop.submit {}.get()  // armed by now
+        #expect(watched != nil, "the armed timer's action holds it")
+        distant.cancel()  // from this task's thread, not the loop's
+        #expect(watched == nil, "dropped at once, not at the deadline")
+        // Its empty entry stays until the deadline; one cancelled the same way with a near one leaves the schedule
+        // empty once both are gone (the distant one taken out on the loop, where cancel removes it).
+        let near = LoopTimer.schedule(on: loop, in: .milliseconds(50)) {}
+        near.cancel()
+        try await loop.submit { distant.cancel() }.get()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await loop.submit { LoopTimers.existing(on: loop) == nil }.get(), "the empty entries left")
+        try await group.shutdownGracefully()
+    }
 }
