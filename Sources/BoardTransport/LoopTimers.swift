@@ -1,18 +1,19 @@
 import NIOCore
 import Synchronization
 
-/// The connection timers of one event loop (heartbeats, the TLS handshake and `hello` deadlines), in one min-heap
-/// behind one NIO timer.
+/// The connection timers of one event loop (heartbeats, the TLS handshake and `hello` deadlines, the outbox's write
+/// deadline), in one min-heap behind one NIO timer.
 ///
 /// NIO keeps an event loop's scheduled tasks in an array that never gives back the capacity of the most it held.
-/// With a NIO timer per connection (two for the heartbeat, one for the handshake, one for `hello`), 5,000 connections
-/// left 528 KiB per event loop resident after they had all closed, and a burst of handshakes 256 KiB (issue 14,
+/// With NIO timers per connection (two for the heartbeat, one each for the handshake, `hello` and the write deadline
+/// that every write arms), 5,000 connections left 528 KiB per event loop resident after they had all closed (issue 14,
 /// defect 5, measured with gdb on the release build 16 s after the connections closed). Here each timer is one entry
 /// of its loop's heap while it is armed, the heap's storage is rebuilt smaller once it is a quarter full, the loop holds
 /// a single NIO timer (armed for the earliest deadline), and the schedule itself goes when its last timer does.
 ///
 /// Only the event loop's own thread touches a schedule or an armed timer; the registry of schedules by loop is the
-/// one shared structure, behind a mutex, consulted when a timer is armed with none armed on its loop.
+/// one shared structure, behind a mutex, consulted each time a timer is armed (a lock and a dictionary lookup; a
+/// connection arms about once per write burst and once per heartbeat interval).
 final class LoopTimers: @unchecked Sendable {  // confined to `loop`; see above
     /// The schedules of the loops that have armed timers, by loop.
     private static let byLoop = Mutex<[ObjectIdentifier: LoopTimers]>([:])
