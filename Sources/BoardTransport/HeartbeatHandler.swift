@@ -6,9 +6,10 @@ import NIOCore
 /// Pings are due every `interval` counted from when the connection became active; the silence is measured from the
 /// last line read, or from when the connection became active if none was, and the connection is closed the moment
 /// it reaches `2 × interval`. The handler holds one ``LoopTimer`` (its event loop's shared schedule, not a NIO timer
-/// of its own), armed for its next ping or its silence deadline, whichever is first; a line read only notes the time. Time is the event loop's (`eventLoop.now`), so tests drive it with an `EmbeddedEventLoop`. It finds
-/// a black-holed peer (no FIN, no RST) within two intervals, which TCP alone would not for minutes. It sits between
-/// the framer and the outbox, so its pings are counted against the outbox like any other line.
+/// of its own), armed for its next ping or its silence deadline, whichever is first; a line read only notes the
+/// time. Time is the event loop's (`eventLoop.now`), so tests drive it with an `EmbeddedEventLoop`. It finds a
+/// black-holed peer (no FIN, no RST) within two intervals, which TCP alone would not for minutes. It sits between the
+/// framer and the outbox, so its pings are counted against the outbox like any other line.
 public final class HeartbeatHandler: ChannelDuplexHandler, RemovableChannelHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = ByteBuffer

@@ -166,6 +166,8 @@ public final class LoopTimer: @unchecked Sendable {  // heap state confined to `
     var due: NIODeadline = .uptimeNanoseconds(0)
     /// Where this timer is in its schedule's heap; -1 when it is not armed (set by the schedule).
     var heapIndex = -1
+    /// Whether the timer is armed (on `loop`; false while its action runs).
+    var isArmed: Bool { heapIndex >= 0 }
     private var schedule: LoopTimers?
 
     /// A timer on `loop` that runs `action` each time it comes due (call on `loop`; arm it with ``arm(at:)``).

@@ -53,7 +53,6 @@ public final class OutboxHandler: ChannelOutboundHandler, RemovableChannelHandle
     /// The write deadline's timer, on the event loop's shared schedule (``LoopTimers``): every connection that writes
     /// arms it, so as NIO timers 5,000 connections would leave NIO's timer array at their peak size for good.
     private var deadlineCheck: LoopTimer?
-    private var deadlineArmed = false
     private var tripped = false
     /// How long after the cut the final line may take to reach the socket before the channel is closed anyway.
     private let finalLineGrace: TimeAmount
@@ -153,7 +152,6 @@ public final class OutboxHandler: ChannelOutboundHandler, RemovableChannelHandle
     public func handlerRemoved(context: ChannelHandlerContext) {
         deadlineCheck?.cancel()
         deadlineCheck = nil
-        deadlineArmed = false
         graceCheck?.cancel()
         graceCheck = nil
     }
@@ -161,15 +159,13 @@ public final class OutboxHandler: ChannelOutboundHandler, RemovableChannelHandle
     // MARK: Internals
 
     private func armDeadline(context: ChannelHandlerContext) {
-        guard !deadlineArmed, !tripped, pendingBytes + bulkBytes > 0, let lastProgress else { return }
+        guard deadlineCheck?.isArmed != true, !tripped, pendingBytes + bulkBytes > 0, let lastProgress else { return }
         let timer = deadlineCheck ?? LoopTimer(on: context.eventLoop) { [self] in checkDeadline(context: context) }
         deadlineCheck = timer
-        deadlineArmed = true
         timer.arm(at: lastProgress + writeTimeout)
     }
 
     private func checkDeadline(context: ChannelHandlerContext) {
-        deadlineArmed = false
         guard !tripped, pendingBytes + bulkBytes > 0, let lastProgress else { return }
         if context.eventLoop.now >= lastProgress + writeTimeout {
             let ms = writeTimeout.nanoseconds / 1_000_000
@@ -185,7 +181,6 @@ public final class OutboxHandler: ChannelOutboundHandler, RemovableChannelHandle
         tripped = true
         deadlineCheck?.cancel()
         deadlineCheck = nil
-        deadlineArmed = false
         guard let finalLine else {
             context.flush()
             context.fireErrorCaught(error)

@@ -19,14 +19,19 @@ import Testing
         return result
     }
 
+    /// This process's environment with the three variables as given (nil: absent).
+    static func environment(tunables: String?, tuning: String? = nil) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["GLIBC_TUNABLES"] = tunables
+        environment["CORKD_MALLOC_TUNING"] = tuning
+        environment["CORKD_MALLOC_TUNED"] = nil
+        return environment
+    }
+
     @Test func servesWithTheTcacheTwoDeep() async throws {
         let corkd = try CorkdProcess()
         defer { corkd.cleanup() }
-        var environment = ProcessInfo.processInfo.environment
-        environment["GLIBC_TUNABLES"] = nil
-        environment["CORKD_MALLOC_TUNING"] = nil
-        environment["CORKD_MALLOC_TUNED"] = nil
-        try await corkd.start(environment: environment)
+        try await corkd.start(environment: Self.environment(tunables: nil))
         let started = try Self.environment(of: corkd)
         #expect(started["GLIBC_TUNABLES"] == "glibc.malloc.tcache_count=2")
         #expect(started["CORKD_MALLOC_TUNED"] == "glibc.malloc.tcache_count=2", "started again with the setting")
@@ -44,24 +49,17 @@ import Testing
     @Test func keepsTheOperatorsTunablesAndAddsToOthers() async throws {
         let corkd = try CorkdProcess()
         defer { corkd.cleanup() }
-        var environment = ProcessInfo.processInfo.environment
-        environment["CORKD_MALLOC_TUNING"] = nil
-        environment["CORKD_MALLOC_TUNED"] = nil
-        environment["GLIBC_TUNABLES"] = "glibc.malloc.tcache_count=5"
-        try await corkd.start(environment: environment)
+        try await corkd.start(environment: Self.environment(tunables: "glibc.malloc.tcache_count=5"))
         var started = try Self.environment(of: corkd)
         #expect(started["GLIBC_TUNABLES"] == "glibc.malloc.tcache_count=5")
         #expect(started["CORKD_MALLOC_TUNED"] == nil, "not started again")
         _ = try await corkd.terminate()
-        environment["GLIBC_TUNABLES"] = "glibc.malloc.trim_threshold=131072"
-        try await corkd.start(environment: environment)
+        try await corkd.start(environment: Self.environment(tunables: "glibc.malloc.trim_threshold=131072"))
         started = try Self.environment(of: corkd)
         #expect(started["GLIBC_TUNABLES"]?.hasPrefix("glibc.malloc.trim_threshold=131072") == true)
         #expect(started["CORKD_MALLOC_TUNED"] == "glibc.malloc.tcache_count=2", "started again, the setting added")
         _ = try await corkd.terminate()
-        environment["GLIBC_TUNABLES"] = nil
-        environment["CORKD_MALLOC_TUNING"] = "off"
-        try await corkd.start(environment: environment)
+        try await corkd.start(environment: Self.environment(tunables: nil, tuning: "off"))
         started = try Self.environment(of: corkd)
         #expect(started["GLIBC_TUNABLES"] == nil)
         #expect(started["CORKD_MALLOC_TUNED"] == nil)
