@@ -25,9 +25,16 @@ public protocol AdminStore: BoardStore {
 
     /// Closes the store; later calls fail.
     func close() async throws(StoreError)
+
+    /// Gives back memory the store holds only for speed (SQLite: its read-only connections, each with its page
+    /// cache; they open again on the next read). corkd calls it with each memory trim.
+    func releaseIdleMemory()
 }
 
 extension AdminStore {
+    /// Nothing to give back (PostgreSQL's connections are the pool's, and hold no cache of ours).
+    public func releaseIdleMemory() {}
+
     /// `inviteUsers` with no bot accounts.
     public func inviteUsers(_ users: [UserID], expiresAt: Timestamp?, now: Timestamp) async throws(StoreError) -> [String] {
         try await inviteUsers(users, bots: [], expiresAt: expiresAt, now: now)

@@ -14,14 +14,16 @@ enum MemoryTrim {
     /// How often corkd trims.
     static let interval: Duration = .seconds(10)
 
-    /// Trims every `interval` until the task is cancelled.
-    static func run(every interval: Duration = MemoryTrim.interval) async {
+    /// Trims every `interval` until the task is cancelled; `alsoRelease` runs first each time (the store's idle
+    /// memory, whose freed blocks the trim then returns).
+    static func run(every interval: Duration = MemoryTrim.interval, alsoRelease: @Sendable () -> Void = {}) async {
         while !Task.isCancelled {
             do {
                 try await Task.sleep(for: interval)
             } catch {
                 return
             }
+            alsoRelease()
             _ = trim?(0)
             // The connections' spare read buffers too, when no connection took one since the last trim.
             ConnectionAllocator.releaseIdleSpares()

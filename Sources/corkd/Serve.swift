@@ -156,7 +156,8 @@ struct Serve: AsyncParsableCommand {
         logger.debug("continuation caches primed", metadata: ["jobs_per_thread": "\(primed)"])
         if exitWithParent { Self.watchParent() }
         // Freed connection memory goes back to the system (MemoryTrim, stopped with the server).
-        let trimmer = Task { await MemoryTrim.run() }
+        let opened = setup.store
+        let trimmer = Task { await MemoryTrim.run(alsoRelease: { opened.releaseIdleMemory() }) }
         defer { trimmer.cancel() }
         let group = ServiceGroup(
             configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
