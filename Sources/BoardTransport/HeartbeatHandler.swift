@@ -63,21 +63,24 @@ public final class HeartbeatHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// The next ping or the silence deadline, whichever is first.
     private var nextDue: NIODeadline { min(nextPing, lastRead + interval * 2) }
 
-    /// The timer came due: closes a silent connection, or pings if a ping is due, and arms the timer for the next of
-    /// the two.
+    /// The timer came due: pings if a ping is due, closes a silent connection, and arms the timer for the next of the
+    /// two. A ping that came due before the silence deadline goes first even when the timer runs after both (a loop
+    /// held up for an interval): the peer is told it was pinged, as with one timer each, before it is closed. At the
+    /// same instant the close wins, without a last ping.
     private func beat(_ context: ChannelHandlerContext) {
         guard let timer else { return }
         let now = context.eventLoop.now
-        if now >= lastRead + interval * 2 {
-            stop()
-            context.close(promise: nil)
-            return
-        }
-        if now >= nextPing {
+        let silentAt = lastRead + interval * 2
+        if now >= nextPing, nextPing < silentAt {
             while nextPing <= now { nextPing = nextPing + interval }
             context.writeAndFlush(NIOAny(pingLine), promise: nil)
             // The write may have closed the connection (a full outbox), which stopped this handler.
             guard self.timer === timer else { return }
+        }
+        if now >= silentAt {
+            stop()
+            context.close(promise: nil)
+            return
         }
         timer.arm(at: nextDue)
     }

@@ -1,6 +1,7 @@
 @testable import BoardTransport
 import NIOCore
 import NIOEmbedded
+import NIOPosix
 import Testing
 
 /// `HeartbeatHandler` on an `EmbeddedChannel` with the event loop's manual time (tier 2): a ping every interval,
@@ -120,5 +121,62 @@ struct HeartbeatHandlerTests {
         #expect(pinged == Array(repeating: 1, count: 10))
         for channel in channels.suffix(10) { try channel.close().wait() }
         #expect(LoopTimers.existing(on: loop) == nil)
+    }
+
+    /// An event loop can be held up (a burst of handshakes on two cores) until both the ping and the silence deadline
+    /// have passed: the ping came due first, so it is written first, then the connection closes. The embedded loop
+    /// runs every timer on time, so this one is a real connection whose server loop is held past both.
+    @Test("a loop held past both deadlines writes the ping that came due first, then closes")
+    func aLateBeatPingsBeforeItCloses() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await ServerBootstrap(group: group)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        HeartbeatHandler(interval: .milliseconds(100), pingLine: Self.ping))
+                    try channel.pipeline.syncOperations.addHandler(HoldsTheLoop(for: .milliseconds(400)))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let ended = group.next().makePromise(of: String.self)
+        let client = try await ClientBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ReadsToTheEnd(ended))
+                }
+            }
+            .connect(to: server.localAddress!).get()
+        let bound = group.next().scheduleTask(in: .seconds(30)) { ended.fail(ChannelError.ioOnClosedChannel) }
+        let received = try await ended.futureResult.get()
+        bound.cancel()
+        #expect(received == String(buffer: Self.ping), "what the server wrote before it closed: \(received)")
+        try? await client.close()
+        try? await server.close()
+        try await group.shutdownGracefully()
+    }
+
+    /// Sleeps on the loop when the connection becomes active: nothing else on that loop runs meanwhile.
+    final class HoldsTheLoop: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        let hold: TimeAmount
+        init(for hold: TimeAmount) { self.hold = hold }
+        func channelActive(context: ChannelHandlerContext) {
+            usleep(UInt32(hold.nanoseconds / 1_000))
+            context.fireChannelActive()
+        }
+    }
+
+    /// Keeps every byte read and gives them back when the server closes.
+    final class ReadsToTheEnd: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        let ended: EventLoopPromise<String>
+        var text = ""
+        init(_ ended: EventLoopPromise<String>) { self.ended = ended }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            text += String(buffer: unwrapInboundIn(data))
+        }
+        func channelInactive(context: ChannelHandlerContext) {
+            ended.succeed(text)
+        }
     }
 }
