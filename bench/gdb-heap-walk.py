@@ -8,7 +8,11 @@
 # the symbol the block's first word points to (a Swift object's metadata, libdispatch's continuation vtables) or,
 # failing that, its size class. Then, per thread, the blocks in its tcache (free, but kept by the thread) and the
 # pages on which they are the only thing left. It only reads memory (no calls into the process).
+#
+# With CORK_HEAP_KINDS=FILE in gdb's environment it also writes every kind, summed over the arenas, one per line
+# (`kind<TAB>blocks<TAB>bytes`), so that two moments of one process can be diffed (which kind grew between rounds).
 import collections
+import os
 import struct
 
 import gdb
@@ -92,6 +96,15 @@ print('%-20s %-64s %7s %9s %6s' % ('arena', 'kind of block', 'blocks', 'bytes', 
 for (name, kind), (count, size, pages) in sorted(kinds.items(), key=lambda item: -len(item[1][2]))[:40]:
     print('%-20s %-64s %7d %9d %6d' % (name, kind[:64], count, size, len(pages)))
 print('pages holding blocks in use: %d' % len(live_pages))
+if os.environ.get('CORK_HEAP_KINDS'):
+    # Every kind, summed over the arenas (`kind blocks bytes`), to diff two moments of one process.
+    totals = collections.defaultdict(lambda: [0, 0])
+    for (_, kind), (count, size, _) in kinds.items():
+        totals[kind][0] += count
+        totals[kind][1] += size
+    with open(os.environ['CORK_HEAP_KINDS'], 'w') as out:
+        for kind, (count, size) in sorted(totals.items(), key=lambda item: -item[1][1]):
+            out.write('%s\t%d\t%d\n' % (kind, count, size))
 
 print('\nper thread: blocks in its tcache, their pages, and the pages with nothing else in use')
 lonely_pages = set()
