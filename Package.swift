@@ -36,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
     ],
     targets: [
         // Pure domain model: board, ops, reducer, ranks, query language, snapshot diff, board hash. No I/O.
@@ -91,6 +92,8 @@ let package = Package(
                 // Outgoing webhooks: the POSTs, and their HMAC-SHA256 signatures.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // A board's recent log: a ring that grows by moving its entries, not copying them.
+                .product(name: "DequeModule", package: "swift-collections"),
             ]),
         // The server executable: argument parsing, configuration and lifecycle only.
         .executableTarget(
