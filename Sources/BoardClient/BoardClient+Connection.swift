@@ -3,6 +3,7 @@ import BoardTransport
 import BoardWire
 import Foundation
 import NIOCore
+import NIOPosix
 import NIOSSL
 
 extension BoardClient {
@@ -174,6 +175,11 @@ extension BoardClient {
                 // The connection went away mid-handshake (a network drop, a server restarting, a proxy cutting it):
                 // NIOSSL reports that as a failed handshake too, but nothing was refused, so it is retried.
                 return .init(ClientError(.cannotConnect, "the connection to \(endpoint) closed during the TLS handshake"))
+            case .handshakeFailed(let cause) where "\(cause)".contains("WRONG_VERSION_NUMBER"):
+                // The other side answered, but not in TLS: an HTTP port (corkd's metrics or health), another service.
+                return .init(
+                    ClientError(.tls, "\(endpoint) did not answer in TLS: is that corkd's client port (not its metrics or health port)?"),
+                    isFatal: true)
             case .handshakeFailed:
                 return .init(ClientError(.tls, "TLS with \(endpoint) failed: \(ssl)"), isFatal: true)
             default:
@@ -184,7 +190,29 @@ extension BoardClient {
             return .init(ClientError(.tls, "TLS with \(endpoint) failed: \(ssl)"), isFatal: true)
         }
         if let client = error as? ClientError { return .init(client, isFatal: client.isFatal) }
-        return .init(ClientError(.cannotConnect, "cannot connect to \(endpoint): \(error)"))
+        return .init(ClientError(.cannotConnect, "cannot connect to \(endpoint): \(describeDialFailure(error))"))
+    }
+
+    /// A failed TCP connect in words: NIO's own description is a debug dump (`SingleConnectionFailure(target: …)`).
+    static func describeDialFailure(_ error: any Error) -> String {
+        var causes: [any Error] = [error]
+        if let connection = error as? NIOConnectionError {
+            causes = connection.connectionErrors.map { $0.error }
+            if causes.isEmpty, let dns = connection.dnsAError ?? connection.dnsAAAAError { causes = [dns] }
+        }
+        for cause in causes {
+            guard let io = cause as? IOError else { continue }
+            switch io.errnoCode {
+            case ECONNREFUSED: return "connection refused (nothing listens on that port: is corkd running there?)"
+            case ETIMEDOUT: return "timed out"
+            case EHOSTUNREACH, ENETUNREACH: return "no route to that host"
+            default: return String(cString: strerror(io.errnoCode))
+            }
+        }
+        for cause in causes {
+            if case .connectTimeout = cause as? ChannelError { return "timed out" }
+        }
+        return "\(causes.first ?? error)"
     }
 
     /// Whether a failed handshake means the connection was cut rather than refused: an EOF or a close before the

@@ -87,7 +87,7 @@ public struct BoardServer: Service {
                 },
                 prepareChild: hooks.prepareChild)
         } catch {
-            throw ServerError(.network, "cannot listen on \(configuration.host):\(configuration.port): \(error)")
+            throw ServerError(.network, "cannot listen on \(configuration.host):\(configuration.port): \(Self.describeBindFailure(error))")
         }
         let adminListeners: [AdminListener]
         do {
@@ -198,5 +198,18 @@ public struct BoardServer: Service {
         }
         if Task.isShuttingDownGracefully { return nil }
         return ServerError(.network, "the listener closed without a shutdown being asked for")
+    }
+}
+
+extension BoardServer {
+    /// A failed bind in words (NIO's own text is `bind(descriptor:ptr:bytes:): … (errno: 98)`).
+    static func describeBindFailure(_ error: any Error) -> String {
+        guard let io = error as? IOError else { return "\(error)" }
+        switch io.errnoCode {
+        case EADDRINUSE: return "the address is in use (another corkd, or another program, listens there; --port chooses another)"
+        case EACCES: return "permission denied (a port below 1024 needs privileges this user does not have)"
+        case EADDRNOTAVAIL: return "this machine has no such address (--host must be one of its addresses, or 0.0.0.0)"
+        default: return String(cString: strerror(io.errnoCode))
+        }
     }
 }

@@ -62,6 +62,16 @@ public enum DataDirectory {
             + "sudo -u \(name) corkd …), so that every file in it stays theirs"
     }
 
+    /// Why this process cannot serve from `directory` although it may open the store in it, or nil: the directory is
+    /// not writable (and searchable) by it. SQLite can write an existing database file in a read-only directory, so
+    /// corkd would acknowledge ops while it cannot write `listen.json`, `owner.url` or remove its start marks.
+    public static func writabilityProblem(_ directory: URL) -> String? {
+        guard access(directory.path, W_OK | X_OK) != 0 else { return nil }
+        let reason = String(cString: strerror(errno))
+        return "the data directory \(directory.path) is not writable by this user (uid \(geteuid())): \(reason); "
+            + "corkd writes listen.json, owner.url and its marks there (chmod u+rwx it, or run corkd as its owner)"
+    }
+
     /// Removes the group and other bits of `path` when any is set (a directory becomes 0700, a file 0600).
     private static func check(_ path: String, into corrections: inout [Correction]) {
         var info = stat()

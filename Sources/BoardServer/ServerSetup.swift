@@ -17,7 +17,8 @@ public struct ServerSetup: Sendable {
     public var fingerprint: Fingerprint
     /// Whether this start created the store (first start).
     public var firstStart: Bool
-    /// On first start, the owner's token (shown once, in the owner's invite URL).
+    /// On first start, the owner's token (shown once, in the owner's invite URL); also on a later start on SQLite
+    /// when the data directory has no `owner.url` (a first start that failed before it listened left none).
     public var ownerToken: String?
     /// The host invite URLs name (`ServerConfiguration.advertisedHost`).
     public var advertisedHost: String
@@ -45,6 +46,7 @@ public struct ServerSetup: Sendable {
             throw ServerError(.configuration, "cannot create the data directory \(directory.path): \(error.localizedDescription)")
         }
         if let problem = DataDirectory.ownershipProblem(directory) { throw ServerError(.configuration, problem) }
+        if let problem = DataDirectory.writabilityProblem(directory) { throw ServerError(.configuration, problem) }
         // Every board and token hash is in here: nothing may be open to other local users.
         for correction in DataDirectory.secure(directory) {
             guard correction.failure == nil else {
@@ -72,7 +74,21 @@ public struct ServerSetup: Sendable {
         }
         let (store, lock) = try await openStore(location, directory: directory, directoryLock: directoryLock, logger: logger)
         do {
-            let (made, ownerToken) = try await firstStart(store, configuration, clock: clock, logger: logger)
+            var (made, ownerToken) = try await firstStart(store, configuration, clock: clock, logger: logger)
+            if !made, location == .dataDirectory, !FileManager.default.fileExists(
+                atPath: directory.appendingPathComponent(ownerURLFileName).path)
+            {
+                // One SQLite node: no other data directory can hold the owner's URL. The first start stopped before
+                // it listened (a taken port) or the file was removed; either way nobody has the token, so make one.
+                do {
+                    ownerToken = try await store.issueToken(for: configuration.ownerName, expiresAt: nil, now: clock.now())
+                    logger.notice("owner.url was missing: made a new owner token; the owner URL is written once corkd listens")
+                } catch {
+                    logger.warning(
+                        "owner.url is missing and no owner token could be made; `corkd invite --user \(configuration.ownerName) --role owner` makes one",
+                        metadata: ["error": "\(error.message)"])
+                }
+            }
             return ServerSetup(
                 store: store, tls: tls, fingerprint: certificate.fingerprint, firstStart: made, ownerToken: ownerToken,
                 advertisedHost: advertisedHost, lock: lock)

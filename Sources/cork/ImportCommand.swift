@@ -21,6 +21,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let data: Data
+        if file == "-" && Output.stdinClosed { throw CorkFailure(.failure, "cannot read -: stdin is closed") }
         do {
             // readToEnd throws where readDataToEndOfFile traps (a `try!` inside Foundation): stdin may be a
             // directory or closed.

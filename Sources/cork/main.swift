@@ -9,6 +9,7 @@ import Darwin
 
 // `cork`: argument parsing, the environment and exit codes; the logic lives in CorkApp.
 Signals.unblockTermination()
+Output.holdStandardDescriptors()
 await runCork()
 
 /// Parses the command line, runs the command and exits with its code (CorkExitCode).

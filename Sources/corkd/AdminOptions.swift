@@ -15,6 +15,8 @@ struct AdminOptions: ParsableArguments {
     /// Opens the data directory for admin work, or exits with the failure's code.
     func open(_ data: DataOptions) async throws -> Administration {
         let location = try data.storeLocation()
+        // Run by the wrong user (root on a service user's directory): a usage error, nothing changed (exit 2).
+        if let problem = DataDirectory.ownershipProblem(data.url) { throw CorkdExit.usage(problem) }
         do {
             return try await Administration.open(data.url, store: location, logger: data.logger("corkd"))
         } catch {

@@ -142,7 +142,9 @@ struct Serve: AsyncParsableCommand {
                         lines.append("owner invite URL: \(ownerFile)")
                     } else {
                         // Another node on the same database made the first start: its data directory has the file.
-                        lines.append("owner invite URL: none here (the node that made the first start has it; `corkd invite` makes more)")
+                        lines.append(
+                            "owner invite URL: none here (the node that made the first start has it; "
+                                + "`corkd invite --user \(settings.ownerName) --role owner` makes another)")
                     }
                 }
                 // Written at once (scripts and supervisors read it from a pipe); a stdout that cannot be written

@@ -1,6 +1,8 @@
 import BoardCore
 import BoardTesting
 import Foundation
+import NIOCore
+import BoardTransport
 import NIOSSL
 import Testing
 
@@ -29,6 +31,38 @@ import Testing
         #expect(failure.error.code == .tls)
     }
 
+    /// What a newcomer reads when the port is wrong: words, not NIO's debug dump of the connection attempt.
+    @Test func aRefusedConnectionIsSaidInWords() {
+        let refused = IOError(errnoCode: ECONNREFUSED, reason: "connect")
+        let failure = BoardClient.classify(refused, endpoint: Self.endpoint)
+        #expect(!failure.isFatal)
+        #expect(failure.error.code == .cannotConnect)
+        #expect(failure.error.message.contains("connection refused (nothing listens on that port"), "\(failure.error.message)")
+        #expect(!failure.error.message.contains("errno"), "\(failure.error.message)")
+    }
+
+    /// Live: a TLS client hello answered by something that does not speak TLS (an HTTP port that answers and keeps
+    /// the connection open, as corkd's metrics port does): the client says so and stops.
+    @Test func aServerThatDoesNotSpeakTLSIsNamed() async throws {
+        let http = try PlainHTTPAnswerer()
+        defer { http.stop() }
+        var configuration = ClientConfiguration(
+            endpoints: [.init(host: "127.0.0.1", port: http.port)], trust: .pinned(Fingerprint(derBytes: [1, 2, 3])),
+            token: "ck_x", board: "main")
+        configuration.clientName = "test"
+        configuration.connectTimeout = .seconds(60)
+        do {
+            try await withClient(configuration) { client in
+                // Generous: with the whole suite on two cores a first dial has taken over 10 s (the answer is
+                // immediate once the handshake starts, and fatal).
+                _ = try await client.ready(timeout: .seconds(90))
+            }
+            Issue.record("a client reached a board through an HTTP port")
+        } catch let error as ClientError {
+            #expect(error.message.contains("did not answer in TLS"), "\(error.message)")
+        }
+    }
+
     /// Live: the first address accepts the TCP connection and closes it at once (mid-handshake, as a cut does);
     /// the client must go on to the next address, not stop with a TLS error.
     @Test func aConnectionClosedDuringTheHandshakeMovesOnToTheNextEndpoint() async throws {
@@ -50,5 +84,34 @@ import Testing
             }
             await nowhere.stop()
         }
+    }
+}
+
+/// A TCP listener on 127.0.0.1 (a free port) that answers whatever arrives with an HTTP 400 and keeps the connection
+/// open for two seconds: what a TLS client meets at an HTTP port.
+final class PlainHTTPAnswerer: @unchecked Sendable {  // the descriptor is set once in init and closed once in stop
+    let port: Int
+    private let listener: Int32
+
+    init() throws {
+        (listener, port) = try LoopbackPort.listening()
+        let listener = self.listener
+        Thread.detachNewThread {
+            while true {
+                let connection = accept(listener, nil, nil)
+                if connection < 0 { return }
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                _ = read(connection, &buffer, buffer.count)
+                let answer = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8)
+                _ = write(connection, answer, answer.count)
+                Thread.sleep(forTimeInterval: 2)
+                close(connection)
+            }
+        }
+    }
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
     }
 }

@@ -33,6 +33,31 @@ import Darwin
         os.execv(sys.argv[2], sys.argv[2:])
         """
 
+    /// `cork` with a stdout it cannot write says which way it failed and exits 1 (it printed Foundation's "The
+    /// operation could not be completed", or wrote into whatever descriptor took fd 1); a reader that went away ends
+    /// it quietly with SIGPIPE, like any Unix tool.
+    @Test(arguments: [("full", "no space left on its device"), ("closed", "it is closed"), ("broken-pipe", "")])
+    func corkSaysWhyItCannotWriteStdout(_ mode: String, _ said: String) async throws {
+        let python = try Unprivileged.tool("python3")
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        try await corkd.start()
+        let cork = try Unprivileged.reachable(CorkdProcess.executable.deletingLastPathComponent().appendingPathComponent("cork"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = corkd.root.appendingPathComponent("config").path
+        environment["HOME"] = corkd.root.path
+        let result = try await SpawnedProcess.run(
+            python, ["-c", Self.shim, mode, cork.path, "show", "--url", corkd.ownerURL],
+            logDirectory: corkd.logDirectory, name: "cork-\(mode)", environment: environment, unprivileged: true)
+        if mode == "broken-pipe" {
+            #expect(result.exit.reason == .uncaughtSignal && result.exit.status == SIGPIPE, "\(result.exit): \(result.standardError)")
+            #expect(!result.standardError.contains("cannot write"), "\(result.standardError)")
+        } else {
+            #expect(result.exit.reason == .exit && result.exit.status == 1, "\(result.exit): \(result.standardError)")
+            #expect(result.standardError.contains("cork: cannot write to stdout: \(said)"), "\(result.standardError)")
+        }
+    }
+
     @Test(arguments: ["full", "closed", "broken-pipe"])
     func corkdServesAndExitsZeroWhenStdoutCannotBeWritten(_ mode: String) async throws {
         let python = try Unprivileged.tool("python3")

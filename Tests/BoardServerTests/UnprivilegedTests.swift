@@ -32,4 +32,28 @@ import Glibc
         let result = try await SpawnedProcess.run(program, [], logDirectory: logs, name: "probe", unprivileged: true)
         #expect(result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "65534", "\(result.standardError)")
     }
+
+    /// A data directory its user cannot write is refused at start (exit 2, a message that says so) rather than
+    /// served: SQLite can write an existing store there while `listen.json`, `owner.url` and the marks cannot be
+    /// (found by a newcomer run: a directory chmod 500 served and acknowledged ops). Root may write anywhere, so
+    /// the check runs as nobody under a root test run, and as the test's own user otherwise.
+    @Test(.enabled(if: Unprivileged.isActive || geteuid() != 0, "root writes anywhere"))
+    func aDataDirectoryItsUserCannotWriteIsRefused() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("readonly-\(UUID().uuidString)")
+        defer {
+            chmod(root.appendingPathComponent("data").path, 0o700)
+            try? FileManager.default.removeItem(at: root)
+        }
+        let data = root.appendingPathComponent("data")
+        let logs = root.appendingPathComponent("logs")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        if Unprivileged.isActive { try Unprivileged.handOver(root) }
+        chmod(data.path, 0o500)
+        let result = try await SpawnedProcess.run(
+            CorkdProcess.executable, ["serve", "--data-dir", data.path, "--host", "127.0.0.1", "--port", "0"],
+            logDirectory: logs, name: "corkd-readonly", unprivileged: true)
+        #expect(result.exit.reason == .exit && result.exit.status == 2, "\(result.exit): \(result.standardError)")
+        #expect(result.standardError.contains("is not writable by this user"), "\(result.standardError)")
+    }
 }
