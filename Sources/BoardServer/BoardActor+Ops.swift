@@ -203,6 +203,16 @@ extension BoardActor {
         return false
     }
 
+    /// Rejects `mut` as `stale_mut`, naming the board it was applied on (read from the store; "another board" when
+    /// the store cannot say).
+    func rejectReused(_ session: SessionRef, mut: UInt64) async {
+        let board = try? await store.committed(user: session.user, clientID: session.clientID.rawValue, mut: mut)?.board
+        reject(
+            session, mut, .staleMut,
+            "mutation \(mut) of this client was applied on \(board.map { "board \($0)" } ?? "another board"); mutation ids "
+                + "are per client, across boards")
+    }
+
     /// The activity and inverse of an earlier change, from the recent log or the store.
     private func undoTarget(_ seq: UInt64) async -> (activity: Activity, inverse: Op?)? {
         guard seq >= 1, seq <= committed.seq else { return nil }
@@ -282,9 +292,19 @@ extension BoardActor {
                 default: .internal
                 }
             logger.error("commit failed; \(dropped.count) op(s) rejected", metadata: ["error": "\(error)"])
+            let reused = error.duplicateMutation
             for change in dropped {
                 guard let origin = change.origin, let mut = change.event.mut else { continue }
-                reject(origin, mut, code, "the change was not stored (\(error.message)); nothing was applied")
+                if let reused, reused.mut == mut, reused.clientID == change.event.clientID,
+                    reused.actor == change.event.actor.rawValue
+                {
+                    // The client used a mut it had used on another board: its fault, not to be retried
+                    // (Protocol.md, "Exactly once"); the others of the batch are `internal` and may be sent again.
+                    Task { await self.rejectReused(origin, mut: mut) }
+                    continue
+                }
+                let why = reused == nil ? error.message : "another change of the same commit reused a mutation id"
+                reject(origin, mut, code, "the change was not stored (\(why)); nothing was applied")
             }
             return
         }

@@ -222,7 +222,9 @@ extension BoardActor {
             let reset = ServerMessage.PresenceEntry(session: entry.session, user: entry.user, state: .viewing, away: entry.away)
             presence[session] = reset
             presenceUpdated[session] = now
-            presenceChanged(reset, except: nil)
+            // The others hear of it; the session itself never gets a line about its own session (Protocol.md,
+            // "presence"): its client knows what it was doing and sees its next update taken as usual.
+            presenceChanged(reset, except: session)
         }
     }
 

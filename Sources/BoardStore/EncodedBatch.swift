@@ -102,10 +102,7 @@ struct AppendPlan {
 
 extension EncodedEvent {
     /// The error for an event whose `(actor, clientID, mut)` is already committed.
-    var duplicate: StoreError {
-        StoreError(
-            .duplicate, "append: mutation \(mut.map(String.init) ?? "-") of \(actor)/\(clientID ?? "-") is already committed")
-    }
+    var duplicate: StoreError { .duplicateMutation(actor: actor, clientID: clientID, mut: mut) }
 }
 
 /// A snapshot ready to be written.

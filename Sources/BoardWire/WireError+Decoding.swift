@@ -34,7 +34,7 @@ extension WireError {
                     ? WireError(.badRequest, "a number is out of range for its field (negative or too large)")
                     : WireError(.badJSON, "the line is not valid JSON")
             }
-            return WireError(.badRequest, "field \(path(context.codingPath)): \(context.debugDescription)")
+            return WireError(.badRequest, "field \(path(context.codingPath)): \(context.readableReason)")
         @unknown default:
             return WireError(.badRequest, "the message could not be read")
         }

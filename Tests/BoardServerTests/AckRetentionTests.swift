@@ -81,4 +81,29 @@ import Testing
             await client.close()
         }
     }
+
+    /// A mut first applied on one board, then sent to another board where it is above everything the client applied
+    /// there: the store's unique mutation index refuses the commit. That must be `stale_mut` naming the first board
+    /// (the client's fault, not retried), not `internal` (retryable: a client following Protocol.md resent it for
+    /// ever; found by a client written from the document alone).
+    @Test func aMutReusedOnAnotherBoardIsStaleNotInternal() async throws {
+        try await withTestServer { server in
+            let client = try await server.connect(clientID: "reuser")
+            try await client.send(#"{"type":"board.create","req":1,"board":"other","name":"Other"}"#)
+            _ = try await client.expect(type: "ok")
+            try await client.send(#"{"type":"op","board":"other","mut":1,"op":{"kind":"chat","text":"on other"}}"#)
+            _ = try await client.expect(type: "ack")
+            try await client.send(Self.op(1, #"{"kind":"chat","text":"on main"}"#))
+            let stale = try await client.expect(type: "reject")
+            #expect(stale["code"] as? String == "stale_mut", "\(stale)")
+            #expect(stale["board"] as? String == "main" && stale["mut"] as? Int == 1, "\(stale)")
+            #expect((stale["message"] as? String)?.contains("board other") == true, "\(stale)")
+            #expect((stale["message"] as? String)?.contains("reuser") == false, "no internal names: \(stale)")
+            // The board goes on: the next mut is applied.
+            try await client.send(Self.op(2, #"{"kind":"chat","text":"two on main"}"#))
+            let ack = try await client.expect(type: "ack")
+            #expect(ack["mut"] as? Int == 2, "\(ack)")
+            await client.close()
+        }
+    }
 }

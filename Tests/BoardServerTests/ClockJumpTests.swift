@@ -89,6 +89,11 @@ import Testing
             // The sweep runs every 500 ms of real time; the probe waits at most 10 s.
             let reset = try await Self.presence(watcher, until: "viewing")
             #expect("\(reset["session"] ?? "")" == "\(dragging["session"] ?? "-")")
+            // The dragger is not told about its own session (Protocol.md, "presence"): before the pong to its ping
+            // comes no `presence` line (the one about itself was sent to it too, found by a client written from the
+            // document alone).
+            try await dragger.send(#"{"type":"ping"}"#)
+            _ = try await dragger.expect(type: "pong", skipping: ["presence.state", "ping"])
             await dragger.close()
             await watcher.close()
         }

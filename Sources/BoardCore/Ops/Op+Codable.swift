@@ -20,7 +20,7 @@ extension Op: Codable {
             try self.init(kind: kind, fields: c)
         } catch DecodingError.dataCorrupted(let context) {
             let field = context.codingPath.last { $0.intValue == nil }?.stringValue ?? "op"
-            throw OpDecodingError.invalidValue(kind: kind, field: field, reason: context.debugDescription)
+            throw OpDecodingError.invalidValue(kind: kind, field: field, reason: context.readableReason)
         }
     }
 
@@ -286,5 +286,14 @@ public enum OpDecodingError: Error, Hashable, Sendable, CustomStringConvertible 
         case .unknownKind(let kind): "unknown op kind \"\(kind)\""
         case .invalidValue(let kind, let field, let reason): "\(kind): field `\(field)`: \(reason)"
         }
+    }
+}
+
+extension DecodingError.Context {
+    /// The reason for a person, without the value read: Swift's own text for a value an enum does not take is
+    /// "Cannot initialize Role from invalid String value admin", which names a Swift type and echoes the input
+    /// (Protocol.md: an error message never echoes raw input).
+    public var readableReason: String {
+        debugDescription.hasPrefix("Cannot initialize ") ? "not one of the values this field takes" : debugDescription
     }
 }
