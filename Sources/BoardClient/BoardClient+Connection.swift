@@ -201,6 +201,7 @@ extension BoardClient {
             if causes.isEmpty, let dns = connection.dnsAError ?? connection.dnsAAAAError { causes = [dns] }
         }
         for cause in causes {
+            if case .connectTimeout = cause as? ChannelError { return "timed out" }
             guard let io = cause as? IOError else { continue }
             switch io.errnoCode {
             case ECONNREFUSED: return "connection refused (nothing listens on that port: is corkd running there?)"
@@ -208,9 +209,6 @@ extension BoardClient {
             case EHOSTUNREACH, ENETUNREACH: return "no route to that host"
             default: return String(cString: strerror(io.errnoCode))
             }
-        }
-        for cause in causes {
-            if case .connectTimeout = cause as? ChannelError { return "timed out" }
         }
         return "\(causes.first ?? error)"
     }

@@ -45,22 +45,19 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     private var movedSeq: UInt64?
     /// For ``Code/duplicate`` from an append: the change whose `(actor, client id, mut)` is already committed (on
     /// another board: a board never hands the store a mut it has applied itself). Nil otherwise.
-    public var duplicateMutation: (actor: String, clientID: String, mut: UInt64)? {
-        guard code == .duplicate, let reused = reusedMutation else { return nil }
-        return (reused.actor, reused.clientID, reused.mut)
-    }
-    private var reusedMutation: ReusedMutation?
-    private struct ReusedMutation: Hashable, Sendable {
-        var actor: String
-        var clientID: String
-        var mut: UInt64
+    public private(set) var duplicateMutation: DuplicateMutation?
+    /// A client's mutation id, as `duplicateMutation` names it.
+    public struct DuplicateMutation: Hashable, Sendable {
+        public var actor: String
+        public var clientID: String
+        public var mut: UInt64
     }
 
     /// An append found `mut` of `actor`'s client `clientID` already committed; nothing was written.
     public static func duplicateMutation(actor: String, clientID: String?, mut: Int64?) -> StoreError {
         var error = StoreError(
             .duplicate, "append: mutation \(mut.map(String.init) ?? "-") of \(actor)/\(clientID ?? "-") is already committed")
-        if let clientID, let mut, mut >= 0 { error.reusedMutation = ReusedMutation(actor: actor, clientID: clientID, mut: UInt64(mut)) }
+        if let clientID, let mut, mut >= 0 { error.duplicateMutation = DuplicateMutation(actor: actor, clientID: clientID, mut: UInt64(mut)) }
         return error
     }
     /// For a write: the connection was lost while the commit was under way (PostgreSQL: `COMMIT` was sent and no
