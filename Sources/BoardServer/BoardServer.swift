@@ -171,7 +171,10 @@ public struct BoardServer: Service {
                 logger.info("shutting down: saying bye, committing what is pending")
             }
             let bye = Lines.line(.bye(Bye(reason: "shutdown", retryAfterMs: 1_000)))
-            for session in await directory.all() { session.outbox.send(bye) }
+            let outboxes = await directory.outboxes()
+            for outbox in outboxes.sessions { outbox.send(bye) }
+            // Connections that have not said hello yet are told too, and closed: they have nothing to drain.
+            for outbox in outboxes.preauth { outbox.sendAndClose(bye) }
             await registry.stopAll()
             logger.info("shutdown: every board stopped; waiting for the sessions")
             for endpoint in adminListeners { endpoint.close() }

@@ -53,11 +53,12 @@ public struct Outbox: Sendable, Hashable {
     }
 
     /// Writes a final line after everything written before, returns once it has reached the socket (or the write
-    /// failed: the outbox's write deadline bounds the wait), then closes the connection. For a session that closes
-    /// the connection itself right after: closing at once would discard the line with whatever was still queued.
+    /// failed: the outbox's write deadline bounds the wait), and starts closing the connection. For a session that
+    /// closes the connection itself right after: closing at once would discard the line with whatever was still
+    /// queued. It does not wait for the close, which under TLS waits for the peer's `close_notify` (up to 5 s).
     public func sendFinal(_ line: ByteBuffer) async {
         try? await channel.writeAndFlush(line).get()
-        try? await channel.close().get()
+        channel.close(promise: nil)
     }
 
     /// Closes the connection once everything written before has reached the socket (writes complete in order).

@@ -66,6 +66,8 @@ final class Session {
     var readPauseMs: Int64?
     /// The peer's IP address (for the pre-auth cap).
     let address: String
+    /// Set once the session has left its boards (`leaveBoards`).
+    private var leftBoards = false
 
     init(connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, context: SessionContext, address: String) {
         self.connection = connection
@@ -90,26 +92,33 @@ final class Session {
         -> Session?
     {
         let address = connection.channel.remoteAddress?.ipAddress ?? "?"
-        guard await context.directory.open(from: address) else {
+        guard await context.directory.open(from: address, outbox: Outbox(channel: connection.channel)) else {
             await Refusal.refuse(connection, with: Lines.error(WireError(.serverFull, "the server has no room for another connection")))
             return nil
         }
         return Session(connection: connection, context: context, address: address)
     }
 
-    /// The connection closed: leave every board used and the directory.
+    /// The connection closed: leave every board used (if the read loop's end did not already) and the directory.
     @inline(never)
     private func end() async {
-        if let ref {
-            for id in subscriptions.union(touched) {
-                var board = boards[id]
-                if board == nil { board = await context.registry.board(id) }
-                await board?.sessionEnded(ref.id)
-            }
-        } else {
-            await context.directory.leftPreauth(address)
-        }
+        await leaveBoards()
+        if ref == nil { await context.directory.leftPreauth(address, outbox) }
         await context.directory.close(ref?.id)
+    }
+
+    /// Leaves every board used, once: the others see `presence.left` now. Runs as soon as the session stops reading,
+    /// before the connection's close, which waits (up to NIOSSL's shutdown timeout, 5 s) for the peer's
+    /// `close_notify`: a client that said `bye` and keeps its socket open is gone from the board at once.
+    @inline(never)
+    private func leaveBoards() async {
+        guard let ref, !leftBoards else { return }
+        leftBoards = true
+        for id in subscriptions.union(touched) {
+            var board = boards[id]
+            if board == nil { board = await context.registry.board(id) }
+            await board?.sessionEnded(ref.id)
+        }
     }
 
     private func run() async {
@@ -139,6 +148,7 @@ final class Session {
                 } catch let error as TransportError {
                     await self.transportFailed(error)
                 }
+                await self.leaveBoards()
             }
         } catch {
             connectionFailed(error)
@@ -298,7 +308,7 @@ final class Session {
             return .refused(error)
         case .success(let ref):
             guard await context.directory.register(ref) else { return .full(ref) }
-            await context.directory.leftPreauth(address)
+            await context.directory.leftPreauth(address, outbox)
             return .admitted(ref)
         }
     }

@@ -7,6 +7,8 @@ actor SessionDirectory {
     private var sessions: [SessionID: SessionRef] = [:]
     private var byUser: [UserID: Set<SessionID>] = [:]
     private var unauthenticated: [String: Int] = [:]
+    /// The connections that have not authenticated yet (they get `bye` at shutdown too).
+    private var preauth: Set<Outbox> = []
     /// Recent failed logins per address (monotonic milliseconds, `ServerClock.monotonicMs`), for slowing down brute
     /// force.
     private var authFailures: [String: [Int64]] = [:]
@@ -27,15 +29,18 @@ actor SessionDirectory {
 
     /// Counts a new, not yet authenticated connection from `address`; false when the server, or that address's
     /// allowance of unauthenticated connections (`preauth_per_ip`), is full.
-    func open(from address: String) -> Bool {
+    func open(from address: String, outbox: Outbox) -> Bool {
         guard connections < connectionsMax, unauthenticated[address, default: 0] < preauthPerIP else { return false }
         connections += 1
         unauthenticated[address, default: 0] += 1
+        preauth.insert(outbox)
         return true
     }
 
     /// The connection from `address` authenticated (or closed before it did): it no longer counts as pre-auth.
-    func leftPreauth(_ address: String) {
+    func leftPreauth(_ address: String, _ outbox: Outbox) {
+        guard preauth.remove(outbox) != nil else { return }
+        preauth.releaseSparseCapacity()
         guard let count = unauthenticated[address] else { return }
         unauthenticated[address] = count > 1 ? count - 1 : nil
     }
@@ -76,4 +81,8 @@ actor SessionDirectory {
 
     /// Every session.
     func all() -> [SessionRef] { Array(sessions.values) }
+
+    /// Every connection's outbox (for `bye` at shutdown): the sessions', and those of connections that have not
+    /// authenticated yet.
+    func outboxes() -> (sessions: [Outbox], preauth: [Outbox]) { (sessions.values.map(\.outbox), Array(preauth)) }
 }

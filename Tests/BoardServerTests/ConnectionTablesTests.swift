@@ -19,8 +19,8 @@ import Testing
         let directory = SessionDirectory(connectionsMax: 10_000, perUserMax: 10_000, preauthPerIP: 10_000)
         let channel = NIOAsyncTestingChannel()
         for i in 0..<Self.count {
-            #expect(await directory.open(from: "127.0.0.1"))
-            await directory.leftPreauth("127.0.0.1")
+            #expect(await directory.open(from: "127.0.0.1", outbox: Outbox(channel: channel)))
+            await directory.leftPreauth("127.0.0.1", Outbox(channel: channel))
             #expect(await directory.register(Self.session(i, channel: channel)))
         }
         #expect(await directory.sessionCapacity >= Self.count)

@@ -100,6 +100,22 @@ import Darwin
         }
     }
 
+    /// A connection that has not said hello yet is told too, and closed at once (it has nothing to drain): it does
+    /// not wait out the auth timeout, and it learns that the server is going, not that it was too slow.
+    @Test func sigtermSaysByeToAConnectionThatHasNotSaidHello() async throws {
+        try await withCorkd { corkd in
+            let early = try await WireProbe.connect(port: corkd.port, fingerprint: try corkd.pinned(), timeout: .seconds(20))
+            try await early.send(#"{"type":"ping","req":"before-hello"}"#)
+            _ = try await early.expect(type: "pong")
+            let exit = try await corkd.terminate(timeout: .seconds(20))
+            #expect(exit.isSuccess, "corkd ended with \(exit)")
+            let lines = try await early.expectClose()
+            let objects = lines.compactMap { line in try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] }
+            #expect(objects.map { $0["type"] as? String } == ["bye"], "a connection before hello got \(lines) before the close")
+            #expect(objects.first?["reason"] as? String == "shutdown")
+        }
+    }
+
     @Test func aCorruptPageInTheMiddleMakesCorkdRefuseToServeAndLeavesTheFileAlone() async throws {
         try await withCorkd { corkd in
             try await ProcessLifecycleTests.seedAndStop(corkd)

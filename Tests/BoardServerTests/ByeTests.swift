@@ -1,0 +1,66 @@
+import BoardTesting
+import BoardWire
+import Foundation
+import NIOCore
+import Testing
+
+/// A client that says `bye` is gone from the board at once (Protocol.md, "bye"), even if it then keeps its socket
+/// open without answering the server's TLS `close_notify`: corkd's close waits for that answer (NIOSSL's shutdown
+/// timeout, 5 s), and presence used to wait with it.
+@Suite(.timeLimit(.minutes(2))) struct ByeTests {
+    @Test func aByeLeavesTheBoardBeforeTheConnectionHasClosed() async throws {
+        try await withTestServer { server in
+            let owner = try await server.connect()
+            try await owner.send(#"{"type":"subscribe","board":"main"}"#)
+            _ = try await owner.expect(type: "presence.state", skipping: ["snapshot", "subscribed", "ping"])
+            let other = try await server.connect()
+            try await other.send(#"{"type":"subscribe","board":"main"}"#)
+            _ = try await other.expect(type: "presence.state", skipping: ["snapshot", "subscribed", "presence", "ping"])
+            let joined = try await owner.expect(type: "presence", skipping: ["ping"])
+
+            // The bye is the last thing `other` says: corkd never gets its TLS layer's answer to corkd's close_notify,
+            // so corkd's side of the connection stays open until NIOSSL's shutdown timeout.
+            let mute = MuteAfterNextFlush()
+            try await other.channel.channel.pipeline.addHandler(mute, position: .first).get()
+            try await other.send(#"{"type":"bye","reason":"done for today"}"#)
+
+            let left = try await owner.expect(type: "presence.left", skipping: ["ping"])
+            #expect(left["session"] as? String == joined["session"] as? String)
+            // corkd has not closed the connection yet (no FIN reached `other`): the leave did not wait for it.
+            #expect(other.channel.channel.isActive)
+
+            try await mute.abort(other.channel.channel)
+            await owner.close()
+        }
+    }
+}
+
+/// At the pipeline's head, below TLS: passes writes until the first flush, then drops every outbound byte and
+/// ignores closes, like a peer that keeps its socket open and answers nothing. `abort` closes the socket.
+private final class MuteAfterNextFlush: ChannelOutboundHandler, @unchecked Sendable {
+    typealias OutboundIn = ByteBuffer
+    /// Touched on the channel's event loop only.
+    private var muted = false
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if muted { promise?.succeed(()) } else { context.write(data, promise: promise) }
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        guard !muted else { return }
+        muted = true
+        context.flush()
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if muted { promise?.succeed(()) } else { context.close(mode: mode, promise: promise) }
+    }
+
+    /// Closes the socket from this handler's place in the pipeline, under the TLS handler (which would wait for the
+    /// peer's close_notify).
+    func abort(_ channel: any Channel) async throws {
+        try await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.context(handlerType: MuteAfterNextFlush.self).close(promise: nil)
+        }.get()
+    }
+}
