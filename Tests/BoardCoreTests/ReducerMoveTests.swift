@@ -71,6 +71,19 @@ import Testing
         #expect(order(reversed.board, "todo") == ["c1", "c2", "c3", "c4"])
     }
 
+    /// Protocol.md, "Placement": `after` if present, else `before`, else `index`; the others are ignored.
+    @Test func afterThenBeforeThenIndexDecides() throws {
+        let afterOverIndex = try moved("c4", to: "todo", Placement(after: "c3", index: 0))
+        #expect(order(afterOverIndex.board, "todo") == ["c1", "c2", "c3", "c4"])
+        let beforeOverIndex = try moved("c4", to: "todo", Placement(before: "c1", index: 2))
+        #expect(order(beforeOverIndex.board, "todo") == ["c4", "c1", "c2", "c3"])
+        // With `after` present, a `before` naming the card itself is not even looked at.
+        let ignored = try moved("c4", to: "todo", Placement(after: "c1", before: "c4", index: 3))
+        #expect(order(ignored.board, "todo") == ["c1", "c4", "c2", "c3"])
+        let ignoredOnTheFastPath = try moved("c4", to: "todo", Placement(after: "c1", before: "c4"))
+        #expect(order(ignoredOnTheFastPath.board, "todo") == ["c1", "c4", "c2", "c3"])
+    }
+
     @Test(arguments: [
         (0, ["c4", "c1", "c2", "c3"]), (1, ["c1", "c4", "c2", "c3"]), (2, ["c1", "c2", "c4", "c3"]),
         (3, ["c1", "c2", "c3", "c4"]), (99, ["c1", "c2", "c3", "c4"]),

@@ -26,6 +26,21 @@ import Testing
         #expect(!error.closesConnection)
     }
 
+    /// Protocol.md, "error": a `req` or `mut` the pre-scan refused for its spelling is echoed as the integer it
+    /// equals; one that is not a whole number is left out, as is a malformed `board`.
+    @Test func anErrorEchoesNumbersByTheirValue() throws {
+        let exponent = try #require(clientError(#"{"type":"op","board":"main","req":1e3,"mut":2.0,"op":{"kind":"chat","text":"x"}}"#))
+        #expect(exponent.code == .badRequest)
+        #expect(exponent.req == 1000)
+        #expect(exponent.mut == 2)
+        #expect(exponent.board == "main")
+        let fraction = try #require(clientError(#"{"type":"op","board":"no such board!","req":3.5,"mut":7.25,"op":{"kind":"chat","text":"x"}}"#))
+        #expect(fraction.code == .badRequest)
+        #expect(fraction.req == nil)
+        #expect(fraction.mut == nil)
+        #expect(fraction.board == nil)
+    }
+
     @Test func aServerTypeFromAClientIsUnknown() throws {
         #expect(clientError(#"{"type":"welcome","version":1}"#)?.code == .unknownType)
         #expect(throws: WireError.self) { try coder.decodeServer(Array(#"{"type":"hello","version":1}"#.utf8)) }
