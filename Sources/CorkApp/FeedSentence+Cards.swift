@@ -53,7 +53,10 @@ extension FeedSentence {
             return "renamed \(n.card(title: n.old("title") ?? "")) → \(quoted(n.new("title")))"
         }
         let card = n.card
-        if fields == ["description"] { return "edited the description of \(card)" }
+        if fields == ["description"] {
+            guard let text = n.new("description"), !text.isEmpty else { return "cleared the description of \(card)" }
+            return "edited the description of \(card): \(FeedText.truncate(text, max: textMax))"
+        }
         if fields == ["due"] {
             if let due = n.new("due") { return "set the due date of \(card) to \(due)" }
             return "cleared the due date of \(card)"
@@ -69,7 +72,7 @@ extension FeedSentence {
         }
         var clauses: [String] = []
         if n.change("title") != nil { clauses.append("title \(quoted(n.old("title"))) → \(quoted(n.new("title")))") }
-        if n.change("description") != nil { clauses.append("description") }
+        if n.change("description") != nil { clauses.append(descriptionClause(n)) }
         if n.change("due") != nil { clauses.append(n.new("due").map { "due \($0)" } ?? "due cleared") }
         if n.change("milestone") != nil {
             clauses.append(n.new("milestone").map { "milestone \(quoted(n.milestone(MilestoneID($0))))" } ?? "milestone cleared")

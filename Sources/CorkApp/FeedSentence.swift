@@ -74,6 +74,12 @@ public enum FeedSentence {
     /// `"text"` cut to `titleMax`, or `""` for nothing.
     static func quoted(_ text: String?) -> String { FeedText.quotedTitle(text ?? "") }
 
+    /// A description's change among others: its new text (first line, cut like a title), or that it was cleared.
+    static func descriptionClause(_ n: FeedLookup) -> String {
+        guard let text = n.new("description"), !text.isEmpty else { return "description cleared" }
+        return "description \(quoted(text))"
+    }
+
     private static func memberSet(_ n: FeedLookup) -> String {
         let user = n.activity.member?.rawValue ?? "a member"
         let name = n.new("name").flatMap { $0.isEmpty ? nil : " (\(FeedText.truncate($0, max: titleMax)))" } ?? ""
@@ -117,10 +123,13 @@ public enum FeedSentence {
             if let due = n.new("due") { return "set the due date of milestone \(subject) to \(due)" }
             return "cleared the due date of milestone \(subject)"
         }
-        if fields == ["description"] { return "edited the description of milestone \(subject)" }
+        if fields == ["description"] {
+            guard let text = n.new("description"), !text.isEmpty else { return "cleared the description of milestone \(subject)" }
+            return "edited the description of milestone \(subject): \(FeedText.truncate(text, max: textMax))"
+        }
         var clauses: [String] = []
         if n.change("title") != nil { clauses.append("title \(quoted(n.old("title"))) → \(quoted(n.new("title")))") }
-        if n.change("description") != nil { clauses.append("description") }
+        if n.change("description") != nil { clauses.append(descriptionClause(n)) }
         if n.change("due") != nil { clauses.append(n.new("due").map { "due \($0)" } ?? "due cleared") }
         if clauses.isEmpty { return "updated milestone \(subject)" }
         return "updated milestone \(subject): \(clauses.joined(separator: ", "))"

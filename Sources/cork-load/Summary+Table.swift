@@ -12,9 +12,10 @@ extension Summary {
         rows.append(("ops", "mix \(mix); each publisher keeps ≤ \(cardsPerBoard) cards per board (adds then purges)"))
         rows.append(("server", "\(server), \(users) user(s)" + (serverRateOpsPerS.map { ", rate limit \($0) ops/s per user" } ?? "")))
         if publishers > 0 {
-            rows.append(("ops acked", "\(opsAcked)  (\(number(opsPerS)) ops/s)"))
+            rows.append(("ops acked", "\(opsAcked) in the measured \(durationS) s  (\(number(opsPerS)) ops/s)"))
             let kinds = sent.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-            rows.append(("ops sent", kinds.isEmpty ? "none" : kinds))
+            let total = sent.values.reduce(0, +)
+            rows.append(("ops sent", kinds.isEmpty ? "none" : "\(total) over the whole run, warm-up included: \(kinds)"))
         }
         if subscribersPerBoard > 0 {
             rows.append(("deliveries", "\(deliveries)  (\(number(deliveriesPerS)) /s)"))

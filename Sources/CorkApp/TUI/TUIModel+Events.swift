@@ -119,10 +119,13 @@ extension TUIModel {
             let was = connection
             connection = state
             reconnectAt = nil
+            // "reconnecting now" holds while that dial is under way; any other change makes such a notice stale.
+            if let shown = notice, TUIModel.connectionNotices.contains(shown) {
+                if case .connecting = state, shown == TUIModel.reconnectingNow {} else { notice = nil }
+            }
             switch state {
             case .connected(let endpoint, let user):
                 self.user = user
-                if notice == TUIModel.reconnectingNow { notice = nil }
                 if case .connected = was {} else { post(FeedEntry("connected to \(endpoint) as \(user)", kind: .info)) }
                 // A history that could not be read (offline, timed out) is asked for again once connected.
                 if case .detail(let card)? = overlay, history?.card == card, case .failed? = history?.state {

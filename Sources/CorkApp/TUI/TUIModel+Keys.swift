@@ -141,16 +141,28 @@ extension TUIModel {
 
     /// `r`: while waiting to reconnect, dial now instead of waiting out the backoff.
     mutating func reconnectKey() -> [TUIEffect] {
-        guard case .reconnecting = connection else {
-            notice = "r reconnects while the connection is down"
+        switch connection {
+        case .reconnecting:
+            notice = TUIModel.reconnectingNow
+            return [.reconnectNow]
+        case .connecting:
+            notice = TUIModel.alreadyConnecting
+            return []
+        case .connected, .stopped:
+            notice = TUIModel.reconnectOnlyWhileDown
             return []
         }
-        notice = TUIModel.reconnectingNow
-        return [.reconnectNow]
     }
 
-    /// The notice `r` leaves until the connection is back.
+    /// The notice `r` leaves until the connection is back (or the attempt failed).
     static let reconnectingNow = "reconnecting now"
+    /// `r` while a dial is under way.
+    static let alreadyConnecting = "already connecting"
+    /// `r` while connected (or stopped for good).
+    static let reconnectOnlyWhileDown = "r reconnects while the connection is down"
+
+    /// Notices about the connection, which its next change of state makes stale.
+    static let connectionNotices: Set<String> = [reconnectingNow, alreadyConnecting, reconnectOnlyWhileDown]
 
     mutating func quitKey() -> [TUIEffect] {
         if pendingCount > 0 && !confirmingQuit {
