@@ -110,7 +110,7 @@ extension BoardActor {
     /// Queues a presence line for every subscriber but the session it is about, and schedules the flush.
     func queuePresence(_ line: ByteBuffer, about session: SessionID?) {
         presenceQueue.append((line, session))
-        guard !presenceFlushScheduled else { return }
+        guard !presenceFlushScheduled, configuration.flushesPresence else { return }
         presenceFlushScheduled = true
         let wait = Self.presenceFlushMs(subscribers: subscribers.count)
         Task {

@@ -40,6 +40,10 @@ public struct ServerConfiguration: Sendable {
     /// PostgreSQL: how long the people of a node that is not heard from (killed, or cut off from the database) stay
     /// in the other nodes' presence before they leave. Default 10 s.
     public var presenceNodeTTL: Duration = .seconds(10)
+    /// Whether a board writes its queued presence lines by itself, after the flush window
+    /// (`BoardActor.presenceFlushMs`). Only tests that call `flushPresence` themselves turn it off, so that a slow
+    /// machine cannot flush in the middle of what they check.
+    public var flushesPresence = true
     /// The board created on first start. Default `main`.
     public var defaultBoard: BoardID = "main"
     /// The owner created on first start. Default `owner`.
