@@ -2,8 +2,9 @@
 # ci-bot.sh — report a CI build on its Corkboard card.
 #
 # Posts "build passed|failed: MESSAGE" as a comment on the card with external reference REF (adding the card first
-# when the board has none), then moves it to DONE on pass, or back to DOING on fail. It uses only `cork … --json`
-# and cork's exit codes (0 ok, 2 usage, 3 rejected, 4 cannot connect, 5 not found); jq is optional.
+# when the board has none, restoring it first when someone archived it), then moves it to DONE on pass, or back to
+# DOING on fail. It uses only `cork … --json` and cork's exit codes (0 ok, 2 usage, 3 rejected, 4 cannot connect,
+# 5 not found, 6 outcome unknown: a retry may post the comment twice); jq is optional.
 #
 #   CORK_URL='cork://corkd.example:7420/main?token=…&fp=sha256:…' \
 #     Examples/ci-bot.sh ci:build-1207 pass "all 412 tests green" "Build 1207"
@@ -80,6 +81,11 @@ elif [[ $status -ne 0 ]]; then
     exit "$status"
 fi
 number=$(printf '%s\n' "$found" | card_number)
+# An archived card keeps its ref (add --ref returns it, with "archived":true): a new build of the same ref brings it
+# back, since comments and moves are refused on an archived card.
+if [[ $found == *'"archived":true'* ]]; then
+    "$cork" restore "ref:$ref" --json >/dev/null
+fi
 
 "$cork" comment "ref:$ref" "build $verdict: $message" --json >/dev/null
 "$cork" move "ref:$ref" "$column" --json >/dev/null

@@ -9,6 +9,9 @@ public struct CorkFailure: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String
     /// The server's reject, when the failure is one (exit 3).
     public var reject: OpRejection?
+    /// Set when the server had no room for another session before it welcomed this one (`server_full`): nothing
+    /// was sent, and the command may try again.
+    public var serverFullBeforeWelcome = false
 
     /// Makes a failure.
     public init(_ exitCode: CorkExitCode, _ message: String) {
@@ -72,6 +75,24 @@ public struct CorkFailure: Error, Hashable, Sendable, CustomStringConvertible {
         case .disconnected, .timeout, .stopped, .protocolError, .journal:
             self.init(.failure, error.message)
         }
+    }
+
+    /// The failure for an error while waiting for an op's answer: a connection that failed or a wait that ran out
+    /// leaves the op's outcome unknown (exit 6); anything else maps as any error does (`from`).
+    public init(afterSending error: any Error) {
+        if let error = error as? ClientError {
+            switch error.code {
+            case .cannotConnect, .tls, .disconnected, .timeout, .stopped:
+                self.init(
+                    .outcomeUnknown,
+                    "\(error.message); the op was sent and may have been applied (retrying `add --ref` is safe; "
+                        + "for other ops check `cork history` first)")
+                return
+            default:
+                break
+            }
+        }
+        self = CorkFailure.from(error)
     }
 
     /// The failure for any error: ours as is, client and resolution errors mapped, anything else exit 1.

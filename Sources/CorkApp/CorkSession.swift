@@ -69,7 +69,12 @@ public struct CorkSession: Sendable {
         return try await run {
             try await withClient(configuration) { client in
                 // Long-running sessions allow for a membership still on its way (a fresh invite); one-shots fail fast.
-                let board = try await client.ready(timeout: timeout, membershipGrace: oneShot ? .zero : .seconds(10))
+                let board: Board
+                do {
+                    board = try await client.ready(timeout: timeout, membershipGrace: oneShot ? .zero : .seconds(10))
+                } catch {
+                    throw await Self.beforeWelcome(error, client: client)
+                }
                 try rememberHost()
                 return try await body(client, board)
             }
@@ -84,20 +89,27 @@ public struct CorkSession: Sendable {
         let configuration = try configuration(subscribe: false)
         return try await run {
             try await withClient(configuration) { client in
-                let welcome = try await client.connected(timeout: timeout)
+                let welcome: Welcome
+                do {
+                    welcome = try await client.connected(timeout: timeout)
+                } catch {
+                    throw await Self.beforeWelcome(error, client: client)
+                }
                 try rememberHost()
                 return try await body(client, welcome)
             }
         }
     }
 
-    /// Sends `op`, waits for its outcome and returns its seq and whether it was a no-op; a reject is exit 3.
+    /// Sends `op`, waits for its outcome and returns its seq and whether it was a no-op; a reject is exit 3, an op
+    /// whose answer never came exit 6. An op the reducer refuses for its own fields is refused before it is sent.
     public func perform(_ op: Op, on client: BoardClient) async throws(CorkFailure) -> (seq: UInt64, noop: Bool) {
+        if let board = await client.board { try Self.dryRun([op], on: board, as: await client.user) }
         let outcome: OpOutcome
         do {
             outcome = try await client.perform(op, timeout: timeout)
         } catch {
-            throw CorkFailure(error)
+            throw CorkFailure(afterSending: error)
         }
         switch outcome {
         case .applied(let seq): return (seq, false)
@@ -106,11 +118,57 @@ public struct CorkSession: Sendable {
         }
     }
 
+    /// Refuses `ops`, before anything is sent, when the reducer refuses one of them as invalid or too large on the
+    /// board as this client has it (applied in order, so a `card.add` sees the labels created before it): a title
+    /// with a line break, a comment past `comment_max_bytes`. The server would refuse it the same way, but a
+    /// command's earlier ops (the labels of a `cork add`) would already be applied, and a text past the wire's
+    /// `string_max` or `line_max` would get `bad_request` or a closed connection instead of `too_large`. Other
+    /// refusals depend on the board's state, which the server judges.
+    public static func dryRun(_ ops: [Op], on board: Board, as user: UserID?) throws(CorkFailure) {
+        guard let user, let role = board.members[user]?.role else { return }
+        var scratch = board
+        let now = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+        for op in ops {
+            let context = ApplyContext(actor: user, role: role, now: now, seq: scratch.seq + 1)
+            switch scratch.apply(op, context: context) {
+            case .success:
+                continue
+            case .failure(let rejection) where rejection.code == .invalid || rejection.code == .tooLarge:
+                throw CorkFailure(reject: OpRejection(board: board.id, mut: 0, rejection: rejection))
+            case .failure:
+                return
+            }
+        }
+    }
+
+    /// A wait for the welcome or the board that failed: ran out of time before any welcome is "cannot connect"
+    /// (exit 4), with what the last attempt hit.
+    static func beforeWelcome(_ error: any Error, client: BoardClient) async -> any Error {
+        if let clientError = error as? ClientError, clientError.server?.code == .serverFull, await client.welcome == nil {
+            var failure = CorkFailure(clientError)
+            failure.serverFullBeforeWelcome = true
+            return failure
+        }
+        guard let clientError = error as? ClientError, clientError.code == .timeout, await client.welcome == nil else {
+            return error
+        }
+        var reason = "no welcome from the server in time"
+        if case .reconnecting(_, let last) = await client.state, !last.isEmpty { reason += " (last attempt: \(last))" }
+        return CorkFailure(.cannotConnect, "\(reason): is corkd running there, and is that its client port?")
+    }
+
+    /// Runs `body` (a whole connection); a server with no room for this user's session yet (`server_full`, e.g.
+    /// many jobs of one bot at once) is tried again after a short random pause until `timeout` has passed.
     private func run<T>(_ body: () async throws -> T) async throws(CorkFailure) -> T {
-        do {
-            return try await body()
-        } catch {
-            throw CorkFailure.from(error)
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            do {
+                return try await body()
+            } catch {
+                let failure = CorkFailure.from(error)
+                guard failure.serverFullBeforeWelcome, ContinuousClock.now < deadline else { throw failure }
+                try? await Task.sleep(for: .milliseconds(Int.random(in: 200...1_000)))
+            }
         }
     }
 }

@@ -39,6 +39,8 @@ struct AddCommand: AsyncParsableCommand {
                     existing.id, seq: board.seq, noop: true, existing: true, verb: "exists", json: json, client: client)
             }
             let ops = try CardOps.add(request, on: board, cardID: IDGenerator.cardID())
+            // A card the server would refuse for its fields creates none of its labels either.
+            try CorkSession.dryRun(ops, on: board, as: await client.user)
             var seq = board.seq
             for op in ops {
                 do {

@@ -63,7 +63,7 @@ struct ImportCommand: AsyncParsableCommand {
                 do {
                     return try await client.perform(op, timeout: session.timeout)
                 } catch {
-                    throw CorkFailure.from(error)
+                    throw CorkFailure(afterSending: error)
                 }
             }
             report.existingCards = existing + report.existingCards

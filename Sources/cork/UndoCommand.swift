@@ -50,11 +50,16 @@ struct UndoCommand: AsyncParsableCommand {
                 target = newest
             }
             let outcome: OpOutcome
+            let mut: UInt64
             do {
-                let mut = try await client.undo(seq: target.seq)
-                outcome = try await client.outcome(of: mut, timeout: session.timeout)
+                mut = try await client.undo(seq: target.seq)
             } catch {
                 throw CorkFailure.from(error)
+            }
+            do {
+                outcome = try await client.outcome(of: mut, timeout: session.timeout)
+            } catch {
+                throw CorkFailure(afterSending: error)
             }
             let newSeq: UInt64
             let noop: Bool

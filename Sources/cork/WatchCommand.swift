@@ -10,7 +10,9 @@ struct WatchCommand: AsyncParsableCommand {
         discussion: """
             With --json, one JSON object per line with type (delta, chat, presence, presence.left, presence.state), \
             and for changes the activity record: seq, at, actor, kind, card, number, changes, text. Connection \
-            changes go to stderr; the client reconnects and resumes by itself. SIGINT or SIGTERM ends it with exit 0.
+            changes go to stderr; the client reconnects and resumes by itself. SIGINT or SIGTERM ends it with exit 0. \
+            It ends with exit 5 when the board stops being served to this user (the user was removed from it, or it \
+            was archived), and with exit 4 when the token is revoked or expires while it runs.
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -23,18 +25,26 @@ struct WatchCommand: AsyncParsableCommand {
         let json = json
         try await session.withBoard { client, board in
             Output.standardError("cork: watching \(board.id) from seq \(board.seq)\n")
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { _ = await Signals.termination() }
+            let ended = await withTaskGroup(of: CorkFailure?.self) { group in
+                group.addTask {
+                    _ = await Signals.termination()
+                    return nil
+                }
                 group.addTask { await follow(client.events, board: board, json: json) }
-                await group.next()
+                let first = await group.next() ?? nil
                 group.cancelAll()
+                return first
             }
+            if let ended { throw ended }
+            // The events end when the client stops for good: a revoked or expired token is exit 4.
+            if case .stopped(let error?) = await client.state { throw CorkFailure(error) }
         }
     }
 }
 
-/// Prints each event of `events` until the stream ends or the task is cancelled.
-private func follow(_ events: AsyncStream<ClientEvent>, board: Board, json: Bool) async {
+/// Prints each event of `events` until the stream ends or the task is cancelled; returns why the board is no longer
+/// followed when the server stopped serving it to this user.
+private func follow(_ events: AsyncStream<ClientEvent>, board: Board, json: Bool) async -> CorkFailure? {
     var last = board
     for await event in events {
         switch event {
@@ -54,8 +64,14 @@ private func follow(_ events: AsyncStream<ClientEvent>, board: Board, json: Bool
             if update.cause == .snapshot { last = update.board }
         case .connection(let state):
             Output.standardError("cork: \(WatchLine.text(state))\n")
-        case .rejected, .serverError:
+        case .serverError(let error) where error.code == .notFound && error.board == board.id:
+            // Removed from the board, or the board archived: nothing more will come (Protocol.md, "Roles").
+            return CorkFailure(.notFound, "\(error.code.rawValue): \(error.message) (no longer following \(board.id))")
+        case .serverError(let error):
+            Output.standardError("cork: server: \(error.code.rawValue): \(error.message)\n")
+        case .rejected:
             break
         }
     }
+    return nil
 }

@@ -294,6 +294,14 @@ import Darwin
             let board = try await cork.json(["show"])
             #expect(((board["board"] as? [String: Any])?["cards"] as? [Any])?.count == 1)
 
+            // Someone archived the card: the next build of the same ref brings it back and reports on it.
+            let owner = try CorkProcess(corkd, url: corkd.ownerURL, configName: "owner")
+            try await owner.ok(["archive", "ref:ci:build-1207"])
+            let again = try await report("fail", "flaky again")
+            #expect(again.exit.isSuccess, "\(again.exit): \(again.standardError)")
+            card = try #require(try await cork.json(["show", "ref:ci:build-1207"])["card"] as? [String: Any])
+            #expect(card["archived"] as? Bool != true && card["column"] as? String == "doing" && card["number"] as? Int == 1)
+
             let usage = try await SpawnedProcess.run(
                 bash, [script.path, "ci:x", "maybe", "?"], logDirectory: corkd.logDirectory, name: "ci-bot-usage",
                 environment: cork.environment(url: bot.description, extra: ["CORK": corkPath]), unprivileged: true)

@@ -86,6 +86,16 @@ final class CorkProcess {
             environment: environment(url: url), unprivileged: true)
     }
 
+    /// Launches `cork watch --json` and waits (bounded) until it follows the board (its `presence.state` line).
+    func watching(name: String) async throws -> SpawnedProcess {
+        let watch = try launch(["watch", "--json"], name: name)
+        guard await watch.waitForOutput(containing: #""type":"presence.state""#, timeout: .seconds(20)) else {
+            watch.killAndReap()
+            throw TestFailure("cork watch did not subscribe: \(watch.standardError)")
+        }
+        return watch
+    }
+
     /// A JSON object from one line of text.
     static func object(_ text: some StringProtocol) throws -> [String: Any] {
         guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
