@@ -141,17 +141,16 @@ public struct CorkSession: Sendable {
         }
     }
 
-    /// A wait for the welcome or the board that failed: ran out of time before any welcome is "cannot connect"
-    /// (exit 4), with what the last attempt hit.
+    /// A wait for the welcome or the board that failed before any welcome: `server_full` is marked to be tried again
+    /// (`run`), and running out of time is "cannot connect" (exit 4), with what the last attempt hit.
     static func beforeWelcome(_ error: any Error, client: BoardClient) async -> any Error {
-        if let clientError = error as? ClientError, clientError.server?.code == .serverFull, await client.welcome == nil {
+        guard let clientError = error as? ClientError, await client.welcome == nil else { return error }
+        if clientError.server?.code == .serverFull {
             var failure = CorkFailure(clientError)
             failure.serverFullBeforeWelcome = true
             return failure
         }
-        guard let clientError = error as? ClientError, clientError.code == .timeout, await client.welcome == nil else {
-            return error
-        }
+        guard clientError.code == .timeout else { return error }
         var reason = "no welcome from the server in time"
         if case .reconnecting(_, let last) = await client.state, !last.isEmpty { reason += " (last attempt: \(last))" }
         return CorkFailure(.cannotConnect, "\(reason): is corkd running there, and is that its client port?")

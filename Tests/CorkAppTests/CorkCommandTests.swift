@@ -234,10 +234,8 @@ import Darwin
         try await withCorkd { corkd in
             let cork = try CorkProcess(corkd, url: corkd.ownerURL)
             try await cork.ok(["add", "Watch me"])
-            let watch = try cork.launch(["watch", "--json"], name: "cork-watch")
+            let watch = try await cork.watching(name: "cork-watch")
             defer { watch.killAndReap() }
-            let subscribed = await watch.waitForOutput(containing: #""type":"presence.state""#, timeout: .seconds(20))
-            try #require(subscribed, "watch did not subscribe: \(watch.standardOutput) \(watch.standardError)")
             try await cork.ok(["move", "#1", "doing"])
             try await cork.ok(["say", "moved it"])
             let seen = await watch.waitForOutput(containing: #""text":"moved it""#, timeout: .seconds(20))

@@ -36,10 +36,8 @@ import Darwin
             let frank = try await corkd.invite("frank", role: "editor")
             let cork = try CorkProcess(corkd, url: frank.description)
             try await cork.ok(["say", "frank is in"])
-            let watch = try cork.launch(["watch", "--json"], name: "cork-watch-revoked")
+            let watch = try await cork.watching(name: "cork-watch-revoked")
             defer { watch.killAndReap() }
-            let following = await watch.waitForOutput(containing: #""type":"presence.state""#, timeout: .seconds(20))
-            try #require(following, "watch did not start: \(watch.standardError)")
             let revoke = try await corkd.admin(["revoke", "--user", "frank"])
             #expect(revoke.exit.isSuccess, "\(revoke.standardError)")
             let exit = await watch.waitForExit(timeout: .seconds(20))
