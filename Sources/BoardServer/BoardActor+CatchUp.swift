@@ -128,10 +128,16 @@ extension BoardActor {
         resumeDrainWaiters()
     }
 
-    /// A client's mutation, as committed by another node.
+    /// A client's mutation.
     struct Mutation: Hashable {
         var client: ClientKey
         var mut: UInt64
+    }
+
+    /// Ops of `submit` waiting for the store about one mutation, and the seq it was committed at meanwhile.
+    struct StoreRead {
+        var readers = 0
+        var committedAt: UInt64?
     }
 
     /// Applies changes other nodes committed (in seq order, following `committed`) and fans them out to this node's
@@ -157,7 +163,7 @@ extension BoardActor {
             log.append(DeltaLog.Entry(seq: event.seq, line: ByteBuffer(bytes: bytes), activity: event.activity, inverse: event.inverse))
             if let client = event.clientID, let mut = event.mut {
                 let key = ClientKey(user: event.actor, client: ClientID(client))
-                lastMut[key] = max(lastMut[key] ?? 0, mut)
+                noteCommitted(key, mut: mut, seq: event.seq)
                 mutations[Mutation(client: key, mut: mut)] = event.seq
             }
             if case .removeMember = event.op { removesMember = true }
@@ -178,15 +184,17 @@ extension BoardActor {
     /// with the seq another node committed the same mutation at).
     private func reapply(_ change: Pending, committedElsewhere: [Mutation: UInt64]) {
         let event = change.event
-        let origin = change.origin
+        let answerees = change.answerees
         let key = event.clientID.map { ClientKey(user: event.actor, client: ClientID($0)) }
         if let key, let mut = event.mut, let seq = committedElsewhere[Mutation(client: key, mut: mut)] {
-            origin?.outbox.send(ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: seq)))
+            for session in answerees { session.outbox.send(ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: seq))) }
             return
         }
         let isServer = event.clientID == nil
         guard let role = isServer ? .owner : head.members[event.actor]?.role else {
-            if let origin, let mut = event.mut { reject(origin, mut, .rejected(.notFound), "no board \(id)") }
+            if let mut = event.mut {
+                for session in answerees { reject(session, mut, .rejected(.notFound), "no board \(id)") }
+            }
             return
         }
         let context = ApplyContext(
@@ -201,20 +209,24 @@ extension BoardActor {
         case .failure(let rejection):
             if isServer { serverChange(at: event.seq, became: .lost) }
             configuration.metrics.rejected(.rejected(rejection.code))
-            if let origin, let mut = event.mut {
-                origin.outbox.send(Lines.line(.reject(ServerMessage.Reject(board: id, mut: mut, rejection: rejection))))
+            if let mut = event.mut {
+                let line = Lines.line(.reject(ServerMessage.Reject(board: id, mut: mut, rejection: rejection)))
+                for session in answerees { session.outbox.send(line) }
             }
         case .success(let applied) where applied.isNoop:
             if isServer { serverChange(at: event.seq, became: .noop) }
-            if let origin, let mut = event.mut {
-                origin.outbox.send(ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: head.seq, noop: true)))
+            if let mut = event.mut {
+                let line = ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: head.seq, noop: true))
+                for session in answerees { session.outbox.send(line) }
             }
         case .success(let applied):
             if isServer { serverChange(at: event.seq, became: .at(context.seq)) }
             let again = StoredEvent(
                 board: id, seq: context.seq, at: event.at, actor: event.actor, clientID: event.clientID, mut: event.mut,
                 op: event.op, activity: applied.activity, inverse: applied.inverse, undoOf: event.undoOf)
-            pending.append(Pending(again, origin: origin, undoTarget: change.undoTarget))
+            var moved = Pending(again, origin: change.origin, undoTarget: change.undoTarget)
+            moved.resentBy = change.resentBy
+            pending.append(moved)
         }
     }
 }

@@ -51,7 +51,13 @@ extension BoardActor {
             reject(session, mut, .storageBusy, Self.unresolvedMessage)
             return .answered
         }
+        // From the first `await` on, another copy of this mutation may be applied, or even committed, before this
+        // one resumes: `storeReads` notes such a commit, and `answeredMeanwhile` checks before anything is decided.
+        let mutation = Mutation(client: key, mut: mut)
+        var reading = false
+        defer { if reading { stopReading(mutation) } }
         if lastMut[key] == nil {
+            startReading(mutation, &reading)
             do {
                 if let stored = try await store.lastMutation(
                     user: session.user, clientID: session.clientID.rawValue, board: id)
@@ -65,10 +71,12 @@ extension BoardActor {
             }
         }
         if let last = lastMut[key], mut <= last {
+            startReading(mutation, &reading)
             guard await isUnapplied(session, mut: mut) else { return .answered }
-            // Never applied anywhere: evaluated now like any op, unless the same mut got here meanwhile.
-            if attachToPending(key, mut: mut, session) { return .answered }
         }
+        // Never applied anywhere as far as the store said: evaluated now like any op, unless the same mutation got
+        // here meanwhile (before the rate verdict: a `rate_limited` reject means the op was not applied).
+        if reading, answeredMeanwhile(mutation, session) { return .answered }
         if let wait = rateLimited {
             var run = rateRuns[session.id] ?? RateLimitRun(closeAfterMs: Int64(limits.rateCloseMs))
             let closes = run.limited(nowMs: nowMs)
@@ -88,6 +96,7 @@ extension BoardActor {
             reject(session, mut, .rejected(.invalid), "\(kind): \(problem)")
             return .answered
         case .undo(let seq):
+            startReading(mutation, &reading)
             guard let found = await undoTarget(seq) else {
                 reject(session, mut, .rejected(.notFound), "no change \(seq) on board \(id)")
                 return .answered
@@ -96,6 +105,7 @@ extension BoardActor {
             resolved = (found.inverse ?? .chat(text: ""), seq)
         }
         // Awaits above may have let other ops in, or a commit's answer be lost meanwhile: both are checked now.
+        if reading, answeredMeanwhile(mutation, session) { return .answered }
         if unresolved {
             reject(session, mut, .storageBusy, Self.unresolvedMessage)
             return .answered
@@ -153,6 +163,35 @@ extension BoardActor {
         }
     }
 
+    /// `submit` is about to wait for the store on `mutation` (once per op).
+    private func startReading(_ mutation: Mutation, _ reading: inout Bool) {
+        guard !reading else { return }
+        reading = true
+        storeReads[mutation, default: StoreRead()].readers += 1
+    }
+
+    private func stopReading(_ mutation: Mutation) {
+        guard var read = storeReads[mutation] else { return }
+        read.readers -= 1
+        storeReads[mutation] = read.readers > 0 ? read : nil
+    }
+
+    /// A committed client mutation: the client's highest mark, and the answer of any op reading the store about it.
+    func noteCommitted(_ key: ClientKey, mut: UInt64, seq: UInt64) {
+        lastMut[key] = max(lastMut[key] ?? 0, mut)
+        if !storeReads.isEmpty { storeReads[Mutation(client: key, mut: mut)]?.committedAt = seq }
+    }
+
+    /// After `submit` waited for the store: true when the same mutation was committed meanwhile (answered with its
+    /// ack) or is waiting for the store now (answered when it commits).
+    private func answeredMeanwhile(_ mutation: Mutation, _ session: SessionRef) -> Bool {
+        if let seq = storeReads[mutation]?.committedAt {
+            session.outbox.send(ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mutation.mut, seq: seq)))
+            return true
+        }
+        return attachToPending(mutation.client, mut: mutation.mut, session)
+    }
+
     /// A resend of a change still waiting for the store is acknowledged when it commits: true when `mut` was found
     /// there. Only a mut at or below the client's highest pending one can be such a resend, so the common case scans
     /// nothing.
@@ -167,12 +206,12 @@ extension BoardActor {
                 // Durable and answered already: the resend gets the original ack now.
                 session.outbox.send(ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: seq)))
             case .attached, .absent:
-                inFlight[i].origin = session
+                inFlight[i].resentBy.append(session)
             }
             return true
         }
         if let i = pending.firstIndex(where: matches) {
-            pending[i].origin = session
+            pending[i].resentBy.append(session)
             return true
         }
         return false
@@ -243,7 +282,7 @@ extension BoardActor {
         // The writer publishes the batch itself once it is durable, unless it ends a membership (`settle` ends those
         // subscriptions first).
         publication.begin(
-            inFlight.map { .init(seq: $0.event.seq, mut: $0.event.mut, line: $0.line, origin: $0.origin) },
+            inFlight.map(\.entry),
             publishable: !inFlight.contains(where: \.removesMember))
         let (outcomes, publication) = (self.outcomes, self.publication)
         store.submit(encoded: inFlight.map(\.change), snapshots: snapshot ? [head] : []) { result in
@@ -294,17 +333,19 @@ extension BoardActor {
             logger.error("commit failed; \(dropped.count) op(s) rejected", metadata: ["error": "\(error)"])
             let reused = error.duplicateMutation
             for change in dropped {
-                guard let origin = change.origin, let mut = change.event.mut else { continue }
+                guard let mut = change.event.mut else { continue }
                 if let reused, reused.mut == mut, reused.clientID == change.event.clientID,
                     reused.actor == change.event.actor.rawValue
                 {
                     // The client used a mut it had used on another board: its fault, not to be retried
                     // (Protocol.md, "Exactly once"); the others of the batch are `internal` and may be sent again.
-                    Task { await self.rejectReused(origin, mut: mut) }
+                    for session in change.answerees { Task { await self.rejectReused(session, mut: mut) } }
                     continue
                 }
                 let why = reused == nil ? error.message : "another change of the same commit reused a mutation id"
-                reject(origin, mut, code, "the change was not stored (\(why)); nothing was applied")
+                for session in change.answerees {
+                    reject(session, mut, code, "the change was not stored (\(why)); nothing was applied")
+                }
             }
             return
         }
@@ -318,8 +359,7 @@ extension BoardActor {
                 DeltaLog.Entry(
                     seq: event.seq, line: ByteBuffer(bytes: change.line), activity: event.activity, inverse: event.inverse))
             if let client = event.clientID, let mut = event.mut {
-                let key = ClientKey(user: event.actor, client: ClientID(client))
-                lastMut[key] = max(lastMut[key] ?? 0, mut)
+                noteCommitted(ClientKey(user: event.actor, client: ClientID(client)), mut: mut, seq: event.seq)
             }
         }
         // The webhook deliverer reads the batch from the store on its own tasks; this only drops it a note.
@@ -341,8 +381,7 @@ extension BoardActor {
         // over the next one, which the writer may publish. A member removed by this batch stops receiving the board
         // now: none of the batch's deltas reach them.
         let removed = batch.contains(where: \.removesMember) ? endSubscriptionsOfNonMembers() : []
-        publication.deliver(
-            batch.map { .init(seq: $0.event.seq, mut: $0.event.mut, line: $0.line, origin: $0.origin) })
+        publication.deliver(batch.map(\.entry))
         handOver()
         for left in removed {
             presenceLeft(left.id, user: left.user)

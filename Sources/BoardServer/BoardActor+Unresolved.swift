@@ -23,8 +23,8 @@ extension BoardActor {
         pending = []
         for change in dropped {
             if change.event.clientID == nil { serverChange(at: change.event.seq, became: .lost) }
-            guard let origin = change.origin, let mut = change.event.mut else { continue }
-            reject(origin, mut, .storageBusy, Self.unresolvedMessage)
+            guard let mut = change.event.mut else { continue }
+            for session in change.answerees { reject(session, mut, .storageBusy, Self.unresolvedMessage) }
         }
         await catchUp()
     }

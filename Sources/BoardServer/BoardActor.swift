@@ -39,6 +39,9 @@ actor BoardActor {
     var lastMut: [ClientKey: UInt64] = [:]
     /// The highest mutation per client in `pending` or `inFlight` (so a resend is found without scanning every op).
     var pendingMut: [ClientKey: UInt64] = [:]
+    /// The mutations an op of `submit` is reading the store about (its `await`s let other ops in): a commit of the
+    /// same mutation meanwhile is noted here, so the op is answered with that ack instead of being applied again.
+    var storeReads: [Mutation: StoreRead] = [:]
     var subscribers: [SessionID: SessionRef] = [:]
     /// The same subscribers, grouped by event loop for the fan-out, and the batch in flight: the store's writer
     /// publishes it from there the moment it is durable.
@@ -129,6 +132,8 @@ actor BoardActor {
         /// The `delta` line every subscriber gets once the change is durable.
         var line: [UInt8]
         var origin: SessionRef?
+        /// Sessions that sent the same mutation again while it waited here: each line gets its own answer.
+        var resentBy: [SessionRef] = []
         /// For an undo: the change it undoes (its activity and inverse), so a catch-up can apply it again.
         var undoTarget: (activity: Activity, inverse: Op?)?
 
@@ -146,6 +151,14 @@ actor BoardActor {
 
         /// The change as applied.
         var event: StoredEvent { change.event }
+
+        /// Every session owed an answer for it: the origin, then each resend.
+        var answerees: [SessionRef] { (origin.map { [$0] } ?? []) + resentBy }
+
+        /// Its entry in the batch the writer publishes.
+        var entry: BoardPublication.Entry {
+            BoardPublication.Entry(seq: event.seq, mut: event.mut, line: line, origin: origin, resentBy: resentBy)
+        }
 
         /// Whether the change takes a member off the board (their subscriptions end when it commits).
         var removesMember: Bool {

@@ -25,13 +25,16 @@ final class BoardPublication: Sendable {
         var mut: UInt64?
         /// Its `delta` line (the bytes every subscriber gets).
         var line: [UInt8]
-        /// Who gets its `ack` (a resend that arrives while it is in flight takes it over).
+        /// Who gets its `ack`, just before its delta when it subscribes.
         var origin: SessionRef?
+        /// Sessions that sent the same mutation again while it waited: each gets an `ack` too, after the lock (a
+        /// resend may see its delta before its ack; Protocol.md, "Durability and order").
+        var resentBy: [SessionRef] = []
     }
 
     /// What `attach` found.
     enum Attachment: Equatable {
-        /// The change is in flight: its `ack` goes to the new origin when it is published.
+        /// The change is in flight: the resend gets an `ack` too when it is published.
         case attached
         /// The change is durable and published already; its `ack` is the caller's to send, at `seq`.
         case published(seq: UInt64)
@@ -69,7 +72,7 @@ final class BoardPublication: Sendable {
     /// to send. Returns whether it did.
     @discardableResult
     func publish() -> Bool {
-        state.withLock { state -> [UnsubscribedAcks]? in
+        state.withLock { state -> [DirectAcks]? in
             guard var batch = state.batch, batch.publishable, !batch.published else { return nil }
             batch.published = true
             state.batch = batch
@@ -100,7 +103,7 @@ final class BoardPublication: Sendable {
                 return .absent
             }
             if batch.published { return .published(seq: seq) }
-            batch.entries[index].origin = session
+            batch.entries[index].resentBy.append(session)
             state.batch = batch
             return .attached
         }
@@ -133,18 +136,19 @@ final class BoardPublication: Sendable {
         state.withLock { $0.batch = nil }
     }
 
-    /// The acks of origins that do not subscribe, each origin's in one buffer: sent once the lock is released
-    /// (nothing else orders them against the fan-out).
-    typealias UnsubscribedAcks = (outbox: Outbox, acks: ByteBuffer)
+    /// The acks of origins that do not subscribe and of resends, each session's in one buffer: sent once the lock
+    /// is released (nothing else orders them against the fan-out).
+    typealias DirectAcks = (outbox: Outbox, acks: ByteBuffer)
 
-    static func send(_ acks: [UnsubscribedAcks]) {
+    static func send(_ acks: [DirectAcks]) {
         for origin in acks { origin.outbox.send(origin.acks) }
     }
 
     /// Writes a durable batch to the subscribers: its `delta` lines back to back in one buffer that every subscriber
     /// shares; each origin that subscribes gets its acks, each just before its own delta, as slices of the shared
-    /// buffer around the acks. Returns the acks of the origins that do not subscribe, for the caller to send.
-    static func deliver(_ entries: [Entry], board: BoardID, to fanOut: inout FanOut) -> [UnsubscribedAcks] {
+    /// buffer around the acks. Returns the acks of the origins that do not subscribe and of resends, for the caller
+    /// to send.
+    static func deliver(_ entries: [Entry], board: BoardID, to fanOut: inout FanOut) -> [DirectAcks] {
         var shared = ByteBufferAllocator().buffer(capacity: entries.reduce(0) { $0 + $1.line.count })
         var offsets: [Int] = []
         offsets.reserveCapacity(entries.count + 1)
@@ -155,10 +159,15 @@ final class BoardPublication: Sendable {
         offsets.append(shared.writerIndex)
         var personal: [SessionID: [ByteBuffer]] = [:]
         var cut: [SessionID: Int] = [:]
-        var unsubscribed: [SessionID: UnsubscribedAcks] = [:]
+        var direct: [SessionID: DirectAcks] = [:]
         for (index, entry) in entries.enumerated() {
-            guard let origin = entry.origin, let mut = entry.mut else { continue }
+            guard let mut = entry.mut else { continue }
             let ack = ByteBuffer(bytes: LineWriter.ackLine(board: board, mut: mut, seq: entry.seq))
+            for session in entry.resentBy {
+                var ack = ack
+                direct[session.id, default: (session.outbox, ByteBuffer())].acks.writeBuffer(&ack)
+            }
+            guard let origin = entry.origin else { continue }
             if fanOut.contains(origin.id) {
                 let from = cut[origin.id] ?? 0
                 personal[origin.id, default: []].append(contentsOf: [
@@ -167,13 +176,13 @@ final class BoardPublication: Sendable {
                 cut[origin.id] = offsets[index]
             } else {
                 var ack = ack
-                unsubscribed[origin.id, default: (origin.outbox, ByteBuffer())].acks.writeBuffer(&ack)
+                direct[origin.id, default: (origin.outbox, ByteBuffer())].acks.writeBuffer(&ack)
             }
         }
         for (session, from) in cut {
             personal[session, default: []].append(shared.getSlice(at: from, length: shared.writerIndex - from) ?? ByteBuffer())
         }
         fanOut.send(shared, personal: personal)
-        return Array(unsubscribed.values)
+        return Array(direct.values)
     }
 }

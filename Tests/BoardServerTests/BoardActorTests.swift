@@ -11,37 +11,136 @@ import Testing
 
 /// The board actor against a store whose commits the test holds open (tier 3: no sockets).
 @Suite(.timeLimit(.minutes(1))) struct BoardActorTests {
-    @Test func aResendWhileTheOriginalIsBeingWrittenIsAppliedOnceAndAckedToTheNewSession() async throws {
+    /// A board on a gated SQLite store in a fresh directory, run for `body`, then drained and stopped.
+    static func withBoard(
+        readGates: ReadGates? = nil, commitsOpen: Bool = true, configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (BoardActor, Gate) async throws -> Void
+    ) async throws -> SQLiteStore {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("actor-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let sqlite = try await SQLiteStore.open(directory: directory, logger: Logger(label: "test"))
         _ = try await sqlite.createBoard(Board(id: "main", name: "Main", owner: "owner"))
         let gate = Gate()
-        let store = GatedStore(inner: sqlite, gate: gate)
+        if commitsOpen { await gate.open() }
+        var store = GatedStore(inner: sqlite, gate: gate)
+        store.readGates = readGates
+        var configuration = ServerConfiguration()
+        configure(&configuration)
         let board = try await BoardActor.load(
-            "main", store: store, configuration: ServerConfiguration(), clock: WallClock(), logger: Logger(label: "test"))
-        let first = NIOAsyncTestingChannel()
-        let second = NIOAsyncTestingChannel()
-        let op = OpRequest.op(.chat(text: "once"))
+            "main", store: store, configuration: configuration, clock: WallClock(), logger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { await board.run() }
-            // The original is applied and handed to the store, which holds the commit open.
-            await board.submit(op, mut: 1, from: SessionRef(id: "s1", user: "owner", clientID: "c1", outbox: Outbox(channel: first)))
-            await gate.entered()
-            // The client reconnected and resends the same mutation while the commit is in flight.
-            await board.submit(op, mut: 1, from: SessionRef(id: "s2", user: "owner", clientID: "c1", outbox: Outbox(channel: second)))
+            try await body(board, gate)
             await gate.open()
             await board.drained()
             board.stop()
             try await tasks.waitForAll()
         }
+        return sqlite
+    }
+
+    /// A connection of client `c1` of the owner, and the answers it was sent (`ack 1 seq 1`, `reject 1 stale_mut`).
+    struct Connection {
+        let channel = NIOAsyncTestingChannel()
+        let session: SessionRef
+
+        init(_ name: String) {
+            session = SessionRef(id: SessionID(name), user: "owner", clientID: "c1", outbox: Outbox(channel: channel))
+        }
+
+        func answers() async throws -> [String] {
+            await channel.testingEventLoop.run()
+            var bytes: [UInt8] = []
+            while let buffer = try await channel.readOutbound(as: ByteBuffer.self) { bytes += buffer.readableBytesView }
+            return try bytes.split(separator: UInt8(ascii: "\n")).map { line in
+                switch try LineCoder().decodeServer(Array(line)) {
+                case .ack(let ack): "ack \(ack.mut) seq \(ack.seq)"
+                case .reject(let reject): "reject \(reject.mut) \(reject.code)"
+                case let other: "\(other)"
+                }
+            }
+        }
+    }
+
+    static let chat = OpRequest.op(.chat(text: "once"))
+
+    @Test func aResendWhileTheOriginalIsBeingWrittenIsAppliedOnceAndEachLineIsAcked() async throws {
+        let (first, second) = (Connection("s1"), Connection("s2"))
+        let sqlite = try await Self.withBoard(commitsOpen: false) { board, gate in
+            // The original is applied and handed to the store, which holds the commit open.
+            await board.submit(Self.chat, mut: 1, from: first.session)
+            await gate.entered()
+            // The same connection sends the line again (a client that did not wait), then the client reconnects and
+            // resends it, all while the commit is in flight.
+            await board.submit(Self.chat, mut: 1, from: first.session)
+            await board.submit(Self.chat, mut: 1, from: second.session)
+        }
         let stored = try await sqlite.events("main", from: 1, to: 10, limit: 10)
         #expect(stored.count == 1, "applied once: \(stored.map(\.seq))")
-        await second.testingEventLoop.run()
-        let line = try #require(try await second.readOutbound(as: ByteBuffer.self))
-        let ack = try LineCoder().decodeServer(Array(line.readableBytesView))
-        #expect(ack == .ack(ServerMessage.Ack(board: "main", mut: 1, seq: 1)))
+        #expect(try await first.answers() == ["ack 1 seq 1", "ack 1 seq 1"], "one answer per op line")
+        #expect(try await second.answers() == ["ack 1 seq 1"])
+        try await sqlite.close()
+    }
+
+    @Test func aResendWaitingInTheBatchAfterTheOneInFlightIsAckedToo() async throws {
+        let connection = Connection("s1")
+        let sqlite = try await Self.withBoard(commitsOpen: false) { board, gate in
+            await board.submit(Self.chat, mut: 1, from: connection.session)
+            await gate.entered()
+            // mut 2 waits in `pending` behind the batch in flight; its resend attaches there.
+            await board.submit(Self.chat, mut: 2, from: connection.session)
+            await board.submit(Self.chat, mut: 2, from: connection.session)
+        }
+        #expect(try await sqlite.events("main", from: 1, to: 10, limit: 10).map(\.mut) == [1, 2])
+        #expect(try await connection.answers() == ["ack 1 seq 1", "ack 2 seq 2", "ack 2 seq 2"])
+        try await sqlite.close()
+    }
+
+    @Test func twoCopiesThatBothReadTheStoreBeforeEitherIsAppliedAreAppliedOnce() async throws {
+        // Both copies of mut 1 arrive before the board knows the client (it reads the client's last mutation from
+        // the store); the first resumes and is applied, the second must find it rather than apply it again — and
+        // must not be refused as over the rate (burst 1) when its mutation is being applied.
+        let (gateA, gateB) = (Gate(), Gate())
+        let (first, second) = (Connection("s1"), Connection("s2"))
+        let sqlite = try await Self.withBoard(readGates: ReadGates([gateA, gateB]), configure: { $0.limits.rateBurst = 1 }) {
+            board, _ in
+            async let one: BoardActor.SubmitOutcome = board.submit(Self.chat, mut: 1, from: first.session)
+            await gateA.entered()
+            async let two: BoardActor.SubmitOutcome = board.submit(Self.chat, mut: 1, from: second.session)
+            await gateB.entered()
+            await gateA.open()
+            #expect(await one == .answered)
+            await gateB.open()
+            #expect(await two == .answered)
+        }
+        #expect(try await sqlite.events("main", from: 1, to: 10, limit: 10).count == 1)
+        #expect(try await first.answers() == ["ack 1 seq 1"])
+        #expect(try await second.answers() == ["ack 1 seq 1"])
+        try await sqlite.close()
+    }
+
+    @Test func aResendWhoseStoreReadMissedACommitOfTheSameMutationGetsThatAck() async throws {
+        // The client has mut 10 applied, so a resend of mut 5 (never applied) is looked up in the store. Two copies
+        // are looked up; the first is applied and committed while the second's answer ("not stored") is on its way.
+        let (gateA, gateB) = (Gate(), Gate())
+        let (first, second) = (Connection("s1"), Connection("s2"))
+        let sqlite = try await Self.withBoard(readGates: ReadGates([Gate.opened, gateA, gateB])) { board, _ in
+            await board.submit(Self.chat, mut: 10, from: first.session)
+            await board.drained()
+            async let one: BoardActor.SubmitOutcome = board.submit(Self.chat, mut: 5, from: first.session)
+            await gateA.entered()
+            async let two: BoardActor.SubmitOutcome = board.submit(Self.chat, mut: 5, from: second.session)
+            await gateB.entered()
+            await gateA.open()
+            #expect(await one == .answered)
+            await board.drained()
+            await gateB.open()
+            #expect(await two == .answered)
+        }
+        #expect(try await sqlite.events("main", from: 1, to: 10, limit: 10).map(\.mut) == [10, 5])
+        #expect(try await first.answers() == ["ack 10 seq 1", "ack 5 seq 2"])
+        #expect(try await second.answers() == ["ack 5 seq 2"], "its original ack, not stale_mut nor a second apply")
         try await sqlite.close()
     }
 }

@@ -22,6 +22,11 @@ actor Gate {
         await withCheckedContinuation { arrivals.append($0) }
     }
 
+    init(open: Bool = false) { isOpen = open }
+
+    /// A gate that is open from the start.
+    static var opened: Gate { Gate(open: true) }
+
     func open() {
         isOpen = true
         for waiter in waiters { waiter.resume() }
@@ -70,6 +75,14 @@ actor LostCommits {
     }
 }
 
+/// Gates for the store's exactly-once reads, one per call in order: a call reads first, then waits at its gate
+/// before it answers (so what it read may be stale by then). Calls beyond the last gate answer at once.
+actor ReadGates {
+    private var gates: [Gate]
+    init(_ gates: [Gate]) { self.gates = gates }
+    func next() -> Gate? { gates.isEmpty ? nil : gates.removeFirst() }
+}
+
 /// A real SQLite store whose `append` waits at a gate: the test decides when a commit finishes. `finish` fails as
 /// often as `finishFailures` says (a disk that refused one write).
 struct GatedStore: BoardStore {
@@ -77,6 +90,7 @@ struct GatedStore: BoardStore {
     let gate: Gate
     var finishFailures = FailureBudget(0)
     var lostCommits: LostCommits?
+    var readGates: ReadGates?
 
     func append(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
         await gate.wait()
@@ -109,10 +123,14 @@ struct GatedStore: BoardStore {
         try await inner.history(board, card: card, before: before, limit: limit)
     }
     func committed(user: UserID, clientID: String, mut: UInt64) async throws(StoreError) -> StoredEvent? {
-        try await inner.committed(user: user, clientID: clientID, mut: mut)
+        let event = try await inner.committed(user: user, clientID: clientID, mut: mut)
+        await readGates?.next()?.wait()
+        return event
     }
     func lastMutation(user: UserID, clientID: String, board: BoardID) async throws(StoreError) -> UInt64? {
-        try await inner.lastMutation(user: user, clientID: clientID, board: board)
+        let last = try await inner.lastMutation(user: user, clientID: clientID, board: board)
+        await readGates?.next()?.wait()
+        return last
     }
     func ensureUser(_ user: UserID, displayName: String) async throws(StoreError) -> Bool {
         try await inner.ensureUser(user, displayName: displayName)
