@@ -3,7 +3,7 @@ import BoardCore
 /// One activity record as one human sentence, for the chat-style feed and `cork watch`.
 ///
 /// `alice moved #12 "Login bug" TODO → DOING`, `ci-bot commented on #7 "Build": build 512 passed`,
-/// `alice undid seq 11: moved #3 "Ship corkd" DOING → TODO`, and chat as `<alice> text`. Names are those of the
+/// `alice moved #3 "Ship corkd" DOING → TODO (undo of seq 11)`, and chat as `<alice> text`. Names are those of the
 /// change's own time, from the record's `names`; a record without them (stored before they existed) takes them from
 /// the board after the change, else the board before it, else the record's own `changes`, else the ids. Titles are cut to
 /// `titleMax` characters and comment or chat text to `textMax`, with `…`. The result is one plain line: no colours
@@ -22,12 +22,14 @@ public enum FeedSentence {
             return "<\(actor)> \(FeedText.truncate(activity.text ?? "", max: textMax))"
         }
         var sentence = predicate(names)
-        if let undone = activity.undoOf { sentence = "undid seq \(undone): \(sentence)" }
+        // An undo's record is its own effect (undoing a restore archives): said as what it did, then whose undo it
+        // is, so it never reads as if seq N had done it. A redo is an undo of an undo.
+        if let undone = activity.undoOf { sentence += " (undo of seq \(undone))" }
         if let warning = activity.warning { sentence += " (\(describe(warning: warning, names)))" }
         return "\(actor) \(sentence)"
     }
 
-    /// What `activity` did, without the actor or an undo's prefix: `moved #12 "Login bug" TODO → DOING`.
+    /// What `activity` did, without the actor or an undo's note: `moved #12 "Login bug" TODO → DOING`.
     public static func describe(_ activity: Activity, after: Board, before: Board? = nil) -> String {
         predicate(FeedLookup(activity: activity, after: after, before: before))
     }
@@ -95,12 +97,15 @@ public enum FeedSentence {
     }
 
     private static func wip(_ n: FeedLookup) -> String {
-        guard let limit = n.change("wip_limit")?.new.int else {
-            return "cleared the WIP limit of \(n.subjectColumn)"
-        }
         let hard = n.change("wip_hard")?.new.bool
             ?? n.activity.column.flatMap { n.after.column($0)?.wip?.hard } ?? false
-        return "set the WIP limit of \(n.subjectColumn) to \(limit) (\(hard ? "hard" : "soft"))"
+        guard let limit = n.change("wip_limit") else {
+            // Only hard ↔ soft changed; the limit stays (from the board of the change's time when known).
+            let kept = n.activity.column.flatMap { n.after.column($0)?.wip?.limit }.map { " (\($0))" } ?? ""
+            return "made the WIP limit of \(n.subjectColumn)\(kept) \(hard ? "hard" : "soft")"
+        }
+        guard let value = limit.new.int else { return "cleared the WIP limit of \(n.subjectColumn)" }
+        return "set the WIP limit of \(n.subjectColumn) to \(value) (\(hard ? "hard" : "soft"))"
     }
 
     private static func labelUpdate(_ n: FeedLookup) -> String {

@@ -283,7 +283,7 @@ import Testing
             #expect(purge.contains("not_undoable:"), "\(purge)")
 
             let history = try await cork.ok(["history"])
-            #expect(history.contains("owner undid seq \(moveSeq): moved #1 \"Ship corkd\" DOING → TODO"), "\(history)")
+            #expect(history.contains("owner moved #1 \"Ship corkd\" DOING → TODO (undo of seq \(moveSeq))"), "\(history)")
         }
     }
 

@@ -29,6 +29,9 @@ import Testing
              "alice set the WIP limit of DOING to 1 (soft)"),
             (.setWIPLimit(column: "review", limit: WIPLimit(limit: 3, hard: true)), "alice",
              "alice set the WIP limit of IN REVIEW to 3 (hard)"),
+            // Only hard → soft: the limit stays, so nothing was cleared.
+            (.setWIPLimit(column: "review", limit: WIPLimit(limit: 3, hard: false)), "alice",
+             "alice made the WIP limit of IN REVIEW (3) soft"),
             (.setWIPLimit(column: "review", limit: nil), "alice", "alice cleared the WIP limit of IN REVIEW"),
             (.removeColumn(column: "review"), "alice", "alice removed column IN REVIEW"),
             (.addCard(AddCard(card: "c4", column: "todo", title: "Ship the release")), "bob",
@@ -116,7 +119,9 @@ import Testing
         #expect(kinds == Set(Op.allKinds), "missing kinds: \(Set(Op.allKinds).subtracting(kinds).sorted())")
     }
 
-    @Test func undoSaysWhichSeqItUndid() throws {
+    /// An undo's record is its own effect: said as what it did, then which change it undoes — never "undid seq N:
+    /// <effect>", which reads as if seq N had done the effect (undoing a restore read "undid seq 36: archived #5").
+    @Test func undoSaysWhatItDidThenWhichSeqItUndoes() throws {
         var t = TestBoard.standard()
         let r_move = t.apply(.moveCard(card: "c3", column: "done", placement: .bottom))
         let move = try #require(r_move)
@@ -124,16 +129,21 @@ import Testing
         let undo = try #require(r_undo)
         #expect(undo.change.activity.undoOf == move.change.activity.seq)
         #expect(FeedSentence.render(undo.change.activity, after: undo.change.board, before: undo.before)
-            == "alice undid seq \(move.change.activity.seq): moved #3 \"Ship corkd\" DONE → DOING")
+            == "alice moved #3 \"Ship corkd\" DONE → DOING (undo of seq \(move.change.activity.seq))")
         #expect(FeedSentence.render(undo.change.activity, after: undo.change.board)
-            == "alice undid seq \(move.change.activity.seq): moved #3 \"Ship corkd\" DONE → DOING")
+            == "alice moved #3 \"Ship corkd\" DONE → DOING (undo of seq \(move.change.activity.seq))")
 
         let r_add = t.apply(.addCard(AddCard(card: "c9", title: "Oops")))
         let add = try #require(r_add)
         let r_undoAdd = t.undo(seq: add.change.activity.seq)
         let undoAdd = try #require(r_undoAdd)
         #expect(FeedSentence.render(undoAdd.change.activity, after: undoAdd.change.board)
-            == "alice undid seq \(add.change.activity.seq): archived #4 \"Oops\"")
+            == "alice archived #4 \"Oops\" (undo of seq \(add.change.activity.seq))")
+        // A redo is an undo of the undo: the card comes back.
+        let r_redo = t.undo(seq: undoAdd.change.activity.seq)
+        let redo = try #require(r_redo)
+        #expect(FeedSentence.render(redo.change.activity, after: redo.change.board)
+            == "alice restored #4 \"Oops\" (undo of seq \(undoAdd.change.activity.seq))")
     }
 
     /// History read later (`cork history`, the card detail) tells each change with the titles and column names of
