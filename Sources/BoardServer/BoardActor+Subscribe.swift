@@ -199,17 +199,39 @@ extension BoardActor {
         case notPresent
     }
 
-    /// Records what a session present on the board is doing and tells the others (ephemeral: never stored), unless
-    /// `drop` says this update may be dropped (an intermediate drag position over the presence rate).
-    func updatePresence(_ session: SessionRef, _ entry: ServerMessage.PresenceEntry, drop: Bool = false) -> PresenceOutcome {
+    /// Records what a session present on the board is doing and tells the others (ephemeral: never stored). An
+    /// intermediate drag position over the presence rate comes with `heldForMs`, the wait until the rate allows the
+    /// next: it is held, replacing any held before it, and sent after that wait unless an update of the session goes
+    /// out first. A burst of positions then ends where the drag is, never at the last one the burst let through.
+    func updatePresence(_ session: SessionRef, _ entry: ServerMessage.PresenceEntry, heldForMs: UInt64? = nil)
+        -> PresenceOutcome
+    {
         settleIfPublished()
         guard !isClosed, committed.members[session.user] != nil else { return .notFound }
         guard presence[session.id] != nil else { return .notPresent }
-        if drop { return .updated }
-        presence[session.id] = entry
         presenceUpdated[session.id] = clock.monotonicMs()
+        if let wait = heldForMs {
+            if heldDrags.updateValue(entry, forKey: session.id) == nil {
+                let id = session.id
+                Task {
+                    try? await Task.sleep(for: .milliseconds(min(max(wait, 1), 1_000)))
+                    self.releaseHeldDrag(id)
+                }
+            }
+            return .updated
+        }
+        heldDrags[session.id] = nil
+        presence[session.id] = entry
         presenceChanged(entry, except: session.id)
         return .updated
+    }
+
+    /// Sends a session's held drag position, if it still has one and is still present.
+    func releaseHeldDrag(_ session: SessionID) {
+        guard let entry = heldDrags.removeValue(forKey: session), !isClosed, presence[session] != nil else { return }
+        presence[session] = entry
+        presenceUpdated[session] = clock.monotonicMs()
+        presenceChanged(entry, except: session)
     }
 
     /// Resets editing and dragging that were not refreshed within `presence_timeout_ms` to viewing, so a client that

@@ -49,6 +49,9 @@ actor BoardActor {
     var presence = PresenceTable()
     /// When each session last said what it is doing (milliseconds), for `presence_timeout_ms`.
     var presenceUpdated: [SessionID: Int64] = [:]
+    /// Drag positions the presence rate dropped: the newest per session, sent once the rate allows unless a newer
+    /// update goes out first (the next position supersedes the dropped ones, so the last one must reach the others).
+    var heldDrags: [SessionID: ServerMessage.PresenceEntry] = [:]
     /// The sessions in `presence` that are another node's (PostgreSQL: ``PresenceRelay``); their node times their
     /// states out and says when they leave.
     var remotePresent: Set<SessionID> = []

@@ -98,7 +98,8 @@ extension Session {
     }
 
     /// `presence`: ephemeral; past `presence_rate_per_s`, intermediate drag positions are dropped (the next one
-    /// supersedes them). A change of state (start or end of a drag, editing, viewing) always goes out.
+    /// supersedes them; the board sends the newest once the rate allows). A change of state (start or end of a drag,
+    /// editing, viewing) always goes out.
     @inline(never)
     private func presence(_ action: SessionMachine.Action, as ref: SessionRef) async {
         guard case .handle(.presence(let request)) = action else { return }
@@ -109,13 +110,13 @@ extension Session {
         let now = context.clock.monotonicMs()
         let rate = context.configuration.limits.presenceRatePerS
         var bucket = presenceBucket ?? TokenBucket(rate: rate, burst: rate, nowMs: now)
-        let allowed = bucket.take(nowMs: now) == nil
+        let wait = bucket.take(nowMs: now)
         presenceBucket = bucket
         let entry = ServerMessage.PresenceEntry(
             session: ref.id, user: ref.user, state: request.state, card: request.card, column: request.column,
             index: request.index, away: request.away)
-        let droppable = !allowed && request.state == .dragging && lastPresence == .dragging
-        switch await board.updatePresence(ref, entry, drop: droppable) {
+        let droppable = wait != nil && request.state == .dragging && lastPresence == .dragging
+        switch await board.updatePresence(ref, entry, heldForMs: droppable ? wait : nil) {
         case .updated:
             lastPresence = request.state
         case .notFound:

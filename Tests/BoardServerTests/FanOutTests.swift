@@ -199,7 +199,9 @@ import Testing
         }
     }
 
-    @Test func aFloodOfDragPositionsIsThinnedButTheDropIsNeverLost() async throws {
+    /// A dragger and a watcher on one board, with `presence_rate_per_s` 5 on a frozen clock (the bucket never
+    /// refills: only the burst of 5 and what the board holds back get through).
+    static func withDragger(_ body: @Sendable (WireProbe, WireProbe) async throws -> Void) async throws {
         try await withTestServer(clock: FrozenClock(), configure: { $0.limits.presenceRatePerS = 5 }) { server in
             let watcher = try await server.connect(clientID: "watcher")
             try await watcher.send(#"{"type":"subscribe","board":"main"}"#)
@@ -207,21 +209,53 @@ import Testing
             let dragger = try await server.connect(clientID: "dragger")
             try await dragger.send(#"{"type":"subscribe","board":"main"}"#)
             _ = try await dragger.expect(type: "subscribed", skipping: ["snapshot"])
-            for index in 0..<50 {
-                try await dragger.send(#"{"type":"presence","board":"main","state":"dragging","column":"doing","index":\#(index)}"#)
-            }
+            try await body(watcher, dragger)
+            await watcher.close()
+            await dragger.close()
+        }
+    }
+
+    /// The watcher's next `presence` line about a session.
+    static func nextPresence(_ watcher: WireProbe) async throws -> [String: Any] {
+        while true {
+            let presence = try await watcher.expect(type: "presence", skipping: ["presence.state", "ping"])
+            if presence["session"] as? String != nil { return presence }
+        }
+    }
+
+    static func drag(_ dragger: WireProbe, to indexes: Range<Int>) async throws {
+        for index in indexes {
+            try await dragger.send(#"{"type":"presence","board":"main","state":"dragging","column":"doing","index":\#(index)}"#)
+        }
+    }
+
+    @Test func aFloodOfDragPositionsIsThinnedButTheDropIsNeverLost() async throws {
+        try await Self.withDragger { watcher, dragger in
+            try await Self.drag(dragger, to: 0..<50)
             try await dragger.send(#"{"type":"presence","board":"main","state":"viewing"}"#)
             var drags = 0
             while true {
-                let presence = try await watcher.expect(type: "presence", skipping: ["presence.state", "ping"])
-                if presence["session"] as? String == nil { continue }
+                let presence = try await Self.nextPresence(watcher)
                 if presence["state"] as? String == "dragging" { drags += 1 }
                 if presence["state"] as? String == "viewing" && drags > 0 { break }
             }
-            // The frozen clock never refills the bucket: only the burst of 5 got through, and the final state did.
-            #expect(drags == 5)
-            await watcher.close()
-            await dragger.close()
+            // The burst of 5 got through, and the final state did; at most a held position or two (one per 200 ms)
+            // between them.
+            #expect(drags >= 5 && drags < 15, "\(drags)")
+        }
+    }
+
+    @Test func theLastPositionOfABurstOverTheRateReachesTheOthers() async throws {
+        // Before: the watcher saw indexes 0–4 and never 49, so the dragger's card stood where it was 45 moves ago.
+        try await Self.withDragger { watcher, dragger in
+            try await Self.drag(dragger, to: 0..<50)
+            var seen: [Int] = []
+            while seen.last != 49 {
+                let presence = try await Self.nextPresence(watcher)
+                if let index = presence["index"] as? Int { seen.append(index) }
+            }
+            #expect(seen.count < 50, "thinned: \(seen)")
+            #expect(seen.prefix(5) == [0, 1, 2, 3, 4], "the burst first: \(seen)")
         }
     }
 }
