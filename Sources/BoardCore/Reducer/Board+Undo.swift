@@ -2,9 +2,10 @@ extension Board {
     /// Undoes an earlier change by applying its inverse as a new op, or says why it cannot.
     ///
     /// Undo covers the actor's own changes only. It is refused with `undo_conflict` when any field the change set no
-    /// longer holds the value it set (someone changed it since), with `not_undoable` when the change has no inverse
-    /// (chat, purges, deletions of labels, milestones and comments, member changes), and with `forbidden` when the
-    /// change was someone else's. The resulting activity carries `undo_of`.
+    /// longer holds the value it set (changed since by anyone, the actor included; a field set back to that value
+    /// holds it), with `gone` when the change was to a card purged since, with `not_undoable` when the change has no
+    /// inverse (chat, purges, deletions of labels, milestones and comments, member changes), and with `forbidden`
+    /// when the change was someone else's. The resulting activity carries `undo_of`.
     public func applyingUndo(
         of activity: Activity, inverse: Op?, context: ApplyContext
     ) -> Result<Change, Rejection> {
@@ -36,6 +37,9 @@ extension Board {
         }
         guard let inverse else {
             return .failure(Rejection(.notUndoable, "\(activity.kind) cannot be undone"))
+        }
+        if let card = activity.card, purged.contains(card) {
+            return .failure(Rejection(.gone, "card \(card) was purged; seq \(activity.seq) can never be undone"))
         }
         let current = fields(of: Subject(of: activity))
         for (field, change) in activity.changes.sorted(by: { $0.key < $1.key }) {
