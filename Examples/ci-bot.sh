@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # ci-bot.sh — report a CI build on its Corkboard card.
 #
-# Posts "build passed|failed: MESSAGE" as a comment on the card with external reference REF (adding the card first
-# when the board has none, restoring it first when someone archived it), then moves it to DONE on pass, or back to
-# DOING on fail. It uses only `cork … --json` and cork's exit codes (0 ok, 2 usage, 3 rejected, 4 cannot connect,
+# Moves the card with external reference REF to DONE on pass, or back to DOING on fail (adding the card first when
+# the board has none, restoring it first when someone archived it), then posts "build passed|failed: MESSAGE" as a
+# comment on it. It uses only `cork … --json` and cork's exit codes (0 ok, 2 usage, 3 rejected, 4 cannot connect,
 # 5 not found, 6 outcome unknown: a retry may post the comment twice); jq is optional.
 #
 #   CORK_URL='cork://corkd.example:7420/main?token=…&fp=sha256:…' \
@@ -87,6 +87,8 @@ if [[ $found == *'"archived":true'* ]]; then
     "$cork" restore "ref:$ref" --json >/dev/null
 fi
 
-"$cork" comment "ref:$ref" "build $verdict: $message" --json >/dev/null
+# Move first, then comment: a refused move (exit 3, e.g. the column is at its hard WIP limit) posts nothing, so
+# running the script again after fixing it posts the comment once; a move to where the card is already is a no-op.
 "$cork" move "ref:$ref" "$column" --json >/dev/null
+"$cork" comment "ref:$ref" "build $verdict: $message" --json >/dev/null
 echo "ci-bot.sh: #$number ($ref) build $verdict, moved to $column"

@@ -18,7 +18,7 @@ public struct ColumnReference: Hashable, Sendable, CustomStringConvertible {
     public func resolve(in board: Board) throws(ResolutionError) -> Column {
         let names = board.columns.map(\.name)
         if text.isEmpty {
-            throw ResolutionError(.invalid, "no column given; columns are \(ResolutionError.list(names))")
+            throw ResolutionError(.invalid, "no column given; \(ResolutionError.known("columns", names))")
         }
         if let exact = board.columns.first(where: { $0.id.rawValue == text }) { return exact }
         let lower = text.lowercased()
@@ -31,7 +31,7 @@ public struct ColumnReference: Hashable, Sendable, CustomStringConvertible {
             let options = matches.map { "\($0.name) (id \($0.id))" }.joined(separator: " or ")
             throw ResolutionError(.ambiguous, "column \"\(text)\" could be \(options); write the exact id")
         }
-        throw ResolutionError(.notFound, "no column \"\(text)\"; columns are \(ResolutionError.list(names))")
+        throw ResolutionError(.notFound, "no column \"\(text)\"; \(ResolutionError.known("columns", names))")
     }
 
     /// Resolves `text` as a column on `board`.

@@ -18,7 +18,7 @@ public struct LabelReference: Hashable, Sendable, CustomStringConvertible {
     public func resolve(in board: Board) throws(ResolutionError) -> Label {
         let names = board.labels.map(\.name)
         if text.isEmpty {
-            throw ResolutionError(.invalid, "no label given; labels are \(ResolutionError.list(names))")
+            throw ResolutionError(.invalid, "no label given; \(ResolutionError.known("labels", names))")
         }
         if let exact = board.labels.first(where: { $0.id.rawValue == text }) { return exact }
         let lower = text.lowercased()
@@ -34,7 +34,7 @@ public struct LabelReference: Hashable, Sendable, CustomStringConvertible {
             throw ResolutionError(.ambiguous, "label \"\(text)\" could be \(options); write the exact id")
         }
         throw ResolutionError(
-            .notFound, "no label \"\(text)\" on board \(board.id); labels are \(ResolutionError.list(names))")
+            .notFound, "no label \"\(text)\" on board \(board.id); \(ResolutionError.known("labels", names))")
     }
 
     /// Resolves `text` as a label on `board`.

@@ -21,7 +21,7 @@ public struct MemberReference: Hashable, Sendable, CustomStringConvertible {
     public func resolve(in board: Board) throws(ResolutionError) -> Member {
         let ids = board.members.keys.sorted().map(\.rawValue)
         if text.isEmpty {
-            throw ResolutionError(.invalid, "no member given; members are \(ResolutionError.list(ids))")
+            throw ResolutionError(.invalid, "no member given; \(ResolutionError.known("members", ids))")
         }
         if let exact = board.members[UserID(text)] { return exact }
         let lower = text.lowercased()
@@ -37,7 +37,7 @@ public struct MemberReference: Hashable, Sendable, CustomStringConvertible {
             }
         }
         throw ResolutionError(
-            .notFound, "\(text) is not a member of board \(board.id); members are \(ResolutionError.list(ids))")
+            .notFound, "\(text) is not a member of board \(board.id); \(ResolutionError.known("members", ids))")
     }
 
     /// Resolves `text` as a member of `board`.

@@ -18,7 +18,7 @@ public struct MilestoneReference: Hashable, Sendable, CustomStringConvertible {
     public func resolve(in board: Board) throws(ResolutionError) -> Milestone {
         let titles = board.milestones.map(\.title)
         if text.isEmpty {
-            throw ResolutionError(.invalid, "no milestone given; milestones are \(ResolutionError.list(titles))")
+            throw ResolutionError(.invalid, "no milestone given; \(ResolutionError.known("milestones", titles))")
         }
         if let exact = board.milestones.first(where: { $0.id.rawValue == text }) { return exact }
         let lower = text.lowercased()
@@ -29,7 +29,7 @@ public struct MilestoneReference: Hashable, Sendable, CustomStringConvertible {
             throw ResolutionError(.ambiguous, "milestone \"\(text)\" could be \(options); write the exact id")
         }
         throw ResolutionError(
-            .notFound, "no milestone \"\(text)\" on board \(board.id); milestones are \(ResolutionError.list(titles))")
+            .notFound, "no milestone \"\(text)\" on board \(board.id); \(ResolutionError.known("milestones", titles))")
     }
 
     /// Resolves `text` as a milestone on `board`.

@@ -36,6 +36,11 @@ extension ResolutionError {
     /// At most this many names are listed in a "columns are …" hint.
     static let listMax = 10
 
+    /// `columns are A, B, C` (or the first `listMax` and `…`), or `there are no columns` for an empty list.
+    static func known(_ plural: String, _ names: [String]) -> String {
+        names.isEmpty ? "there are no \(plural)" : "\(plural) are \(list(names))"
+    }
+
     /// `A, B, C` (or the first `listMax` and `…`), or `none` for an empty list.
     static func list(_ names: [String]) -> String {
         if names.isEmpty { return "none" }

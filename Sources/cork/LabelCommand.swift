@@ -8,7 +8,8 @@ struct LabelCommand: AsyncParsableCommand {
         commandName: "label", abstract: "Put labels on a card (+NAME or NAME) or take them off (-NAME).",
         discussion: """
             Everything after CARD is a label change except --json; other options go before CARD. Missing labels are \
-            created.
+            created. A label whose name starts with + or - takes the sign before it too: +-wip adds the label -wip, \
+            --wip takes it off.
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -17,8 +18,15 @@ struct LabelCommand: AsyncParsableCommand {
     @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("+NAME to add, -NAME to remove.", valueName: "±label"))
     var changes: [String] = []
 
+    /// The options of `cork label` that may be written after CARD by mistake: anything else that starts with `--`
+    /// is `-` and a label named `-…`.
+    static let options = ["--url", "--board", "--help"]
+
     func validate() throws {
-        if let option = changes.first(where: { $0.hasPrefix("--") && $0 != "--json" }) {
+        let misplaced = changes.first { change in
+            Self.options.contains { change == $0 || change.hasPrefix($0 + "=") }
+        }
+        if let option = misplaced {
             throw ValidationError("\(option): options go before CARD; after it come only +NAME, -NAME and --json")
         }
     }

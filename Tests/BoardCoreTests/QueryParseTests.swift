@@ -62,7 +62,7 @@ import Testing
                 + ##""#12" "a|b" milestone:"v1.0" assignee:"me" milestone:"none" Column:"x""##)
         #expect(
             query.description
-                == #"assignee:Alice label:bug|"needs review" -is:archived status:open due:overdue due:<=2026-03-01 "#
+                == #"assignee:Alice label:bug|"needs review" -is:archived is:open due:overdue due:<=2026-03-01 "#
                 + ##""#12" "a|b" milestone:v1.0 assignee:"me" milestone:"none" column:x"##)
     }
 

@@ -59,6 +59,14 @@ import Testing
         return cases
     }()
 
+    /// The message names the rule that was broken: a newline in a ref is a control character, not a space.
+    @Test func aRefWithANewlineIsToldItIsNotOneLine() throws {
+        let refusal = try #require(rejection(of: .editCard(EditCard(card: "c2", ref: .set("JIRA-9\nx"))), on: Fixtures.board))
+        #expect(refusal.message == "ref must be one line without control characters")
+        let space = try #require(rejection(of: .editCard(EditCard(card: "c2", ref: .set("JIRA 9"))), on: Fixtures.board))
+        #expect(space.message == "ref must not contain spaces")
+    }
+
     @Test(arguments: cases)
     func theRule(_ test: Case) throws {
         if test.accepted {

@@ -101,6 +101,11 @@ import Darwin
             // -perf looks like an option; it is a label change.
             let labelled = try await cork.json(["label", "1", "-perf", "+docs", "security"])
             #expect((labelled["card"] as? [String: Any])?["labels"] as? [String] == ["bug", "docs", "security"])
+            // A label named with a leading sign takes the sign before it: +-wip makes and adds it, --wip takes it off.
+            let signed = try await cork.json(["label", "1", "+-wip"])
+            #expect((signed["card"] as? [String: Any])?["labels"] as? [String] == ["-wip", "bug", "docs", "security"])
+            let unsigned = try await cork.json(["label", "1", "--wip"])
+            #expect((unsigned["card"] as? [String: Any])?["labels"] as? [String] == ["bug", "docs", "security"])
             let unassigned = try await cork.json(["assign", "1", "bob", "--remove"])
             #expect((unassigned["card"] as? [String: Any])?["assignees"] as? [String] == [])
             try await cork.ok(["assign", "1", "Bob B."])
@@ -257,7 +262,7 @@ import Darwin
         }
     }
 
-    @Test func ciBotCommentsAndMovesTheCardOnPassAndFail() async throws {
+    @Test func ciBotMovesTheCardThenCommentsOnPassAndFail() async throws {
         let bash = try SpawnedProcess.tool("bash")
         // The bot runs as nobody under a root test run, like the cork it starts (a cork run as root would leave files
         // in the shared config directory that nobody cannot read).
@@ -299,6 +304,20 @@ import Darwin
             #expect(again.exit.isSuccess, "\(again.exit): \(again.standardError)")
             card = try #require(try await cork.json(["show", "ref:ci:build-1207"])["card"] as? [String: Any])
             #expect(card["archived"] as? Bool != true && card["column"] as? String == "doing" && card["number"] as? Int == 1)
+
+            // DONE is full under a hard WIP limit: the move is refused (exit 3) and nothing is posted, so the run after
+            // the limit is raised posts its comment once.
+            try await owner.ok(["add", "Other", "--column", "done"])
+            try await owner.ok(["column", "wip", "done", "1", "--hard"])
+            let refused = try await report("pass", "green at last")
+            #expect(refused.exit.status == 3, "\(refused.exit): \(refused.standardError)")
+            try await owner.ok(["column", "wip", "done", "--none"])
+            let retried = try await report("pass", "green at last")
+            #expect(retried.exit.isSuccess, "\(retried.exit): \(retried.standardError)")
+            card = try #require(try await cork.json(["show", "ref:ci:build-1207"])["card"] as? [String: Any])
+            #expect(
+                (card["comments"] as? [[String: Any]])?.compactMap { $0["text"] as? String }.filter { $0.contains("green at last") }
+                    == ["build passed: green at last"])
 
             let usage = try await SpawnedProcess.run(
                 bash, [script.path, "ci:x", "maybe", "?"], logDirectory: corkd.logDirectory, name: "ci-bot-usage",

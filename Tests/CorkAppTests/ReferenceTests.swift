@@ -99,6 +99,11 @@ import Testing
         #expect(try LabelReference.resolve("docs", in: board).name == "Docs")
         #expect(resolutionError { try LabelReference.resolve("perf", in: board) }
             == ResolutionError(.notFound, "no label \"perf\" on board main; labels are bug, Docs"))
+        // A board without any: said as such, not "labels are none".
+        var bare = board
+        bare.labels = []
+        #expect(resolutionError { try LabelReference.resolve("perf", in: bare) }
+            == ResolutionError(.notFound, "no label \"perf\" on board main; there are no labels"))
     }
 
     @Test func membersByIDWithOrWithoutAtOrByDisplayName() throws {

@@ -15,7 +15,8 @@ extension QueryTerm: CustomStringConvertible {
         case .due(let values):
             return QueryTerm.field("due", values.map(\.description))
         case .status(let values):
-            return QueryTerm.field("status", values.map(\.rawValue))
+            // `is:` as README and the filter hints spell it (`status:` reads the same).
+            return QueryTerm.field("is", values.map(\.rawValue))
         case .column(let names):
             return QueryTerm.field("column", names.map { QueryTerm.quotedIfNeeded($0) })
         case .milestone(let values):

@@ -14,7 +14,7 @@ public enum QueryTerm: Hashable, Sendable {
     case assignee([AssigneeValue])
     /// `due:...`: the card's due date passes one of these.
     case due([DueValue])
-    /// `status:open|closed` (also `is:open`, `is:closed`).
+    /// `is:open|closed` (also `status:open|closed`).
     case status([StatusValue])
     /// `column:A|B`: the card sits in a column whose name or id is one of these, ignoring case.
     case column([String])

@@ -37,8 +37,10 @@ enum Validate {
 
     /// An external reference: one line, at most `Limits.refMaxCharacters`.
     static func ref(_ ref: String) -> Rejection? {
+        // The one-line rules first, so a newline is called a control character, not a space.
+        if let rejection = line(ref, "ref", max: Limits.refMaxCharacters) { return rejection }
         if ref.contains(where: \.isWhitespace) { return Rejection(.invalid, "ref must not contain spaces") }
-        return line(ref, "ref", max: Limits.refMaxCharacters)
+        return nil
     }
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
