@@ -44,11 +44,16 @@ public struct Outbox: Sendable, Hashable {
     /// Writes one line and flushes.
     public func send(_ line: ByteBuffer) { send([line]) }
 
-    /// Writes a final line, then closes the connection once it is written.
+    /// Writes a final line, then closes the connection once it is written. From then on nothing more the peer sends
+    /// is read, and the session's inbound stream ends (``FramingCommand/endInput``): the session leaves its boards
+    /// at once, not when the TLS close has finished (up to 5 s for a peer that does not answer `close_notify`).
     public func sendAndClose(_ line: ByteBuffer) {
         let channel = self.channel
         channel.eventLoop.execute {
-            channel.writeAndFlush(line).whenComplete { _ in channel.close(promise: nil) }
+            channel.writeAndFlush(line).whenComplete { _ in
+                channel.triggerUserOutboundEvent(FramingCommand.endInput, promise: nil)
+                channel.close(promise: nil)
+            }
         }
     }
 

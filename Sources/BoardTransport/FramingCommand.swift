@@ -6,6 +6,12 @@
 public enum FramingCommand: Hashable, Sendable {
     /// The peer is authenticated: switch to the post-auth line and outbox caps.
     case authenticated
+    /// The server is done listening: ``LineFramer`` drops every further byte and tells the handlers after it that
+    /// the input is closed (`ChannelEvent.inputClosed`, which ends a `NIOAsyncChannel`'s inbound stream), at once.
+    /// For a connection the server closes on its own (a revoked token, shutdown): under TLS the close itself waits
+    /// for the peer's `close_notify` (up to NIOSSL's 5 s shutdown timeout), and nothing the peer sends meanwhile
+    /// may reach the session, nor the session stay on its boards that long.
+    case endInput
 }
 
 /// Outbound user events that mark bulk writes: catch-up deltas and snapshots sent in answer to a request.

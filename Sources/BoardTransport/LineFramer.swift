@@ -49,6 +49,9 @@ public final class LineFramer: ChannelDuplexHandler, RemovableChannelHandler {
     private var deadlineCheck: Scheduled<Void>?
     /// Set once a bound was broken; everything after is dropped.
     private var failed = false
+    /// Set by ``FramingCommand/endInput``: everything after is dropped, but reading goes on (so TLS sees the peer's
+    /// `close_notify` and the close completes without waiting for its timeout).
+    private var inputEnded = false
 
     /// Bytes of an unfinished line held right now (never more than ``lineMax`` + 1).
     public var bufferedBytes: Int { partial?.readableBytes ?? 0 }
@@ -71,7 +74,7 @@ public final class LineFramer: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Emits every complete line in `data` and keeps the unfinished rest, within the cap.
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !failed else { return }
+        guard !failed, !inputEnded else { return }
         var bytes = unwrapInboundIn(data)
 
         if var line = partial {
@@ -131,6 +134,8 @@ public final class LineFramer: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Drops an unfinished line when the connection ends, and stops the deadline.
+    ///
+    /// (`ChannelEvent.inputClosed` from below, a peer's half-close, passes on as is.)
     public func channelInactive(context: ChannelHandlerContext) {
         stop()
         context.fireChannelInactive()
@@ -149,11 +154,17 @@ public final class LineFramer: ChannelDuplexHandler, RemovableChannelHandler {
         context.read()
     }
 
-    /// Raises the cap on ``FramingCommand/authenticated`` (and completes the promise); passes anything else on.
+    /// Raises the cap on ``FramingCommand/authenticated``, ends the input on ``FramingCommand/endInput`` (and
+    /// completes the promise); passes anything else on.
     public func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
         if let command = event as? FramingCommand {
             switch command {
             case .authenticated: lineMax = max(lineMax, authenticatedLineMax)
+            case .endInput:
+                guard !inputEnded else { break }
+                inputEnded = true
+                stop()
+                context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
             }
             promise?.succeed(())
             return

@@ -131,6 +131,7 @@ public final class OutboxHandler: ChannelOutboundHandler, RemovableChannelHandle
         if let command = event as? FramingCommand {
             switch command {
             case .authenticated: outboxBytes = max(outboxBytes, authenticatedOutboxBytes)
+            case .endInput: break  // ``LineFramer``'s
             }
         } else if let command = event as? OutboxCommand {
             inBulk = command == .beginBulk

@@ -1,3 +1,4 @@
+import BoardServer
 import BoardTesting
 import BoardWire
 import Foundation
@@ -35,12 +36,47 @@ import Testing
     }
 }
 
+/// A revoked user is gone from the board as soon as corkd has said `token_revoked`, even when their client keeps
+/// its socket open and never answers corkd's TLS `close_notify` (before: 5 s later, when NIOSSL gave up waiting).
+@Suite(.timeLimit(.minutes(2))) struct RevokeLeavesAtOnceTests {
+    @Test func aRevokedSessionLeavesTheBoardBeforeTheConnectionHasClosed() async throws {
+        try await withTestServer { server in
+            let owner = try await server.connect()
+            try await owner.send(#"{"type":"subscribe","board":"main"}"#)
+            _ = try await owner.expect(type: "presence.state", skipping: ["snapshot", "subscribed", "ping"])
+            let token = try await server.invite("mallory")
+            _ = try await owner.expect(type: "delta", skipping: ["ping"])  // mallory is a member now
+            let mallory = try await server.connect(token: token)
+            try await mallory.send(#"{"type":"subscribe","board":"main"}"#)
+            _ = try await mallory.expect(type: "presence.state", skipping: ["snapshot", "subscribed", "presence", "ping"])
+            let joined = try await owner.expect(type: "presence", skipping: ["ping"])
+
+            // Everything mallory's side would send from now on is dropped, its answer to close_notify included.
+            let mute = MuteAfterNextFlush(muted: true)
+            try await mallory.channel.channel.pipeline.addHandler(mute, position: .first).get()
+            _ = try await server.store.revokeTokens(of: "mallory", now: WallClock().now())
+            _ = try await server.store.enqueue(.revoke(user: "mallory"), now: WallClock().now())
+            _ = try await mallory.expect(type: "error", skipping: ["ping", "presence"])
+
+            let left = try await owner.expect(type: "presence.left", skipping: ["ping"])
+            #expect(left["session"] as? String == joined["session"] as? String)
+            #expect(mallory.channel.channel.isActive, "corkd's close is still waiting for close_notify: the leave did not")
+
+            try await mute.abort(mallory.channel.channel)
+            await owner.close()
+        }
+    }
+}
+
 /// At the pipeline's head, below TLS: passes writes until the first flush, then drops every outbound byte and
 /// ignores closes, like a peer that keeps its socket open and answers nothing. `abort` closes the socket.
 private final class MuteAfterNextFlush: ChannelOutboundHandler, @unchecked Sendable {
     typealias OutboundIn = ByteBuffer
     /// Touched on the channel's event loop only.
-    private var muted = false
+    private var muted: Bool
+
+    /// `muted`: drop everything from the start.
+    init(muted: Bool = false) { self.muted = muted }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if muted { promise?.succeed(()) } else { context.write(data, promise: promise) }

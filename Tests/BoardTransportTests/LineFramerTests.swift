@@ -14,6 +14,18 @@ final class ReadCounter: ChannelOutboundHandler {
     }
 }
 
+/// Counts `ChannelEvent.inputClosed` events that reach it.
+final class InboundEvents: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    var inputClosed = 0
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .some(.inputClosed) = event as? ChannelEvent { inputClosed += 1 }
+        context.fireUserInboundEventTriggered(event)
+    }
+}
+
 @Suite("LineFramer")
 struct LineFramerTests {
     static let sample = "alpha\nbeta\r\n\n\r\ngamma {\"x\":1}\nz\n"
@@ -162,6 +174,25 @@ struct LineFramerTests {
         #expect(try inboundLines(channel) == [long, String(repeating: "y", count: 64)])
         deliver(String(repeating: "z", count: 65) + "\n", to: channel)
         #expect(caughtTransportError(channel)?.code == .lineTooLong)
+    }
+
+    @Test("after FramingCommand.endInput nothing more is read as a line, the input is closed once, and reading goes on")
+    func endInputDropsWhatFollowsAndClosesTheInput() throws {
+        let framer = LineFramer(preauthLineMax: 4096, lineMax: 65536, lineTimeout: .seconds(30))
+        let (counter, events) = (ReadCounter(), InboundEvents())
+        let channel = EmbeddedChannel(handlers: [counter, framer, events])
+        deliver("before\npart", to: channel)
+        for _ in 0..<2 {
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            channel.triggerUserOutboundEvent(FramingCommand.endInput, promise: promise)
+            #expect(try embeddedResult(promise.futureResult)?.get() != nil)
+        }
+        deliver("ial\nafter\n", to: channel)
+        #expect(try inboundLines(channel) == ["before"], "a revoked peer's later lines never reach the session")
+        #expect(events.inputClosed == 1)
+        let reads = counter.reads
+        channel.read()
+        #expect(counter.reads == reads + 1, "TLS must still see the peer's close_notify")
     }
 
     @Test("a line trickled over 31 s fails at 30 s even though bytes keep arriving")
