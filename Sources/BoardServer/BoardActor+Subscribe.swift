@@ -212,9 +212,9 @@ extension BoardActor {
         presenceUpdated[session.id] = clock.monotonicMs()
         if let wait = heldForMs {
             if heldDrags.updateValue(entry, forKey: session.id) == nil {
-                let id = session.id
+                let (id, hold) = (session.id, configuration.presenceHoldMs ?? min(max(wait, 1), 1_000))
                 Task {
-                    try? await Task.sleep(for: .milliseconds(min(max(wait, 1), 1_000)))
+                    try? await Task.sleep(for: .milliseconds(hold))
                     self.releaseHeldDrag(id)
                 }
             }

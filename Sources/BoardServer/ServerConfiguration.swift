@@ -44,6 +44,10 @@ public struct ServerConfiguration: Sendable {
     /// (`BoardActor.presenceFlushMs`). Only tests that call `flushPresence` themselves turn it off, so that a slow
     /// machine cannot flush in the middle of what they check.
     public var flushesPresence = true
+    /// How long a drag position dropped by `presence_rate_per_s` is held before it is sent (unless a newer update of
+    /// the session goes out first). nil, the default: until the rate allows the next update. Tests that count what
+    /// gets through set it long, so that how fast the machine runs cannot add a held position to the count.
+    public var presenceHoldMs: UInt64?
     /// The board created on first start. Default `main`.
     public var defaultBoard: BoardID = "main"
     /// The owner created on first start. Default `owner`.
