@@ -200,23 +200,20 @@ extension BoardActor {
     }
 
     /// Records what a session present on the board is doing and tells the others (ephemeral: never stored). An
-    /// intermediate drag position over the presence rate comes with `heldForMs`, the wait until the rate allows the
-    /// next: it is held, replacing any held before it, and sent after that wait unless an update of the session goes
-    /// out first. A burst of positions then ends where the drag is, never at the last one the burst let through.
-    func updatePresence(_ session: SessionRef, _ entry: ServerMessage.PresenceEntry, heldForMs: UInt64? = nil)
-        -> PresenceOutcome
-    {
+    /// intermediate drag position over the presence rate comes with `held`: the wait until the session's bucket has
+    /// a token again, and the bucket. It is held, replacing any held before it, and sent after that wait, for a
+    /// token of that bucket, unless an update of the session goes out first. A burst of positions then ends where
+    /// the drag is, never at the last one the burst let through, and the session's updates stay within the rate.
+    func updatePresence(
+        _ session: SessionRef, _ entry: ServerMessage.PresenceEntry, held: (waitMs: UInt64, bucket: PresenceBucket)? = nil
+    ) -> PresenceOutcome {
         settleIfPublished()
         guard !isClosed, committed.members[session.user] != nil else { return .notFound }
         guard presence[session.id] != nil else { return .notPresent }
         presenceUpdated[session.id] = clock.monotonicMs()
-        if let wait = heldForMs {
+        if let held {
             if heldDrags.updateValue(entry, forKey: session.id) == nil {
-                let (id, hold) = (session.id, configuration.presenceHoldMs ?? min(max(wait, 1), 1_000))
-                Task {
-                    try? await Task.sleep(for: .milliseconds(hold))
-                    self.releaseHeldDrag(id)
-                }
+                releaseHeldDrag(session.id, after: held.waitMs, bucket: held.bucket)
             }
             return .updated
         }
@@ -226,12 +223,25 @@ extension BoardActor {
         return .updated
     }
 
-    /// Sends a session's held drag position, if it still has one and is still present.
-    func releaseHeldDrag(_ session: SessionID) {
-        guard let entry = heldDrags.removeValue(forKey: session), !isClosed, presence[session] != nil else { return }
-        presence[session] = entry
-        presenceUpdated[session] = clock.monotonicMs()
-        presenceChanged(entry, except: session)
+    /// Sends a session's held drag position after `waitMs`, if it still has one and is still present, and the
+    /// bucket has a token then (else it waits again).
+    private func releaseHeldDrag(_ session: SessionID, after waitMs: UInt64, bucket: PresenceBucket) {
+        let hold = configuration.presenceHoldMs ?? min(max(waitMs, 1), 1_000)
+        Task {
+            try? await Task.sleep(for: .milliseconds(hold))
+            guard self.heldDrags[session] != nil, !self.isClosed, self.presence[session] != nil else {
+                self.heldDrags[session] = nil
+                return
+            }
+            if let wait = bucket.take(nowMs: self.clock.monotonicMs()) {
+                self.releaseHeldDrag(session, after: wait, bucket: bucket)
+                return
+            }
+            guard let entry = self.heldDrags.removeValue(forKey: session) else { return }
+            self.presence[session] = entry
+            self.presenceUpdated[session] = self.clock.monotonicMs()
+            self.presenceChanged(entry, except: session)
+        }
     }
 
     /// Resets editing and dragging that were not refreshed within `presence_timeout_ms` to viewing, so a client that

@@ -109,14 +109,14 @@ extension Session {
         }
         let now = context.clock.monotonicMs()
         let rate = context.configuration.limits.presenceRatePerS
-        var bucket = presenceBucket ?? TokenBucket(rate: rate, burst: rate, nowMs: now)
-        let wait = bucket.take(nowMs: now)
+        let bucket = presenceBucket ?? PresenceBucket(rate: rate, nowMs: now)
         presenceBucket = bucket
+        let wait = bucket.take(nowMs: now)
         let entry = ServerMessage.PresenceEntry(
             session: ref.id, user: ref.user, state: request.state, card: request.card, column: request.column,
             index: request.index, away: request.away)
         let droppable = wait != nil && request.state == .dragging && lastPresence == .dragging
-        switch await board.updatePresence(ref, entry, heldForMs: droppable ? wait : nil) {
+        switch await board.updatePresence(ref, entry, held: droppable ? wait.map { ($0, bucket) } : nil) {
         case .updated:
             lastPresence = request.state
         case .notFound:

@@ -53,7 +53,7 @@ final class Session {
         return logger
     }
     /// Presence updates allowed per second (`presence_rate_per_s`): excess drag positions are dropped.
-    var presenceBucket: TokenBucket?
+    var presenceBucket: PresenceBucket?
     /// The last presence state this session sent.
     var lastPresence: PresenceActivity?
     /// Boards this session sent ops to (their acks must go out before a `bye` closes the connection).

@@ -202,8 +202,10 @@ import Testing
     /// A dragger and a watcher on one board, with `presence_rate_per_s` 5 on a frozen clock (the bucket never
     /// refills: only the burst of 5 and what the board holds back get through).
     /// `holdMs`: how long the board holds a dropped position (nil: until the rate allows, 200 ms here).
-    static func withDragger(holdMs: UInt64? = nil, _ body: @Sendable (WireProbe, WireProbe) async throws -> Void) async throws {
-        try await withTestServer(clock: FrozenClock(), configure: {
+    static func withDragger(
+        clock: any ServerClock = FrozenClock(), holdMs: UInt64? = nil, _ body: @Sendable (WireProbe, WireProbe) async throws -> Void
+    ) async throws {
+        try await withTestServer(clock: clock, configure: {
             $0.limits.presenceRatePerS = 5
             $0.presenceHoldMs = holdMs
         }) { server in
@@ -251,7 +253,7 @@ import Testing
 
     @Test func theLastPositionOfABurstOverTheRateReachesTheOthers() async throws {
         // Before: the watcher saw indexes 0–4 and never 49, so the dragger's card stood where it was 45 moves ago.
-        try await Self.withDragger { watcher, dragger in
+        try await Self.withDragger(clock: WallClock()) { watcher, dragger in
             try await Self.drag(dragger, to: 0..<50)
             var seen: [Int] = []
             while seen.last != 49 {
@@ -259,6 +261,28 @@ import Testing
                 if let index = presence["index"] as? Int { seen.append(index) }
             }
             #expect(seen.prefix(5) == [0, 1, 2, 3, 4], "the burst first: \(seen)")
+        }
+    }
+
+    @Test func aHeldPositionTakesATokenLikeAnyOtherUpdate() async throws {
+        // An outside client counted twice presence_rate_per_s getting through at a steady 15–30 positions a second:
+        // the held positions were sent on top of the rate. Time moves here only when the test moves it.
+        let clock = ManualClock()
+        try await Self.withDragger(clock: clock) { watcher, dragger in
+            try await Self.drag(dragger, to: 0..<20)
+            var seen: [Int] = []
+            while seen.last != 4 { if let index = try await Self.nextPresence(watcher)["index"] as? Int { seen.append(index) } }
+            // The burst is spent and no time passes: 19 waits for a token. 250 ms later there is one, and 19 goes.
+            clock.advance(by: 250)
+            while seen.last != 19 { if let index = try await Self.nextPresence(watcher)["index"] as? Int { seen.append(index) } }
+            #expect(seen == [0, 1, 2, 3, 4, 19])
+            // Spent again: 39 is held with no token to send it, until the state changes, which always goes out and
+            // takes the held position's place.
+            try await Self.drag(dragger, to: 20..<40)
+            try await Task.sleep(for: .milliseconds(500))
+            try await dragger.send(#"{"type":"presence","board":"main","state":"viewing"}"#)
+            let next = try await Self.nextPresence(watcher)
+            #expect(next["state"] as? String == "viewing", "a held position went out without a token: \(next)")
         }
     }
 }
