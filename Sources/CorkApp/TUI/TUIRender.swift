@@ -286,40 +286,4 @@ extension TUIModel {
         }
         return String(rest)
     }
-
-    /// The key help (`?`).
-    public static let helpLines = [
-        "h j k l / arrows  move the selection      Enter  card, history; c comment, E description",
-        "PgUp / PgDn       a screenful of cards    g / G  first / last card (in the feed too)",
-        "Space / m         pick the card up; arrows carry it; Enter drops it; Esc puts it back",
-        "J / K             reorder in the column    H / L  move to the column left / right",
-        "n  new card here   e  edit the title       E  edit the description in $EDITOR",
-        "x  archive         C  close / reopen       u / U  undo / redo your own changes, newest first",
-        "v  multi-select (Space marks; H/L, x, C, /label and M apply to all)",
-        "k above the first card: the column header; e rename, a add a column, H/L move, w WIP limit, x remove",
-        "M  milestones: Enter puts the card(s) in one, - takes them out, f filters, n new, C close/reopen",
-        "b  boards: Enter switches, n creates      Card detail: a add a checklist item, Space tick,",
-        "                                          J / K move it, x remove it (j / k select)",
-        "/  filter (label:bug @me due:overdue is:open \"words\")   Tab  board → feed → input",
-        "Input: text is chat; /add /move /edit /desc /due /label /assign /comment /close /reopen",
-        "       /archive #N /restore /undo [skip] /redo [skip] /filter /who /away /lastlog /help /quit",
-        "       /column add NAME | rename COL NAME | move COL N|left|right | remove COL | wip COL N [hard]|none",
-        "       /board [ID | create ID NAME]   /milestones   /members (an owner: o e v b set the role)",
-        "       /archive [SEARCH]: the archived cards; Enter restores, / searches",
-        "       /set joins on|fold|off: joins and leaves each on a line, folded into one (default), or hidden",
-        "       Tab completes commands, #cards, columns, labels, users; Tab again: the next one",
-        "Ctrl-Z  suspend to the shell (fg comes back)    r  reconnect now (while the connection is down)",
-        "q  quit (asks again while ops are queued)       Esc or ? closes this help",
-    ]
-
-    func renderHelp(into screen: inout ScreenBuffer) {
-        let boxWidth = min(width - 2, (TUIModel.helpLines.map(\.count).max() ?? 40) + 4)
-        let boxHeight = min(height - 2, TUIModel.helpLines.count + 2)
-        let rect = Rect(x: max(0, (width - boxWidth) / 2), y: max(0, (height - boxHeight) / 2), width: boxWidth, height: boxHeight)
-        screen.fill(rect)
-        screen.drawBox(rect, title: " keys ")
-        for (n, line) in TUIModel.helpLines.prefix(boxHeight - 2).enumerated() {
-            screen.write(line, x: rect.x + 2, y: rect.y + 1 + n, maxWidth: boxWidth - 4)
-        }
-    }
 }
