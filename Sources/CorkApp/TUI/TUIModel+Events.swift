@@ -95,6 +95,7 @@ extension TUIModel {
         case .activity(let event):
             guard event.board.id == boardID else { return [] }
             history?.append(event.activity)
+            if event.isOwn, let card = event.activity.card { endNotice(about: .cards([card])) }
             let isChat = event.activity.kind == "chat"
             let own = event.isOwn && !isChat ? recordOwn(event.activity, after: event.board) : nil
             let text = own ?? FeedSentence.render(event.activity, after: event.board)
@@ -155,6 +156,7 @@ extension TUIModel {
             return []
         }
         post(FeedEntry("rejected \(rejected.op.request.kind): \(reject.code.rawValue): \(reject.message)", kind: .error))
+        if case .op(let op) = rejected.op.request, let card = op.card { endNotice(about: .cards([card])) }
         if case .op(.addCard(let add)) = rejected.op.request, add.card == selectWhenShown { selectWhenShown = nil }
         if rejected.op.board == boardID, restoreRefusedText(rejected.op.request, reason: reject.message) { return [] }
         // A conflict on a board left since (`/board`) is reported but cannot be resolved here.
@@ -164,6 +166,7 @@ extension TUIModel {
             case .string(let theirs)? = current["description"], case .int(let seq)? = current["seq"]
         else { return [] }
         conflict = DescriptionConflict(card: edit.card, mine: mine, theirs: theirs, seq: UInt64(seq))
+        endNotice(about: .conflict)
         post(FeedEntry("someone changed that description first: /keep mine, /theirs, or /merge in $EDITOR", kind: .info))
         return []
     }

@@ -192,14 +192,17 @@ extension TUIModel {
                 for entry in matches { post(FeedEntry("  " + entry.text, kind: .info)) }
                 return []
             case "/keep", "/theirs", "/merge":
-                guard let conflict else { throw usage("no description conflict to resolve") }
+                guard let conflict else {
+                    say("no description conflict to resolve", about: .conflict)
+                    return []
+                }
                 switch name {
                 case "/keep":
                     self.conflict = nil
                     return [.submit(.editCard(EditCard(card: conflict.card, description: conflict.mine, baseSeq: conflict.seq)))]
                 case "/theirs":
                     self.conflict = nil
-                    notice = "kept the server's description"
+                    say("kept the server's description", about: .conflict)
                     return []
                 default:
                     return [

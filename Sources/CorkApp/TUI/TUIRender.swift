@@ -228,7 +228,12 @@ extension TUIModel {
         if let filter { parts.append("filter: \(filter.text)") }
         if marking { parts.append("\(marked.count) marked") }
         if let away { parts.append("away: \(away)") }
-        if let notice { parts.append(notice) } else if onHeader && overlay == nil { parts.append(TUIModel.headerHint) }
+        if let notice {
+            parts.append(notice)
+        } else if onHeader && overlay == nil && focus == .board && carry == nil {
+            // Only while the column keys apply: not after Tab moved the focus to the feed or the input line.
+            parts.append(TUIModel.headerHint)
+        }
         return parts.joined(separator: " · ")
     }
 
