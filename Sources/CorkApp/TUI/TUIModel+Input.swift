@@ -99,11 +99,8 @@ extension TUIModel {
         do {
             switch name {
             case "/add":
-                guard !rest.isEmpty else { throw usage("/add TITLE") }
-                let column = columns.indices.contains(self.column) ? columns[self.column].id : nil
-                let card = IDGenerator.cardID()
-                selectWhenShown = card
-                return [.submit(.addCard(AddCard(card: card, column: column, title: rest)))]
+                // The line as typed: a title after `--` keeps its spaces.
+                return try addCommand(String(line.dropFirst(name.count)), on: board)
             case "/move":
                 guard words.count >= 2 else { throw usage("/move CARD COLUMN") }
                 let card = try CardReference.resolve(words[0], in: board)
