@@ -80,12 +80,8 @@ extension TUIModel {
         }
     }
 
-    /// The slash commands, for `/help` and tab completion.
-    public static let commands = [
-        "/add", "/move", "/edit", "/desc", "/due", "/label", "/assign", "/comment", "/close", "/reopen", "/archive",
-        "/restore", "/undo", "/redo", "/filter", "/who", "/away", "/board", "/lastlog", "/keep", "/theirs", "/merge", "/set", "/help",
-        "/quit", "/column", "/milestones", "/members",
-    ]
+    /// The slash commands, for tab completion (``SlashCommand/all`` documents them).
+    public static let commands = SlashCommand.all.map(\.name)
 
     /// Runs a `/command` typed in the input line.
     mutating func command(_ line: String) -> [TUIEffect] {

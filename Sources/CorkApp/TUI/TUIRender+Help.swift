@@ -1,7 +1,7 @@
 import TerminalUI
 
 extension TUIModel {
-    /// The key help (`?`).
+    /// The key help (`?`): the keys, then every input-line command with its arguments.
     public static let helpLines = [
         "h j k l / arrows  move the selection      Enter  card, history; c comment, E description",
         "PgUp / PgDn       a screenful of cards    g / G  first / last card (in the feed too)",
@@ -12,19 +12,15 @@ extension TUIModel {
         "v  multi-select (Space marks; H/L, x, C, /label and M apply to all)",
         "k above the first card: the column header; e rename, a add a column, H/L move, w WIP limit, x remove",
         "M  milestones: Enter puts the card(s) in one, - takes them out, f filters, n new, C close/reopen",
-        "b  boards: Enter switches, n creates      Card detail: a add a checklist item, Space tick,",
-        "                                          J / K move it, x remove it (j / k select)",
+        "b  boards: Enter switches, n creates",
+        "Card detail: j / k select a checklist item, Space ticks it, J / K move it, x removes it, a adds one",
         "/  filter (label:bug @me due:overdue is:open \"words\")   Tab  board → feed → input",
-        "Input: text is chat; /add /move /edit /desc /due /label /assign /comment /close /reopen",
-        "       /archive #N /restore /undo [skip] /redo [skip] /filter /who /away /lastlog /help /quit",
-        "       /column add NAME | rename COL NAME | move COL N|left|right | remove COL | wip COL N [hard]|none",
-        "       /board [ID | create ID NAME]   /milestones   /members (an owner: o e v b set the role)",
-        "       /archive [SEARCH]: the archived cards; Enter restores, / searches",
-        "       /set joins on|fold|off: joins and leaves each on a line, folded into one (default), or hidden",
-        "       Tab completes commands, #cards, columns, labels, users; Tab again: the next one",
         "Ctrl-Z  suspend to the shell (fg comes back)    r  reconnect now (while the connection is down)",
         "q  quit (asks again while ops are queued)       Esc or ? closes this help",
-    ]
+        "",
+        "Input line: plain text is chat; Tab completes commands, #cards, columns, labels, users (again: the next one).",
+        "CARD is #12, 12 or ref:ID; left out, it is the selected card.",
+    ] + SlashCommand.all.map { "  \($0.usage)  \($0.summary)" }
 
     /// The key help as drawn now: its lines wrapped to the box, how many show at once, and the box's width.
     ///
