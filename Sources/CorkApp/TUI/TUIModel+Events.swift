@@ -18,9 +18,12 @@ extension TUIModel {
         case .key(let event):
             return handleKey(event)
         case .resize(let width, let height):
-            self.width = max(20, width)
-            self.height = max(8, height)
-            return []
+            let minimum = TUIModel.minimumSize
+            self.width = max(minimum.width, width)
+            self.height = max(minimum.height, height)
+            undersized = width < minimum.width || height < minimum.height
+                ? TerminalSize(width: max(1, width), height: max(1, height)) : nil
+            return [.repaint]
         case .client(let event):
             return handle(event)
         case .pending(let count):

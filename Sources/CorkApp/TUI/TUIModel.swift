@@ -63,6 +63,11 @@ public struct TUIModel: Sendable {
     public var width: Int
     /// The terminal height.
     public var height: Int
+    /// The terminal's own size when it is smaller than ``minimumSize`` (``width`` and ``height`` are then the
+    /// minimum, which the board is laid out for); nil otherwise.
+    public var undersized: TerminalSize?
+    /// The smallest terminal the board is drawn in; a smaller one shows only a line asking for more room.
+    public static let minimumSize = TerminalSize(width: 20, height: 8)
     /// The signed-in user, after `welcome`.
     public var user: UserID? { didSet { visibleVersion &+= 1 } }
     /// The board followed.

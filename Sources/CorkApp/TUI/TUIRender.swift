@@ -14,6 +14,7 @@ extension TUIModel {
 
     /// Draws the whole screen. Pure: the same model gives the same buffer.
     public func render() -> ScreenBuffer {
+        if let undersized { return TUIModel.tooSmall(undersized) }
         var screen = ScreenBuffer(width: width, height: height)
         renderBoard(into: &screen)
         renderFeed(into: &screen, top: boardHeight)
@@ -27,6 +28,18 @@ extension TUIModel {
         case .members?: renderMembers(into: &screen)
         case .archive?: renderArchive(into: &screen)
         case nil: break
+        }
+        return screen
+    }
+
+    /// A terminal too small for the board: a frame of its own size that asks for more room (a frame of the
+    /// minimum size would be drawn past its bottom and right edges).
+    static func tooSmall(_ size: TerminalSize) -> ScreenBuffer {
+        var screen = ScreenBuffer(width: size.width, height: size.height)
+        let minimum = TUIModel.minimumSize
+        let text = "window too small: \(minimum.width)×\(minimum.height) at least"
+        for (y, row) in wrap(text, width: size.width).prefix(size.height).enumerated() {
+            screen.write(row, x: 0, y: y, style: Style(attributes: .bold))
         }
         return screen
     }
