@@ -108,10 +108,15 @@ extension TUIModel {
         case .presence(let event):
             let before = presence
             presence = event.sessions
+            // Joins and leaves are counted per person: a second session of someone already here (another terminal,
+            // a resubscribe before the old session is gone) is not a second "joined", and they leave with their last.
+            func here(_ who: UserID, in sessions: [SessionID: PresenceEntry]) -> Bool {
+                sessions.values.contains { $0.user == who }
+            }
             switch event.change {
-            case .updated(let entry) where before[entry.session] == nil && entry.user != user:
+            case .updated(let entry) where before[entry.session] == nil && entry.user != user && !here(entry.user, in: before):
                 postPresence(entry.user, joined: true)
-            case .left(let session, let who) where before[session] != nil && who != user:
+            case .left(let session, let who) where before[session] != nil && who != user && !here(who, in: presence):
                 postPresence(who, joined: false)
             default:
                 break
