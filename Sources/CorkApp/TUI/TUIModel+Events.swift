@@ -128,6 +128,9 @@ extension TUIModel {
             let was = connection
             connection = state
             reconnectAt = nil
+            // Offline, who is where is not known: the markers and ghosts go until the server lists them again after
+            // subscribing (the list, not a join each, so nobody is announced as joining).
+            if case .connected = state {} else { presence = [:] }
             // "reconnecting now" holds while that dial is under way; any other change makes such a notice stale.
             if let shown = notice, TUIModel.connectionNotices.contains(shown) {
                 if case .connecting = state, shown == TUIModel.reconnectingNow {} else { notice = nil }
