@@ -86,9 +86,7 @@ extension BoardClient {
         } catch {
             // A session that was up and then broke (the server killed, the network gone) lost its connection; it
             // did not fail to connect.
-            if session.welcome != nil, !(error is ClientError) {
-                return ClientSession.Failure(ClientError(.disconnected, "lost the connection to \(endpoint) (\(error))"))
-            }
+            if session.welcome != nil, !(error is ClientError) { return BoardClient.sessionLost(error, endpoint: endpoint) }
             return BoardClient.classify(error, endpoint: endpoint)
         }
         return nil
@@ -191,6 +189,27 @@ extension BoardClient {
         }
         if let client = error as? ClientError { return .init(client, isFatal: client.isFatal) }
         return .init(ClientError(.cannotConnect, "cannot connect to \(endpoint): \(describeDialFailure(error))"))
+    }
+
+    /// A session that was up and broke (not a failed dial), with why in words: the client reconnects.
+    static func sessionLost(_ error: any Error, endpoint: ClientConfiguration.Endpoint) -> ClientSession.Failure {
+        ClientSession.Failure(ClientError(.disconnected, "lost the connection to \(endpoint): \(describeSessionEnd(error))"))
+    }
+
+    /// Why a session that was up ended, in words. NIO's own descriptions name an enum case (a server killed with
+    /// `kill -9` shows as `uncleanShutdown`: its end closed without TLS's close_notify) or dump the errno.
+    static func describeSessionEnd(_ error: any Error) -> String {
+        if case .uncleanShutdown? = error as? NIOSSLError {
+            return "the server went away without closing the connection (it stopped abruptly, or the network cut it)"
+        }
+        switch error as? ChannelError {
+        case .eof?, .ioOnClosedChannel?: return "the connection closed"
+        default: break
+        }
+        if let io = error as? IOError {
+            return io.errnoCode == ECONNRESET ? "the connection was reset" : String(cString: strerror(io.errnoCode))
+        }
+        return "\(error)"
     }
 
     /// A failed TCP connect in words: NIO's own description is a debug dump (`SingleConnectionFailure(target: …)`).

@@ -115,3 +115,22 @@ final class PlainHTTPAnswerer: @unchecked Sendable {  // the descriptor is set o
         close(listener)
     }
 }
+
+/// What a user reads when a session that was up breaks: words, not the name of a NIO error case.
+@Suite struct SessionLostWordsTests {
+    /// The server killed with `kill -9`: its end of the TLS connection closes without a close_notify.
+    @Test func aServerThatVanishedMidSessionIsSaidInWords() {
+        let endpoint = ClientConfiguration.Endpoint(host: "127.0.0.1", port: 7420)
+        for error in [
+            NIOSSLError.uncleanShutdown as any Error, IOError(errnoCode: ECONNRESET, reason: "read"),
+            ChannelError.eof, ChannelError.ioOnClosedChannel,
+        ] {
+            let failure = BoardClient.sessionLost(error, endpoint: endpoint)
+            #expect(failure.error.code == .disconnected)
+            let message = failure.error.message
+            #expect(message.hasPrefix("lost the connection to 127.0.0.1:7420: "), "\(message)")
+            #expect(!message.contains("uncleanShutdown") && !message.contains("errno") && !message.contains("eof")
+                && !message.contains("ioOnClosedChannel"), "\(message)")
+        }
+    }
+}

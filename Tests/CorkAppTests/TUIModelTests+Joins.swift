@@ -71,4 +71,21 @@ extension TUIModelTests {
         _ = Self.enter("/set", into: &model)
         #expect(model.feed.last?.text == "joins and leaves: on")
     }
+
+    /// Two sessions of one person (two terminals, or a resubscribe before the old session is gone) are one person
+    /// here: the second is no second "joined", and they leave when their last session does.
+    @Test(arguments: [JoinsDisplay.fold, .on])
+    func aSecondSessionOfSomeoneHereIsNotASecondJoin(joins: JoinsDisplay) {
+        var model = Self.model()
+        model.joins = joins
+        let before = model.feed.count
+        Self.presence("bob", session: "s-b1", joins: true, in: &model)
+        Self.presence("bob", session: "s-b2", joins: true, in: &model)
+        #expect(model.feed.dropFirst(before).map(\.text) == ["bob joined"])
+        Self.presence("bob", session: "s-b1", joins: false, in: &model)
+        #expect(model.feed.dropFirst(before).map(\.text) == ["bob joined"], "bob is still here")
+        Self.presence("bob", session: "s-b2", joins: false, in: &model)
+        #expect(model.feed.dropFirst(before).map(\.text)
+            == (joins == .fold ? ["bob joined and left"] : ["bob joined", "bob left"]))
+    }
 }

@@ -69,4 +69,24 @@ extension TUIModelTests {
         // Chat is open to viewers.
         #expect(Self.enter("hello", into: &model) == [.submit(.chat(text: "hello"))])
     }
+
+    /// Offline, who is where is not known: the others' markers and ghosts go (and come back with the server's list
+    /// once subscribed again), without a "left" line for anyone.
+    @Test func presenceIsNotShownWhileDisconnected() {
+        var model = Self.model()
+        let dragging = PresenceEntry(session: "s-2", user: "bob", state: .dragging, card: "k2", column: "doing", index: 0)
+        _ = model.update(.client(.presence(PresenceEvent(sessions: ["s-2": dragging], change: .updated(dragging)))))
+        #expect(model.render().lines.contains { $0.contains("bob is dragging") })
+        let feed = model.feed.count
+        _ = model.update(.client(.connection(.reconnecting(in: .seconds(1), lastError: "reset"))))
+        let lines = model.render().lines
+        #expect(!lines.contains { $0.contains("bob is dragging") || $0.contains("✥BO") }, "\(lines.joined(separator: "\n"))")
+        #expect(model.presence.isEmpty)
+        #expect(!model.feed.dropFirst(feed).contains { $0.text.contains("bob left") || $0.text.contains("bob joined") })
+        // Subscribed again: the server's list, with nobody announced as joining.
+        _ = model.update(.client(.connection(.connected(endpoint: "127.0.0.1:7420", user: "alice"))))
+        _ = model.update(.client(.presence(PresenceEvent(sessions: ["s-2": dragging], change: .state))))
+        #expect(model.render().lines.contains { $0.contains("bob is dragging") })
+        #expect(!model.feed.dropFirst(feed).contains { $0.text.contains("bob joined") })
+    }
 }

@@ -68,12 +68,18 @@ extension TUIModelTests {
         #expect(Self.enter("/redo", into: &model) == [.undo(seq: again.activity.seq)])
     }
 
-    @Test func aNewChangeClearsWhatCouldBeRedone() throws {
-        var t = Self.testBoard()
+    /// The model after alice closed #1 and pressed `u`: the undo of that close is sent and not answered yet.
+    static func undoingClose(_ t: inout TestBoard) throws -> (model: TUIModel, close: Change) {
         var model = Self.model()
         let close = try t.change(.closeCard(card: "k1"))
         _ = model.update(Self.delivered(close))
         _ = model.update(Self.key(.character("u")))
+        return (model, close)
+    }
+
+    @Test func aNewChangeClearsWhatCouldBeRedone() throws {
+        var t = Self.testBoard()
+        var (model, close) = try Self.undoingClose(&t)
         _ = model.update(Self.delivered(try t.undoChange(seq: close.activity.seq)))
         let archive = try t.change(.archiveCard(card: "k2"))
         _ = model.update(Self.delivered(archive))

@@ -60,6 +60,9 @@ public enum TUIEffect: Hashable, Sendable {
     case suspend
     /// Put raw mode and the full screen back and redraw everything (after an outside stop and continue).
     case redraw
+    /// Draw the next frame in full: what the terminal shows is not known (it was resized, and a terminal reflows or
+    /// clears its cells then), so a frame of only the cells that changed would leave rows blank.
+    case repaint
     /// End the reconnect wait and dial now.
     case reconnectNow
     /// Leave.

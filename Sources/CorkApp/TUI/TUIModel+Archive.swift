@@ -43,7 +43,7 @@ extension TUIModel {
             guard !isViewer else { return refuseViewer() }
             let card = rows[overlayRow]
             overlayRow = max(0, min(overlayRow, rows.count - 2))
-            notice = "restored #\(card.number) to \(board?.column(card.column)?.name ?? card.column.rawValue)"
+            say("restored #\(card.number) to \(board?.column(card.column)?.name ?? card.column.rawValue)", about: .cards([card.id]))
             return [.submit(.restoreCard(card: card.id))]
         default:
             _ = moveOverlayRow(event, count: rows.count)

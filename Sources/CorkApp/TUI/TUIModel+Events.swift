@@ -18,9 +18,12 @@ extension TUIModel {
         case .key(let event):
             return handleKey(event)
         case .resize(let width, let height):
-            self.width = max(20, width)
-            self.height = max(8, height)
-            return []
+            let minimum = TUIModel.minimumSize
+            self.width = max(minimum.width, width)
+            self.height = max(minimum.height, height)
+            undersized = width < minimum.width || height < minimum.height
+                ? TerminalSize(width: max(1, width), height: max(1, height)) : nil
+            return [.repaint]
         case .client(let event):
             return handle(event)
         case .pending(let count):
@@ -95,6 +98,7 @@ extension TUIModel {
         case .activity(let event):
             guard event.board.id == boardID else { return [] }
             history?.append(event.activity)
+            if event.isOwn, let card = event.activity.card { endNotice(about: .cards([card])) }
             let isChat = event.activity.kind == "chat"
             let own = event.isOwn && !isChat ? recordOwn(event.activity, after: event.board) : nil
             let text = own ?? FeedSentence.render(event.activity, after: event.board)
@@ -104,10 +108,15 @@ extension TUIModel {
         case .presence(let event):
             let before = presence
             presence = event.sessions
+            // Joins and leaves are counted per person: a second session of someone already here (another terminal,
+            // a resubscribe before the old session is gone) is not a second "joined", and they leave with their last.
+            func here(_ who: UserID, in sessions: [SessionID: PresenceEntry]) -> Bool {
+                sessions.values.contains { $0.user == who }
+            }
             switch event.change {
-            case .updated(let entry) where before[entry.session] == nil && entry.user != user:
+            case .updated(let entry) where before[entry.session] == nil && entry.user != user && !here(entry.user, in: before):
                 postPresence(entry.user, joined: true)
-            case .left(let session, let who) where before[session] != nil && who != user:
+            case .left(let session, let who) where before[session] != nil && who != user && !here(who, in: presence):
                 postPresence(who, joined: false)
             default:
                 break
@@ -119,6 +128,9 @@ extension TUIModel {
             let was = connection
             connection = state
             reconnectAt = nil
+            // Offline, who is where is not known: the markers and ghosts go until the server lists them again after
+            // subscribing (the list, not a join each, so nobody is announced as joining).
+            if case .connected = state {} else { presence = [:] }
             // "reconnecting now" holds while that dial is under way; any other change makes such a notice stale.
             if let shown = notice, TUIModel.connectionNotices.contains(shown) {
                 if case .connecting = state, shown == TUIModel.reconnectingNow {} else { notice = nil }
@@ -155,6 +167,7 @@ extension TUIModel {
             return []
         }
         post(FeedEntry("rejected \(rejected.op.request.kind): \(reject.code.rawValue): \(reject.message)", kind: .error))
+        if case .op(let op) = rejected.op.request, let card = op.card { endNotice(about: .cards([card])) }
         if case .op(.addCard(let add)) = rejected.op.request, add.card == selectWhenShown { selectWhenShown = nil }
         if rejected.op.board == boardID, restoreRefusedText(rejected.op.request, reason: reject.message) { return [] }
         // A conflict on a board left since (`/board`) is reported but cannot be resolved here.
@@ -164,6 +177,7 @@ extension TUIModel {
             case .string(let theirs)? = current["description"], case .int(let seq)? = current["seq"]
         else { return [] }
         conflict = DescriptionConflict(card: edit.card, mine: mine, theirs: theirs, seq: UInt64(seq))
+        endNotice(about: .conflict)
         post(FeedEntry("someone changed that description first: /keep mine, /theirs, or /merge in $EDITOR", kind: .info))
         return []
     }

@@ -80,12 +80,8 @@ extension TUIModel {
         }
     }
 
-    /// The slash commands, for `/help` and tab completion.
-    public static let commands = [
-        "/add", "/move", "/edit", "/desc", "/due", "/label", "/assign", "/comment", "/close", "/reopen", "/archive",
-        "/restore", "/undo", "/redo", "/filter", "/who", "/away", "/board", "/lastlog", "/keep", "/theirs", "/merge", "/set", "/help",
-        "/quit", "/column", "/milestones", "/members",
-    ]
+    /// The slash commands, for tab completion (``SlashCommand/all`` documents them).
+    public static let commands = SlashCommand.all.map(\.name)
 
     /// Runs a `/command` typed in the input line.
     mutating func command(_ line: String) -> [TUIEffect] {
@@ -99,11 +95,8 @@ extension TUIModel {
         do {
             switch name {
             case "/add":
-                guard !rest.isEmpty else { throw usage("/add TITLE") }
-                let column = columns.indices.contains(self.column) ? columns[self.column].id : nil
-                let card = IDGenerator.cardID()
-                selectWhenShown = card
-                return [.submit(.addCard(AddCard(card: card, column: column, title: rest)))]
+                // The line as typed: a title after `--` keeps its spaces.
+                return try addCommand(String(line.dropFirst(name.count)), on: board)
             case "/move":
                 guard words.count >= 2 else { throw usage("/move CARD COLUMN") }
                 let card = try CardReference.resolve(words[0], in: board)
@@ -192,14 +185,17 @@ extension TUIModel {
                 for entry in matches { post(FeedEntry("  " + entry.text, kind: .info)) }
                 return []
             case "/keep", "/theirs", "/merge":
-                guard let conflict else { throw usage("no description conflict to resolve") }
+                guard let conflict else {
+                    say("no description conflict to resolve", about: .conflict)
+                    return []
+                }
                 switch name {
                 case "/keep":
                     self.conflict = nil
                     return [.submit(.editCard(EditCard(card: conflict.card, description: conflict.mine, baseSeq: conflict.seq)))]
                 case "/theirs":
                     self.conflict = nil
-                    notice = "kept the server's description"
+                    say("kept the server's description", about: .conflict)
                     return []
                 default:
                     return [

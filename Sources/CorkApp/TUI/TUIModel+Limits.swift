@@ -15,27 +15,37 @@ public struct InputLimit: Hashable, Sendable {
 }
 
 extension TUIModel {
-    /// The limit on what the input line holds now; nil for a `/command` (checked when it runs).
+    /// The limit on what the input line holds now: for a `/command`, on the title or text it sends (`/add`,
+    /// `/edit`, `/comment`), else nil (checked when it runs).
     public var inputLimit: InputLimit? {
         switch purpose {
-        case .newCard, .editTitle: InputLimit(what: "title", max: limits.titleMax, inBytes: false)
-        case .comment: InputLimit(what: "comment", max: limits.commentMaxBytes, inBytes: true)
+        case .newCard, .editTitle: titleLimit
+        case .comment: commentLimit
         case .renameColumn, .newColumn: InputLimit(what: "column name", max: limits.columnNameMax, inBytes: false)
         case .checklistItem: InputLimit(what: "checklist item", max: limits.checklistTextMax, inBytes: false)
         case .newBoard, .wipLimit, .newMilestone, .archiveSearch: nil
         case .chat:
-            input.text.hasPrefix("/") ? nil : InputLimit(what: "chat message", max: limits.chatMaxBytes, inBytes: true)
+            input.text.hasPrefix("/")
+                ? commandLimit?.limit : InputLimit(what: "chat message", max: limits.chatMaxBytes, inBytes: true)
         }
     }
 
+    /// The limit on a card's title.
+    var titleLimit: InputLimit { InputLimit(what: "title", max: limits.titleMax, inBytes: false) }
+    /// The limit on a comment.
+    var commentLimit: InputLimit { InputLimit(what: "comment", max: limits.commentMaxBytes, inBytes: true) }
+
     /// The input line as it will be sent (trimmed).
     var submittedText: String { input.text.trimmingCharacters(in: .whitespaces) }
+
+    /// What ``inputLimit`` counts: the line as it will be sent, or the part of a `/command` that has the limit.
+    var limitedText: String { commandLimit?.text ?? submittedText }
 
     /// The counter at the end of the input line: how much room is left once little is (a tenth of the limit, at
     /// least 10), how far over once past it; nil otherwise.
     public var inputCounter: (text: String, over: Bool)? {
         guard let limit = inputLimit else { return nil }
-        let room = limit.max - limit.used(submittedText)
+        let room = limit.max - limit.used(limitedText)
         if room < 0 { return ("\(-room) over", true) }
         if room <= Swift.max(10, limit.max / 10) { return ("\(room) left", false) }
         return nil
@@ -44,7 +54,7 @@ extension TUIModel {
     /// Why the input line cannot be sent as it is (over its limit), or nil.
     var overLimit: String? {
         guard let limit = inputLimit else { return nil }
-        let used = limit.used(submittedText)
+        let used = limit.used(limitedText)
         guard used > limit.max else { return nil }
         let unit = limit.inBytes ? "bytes" : "characters"
         return "the \(limit.what) is \(used) \(unit), at most \(limit.max): \(used - limit.max) too many"

@@ -71,7 +71,9 @@ extension TUIModel {
         overlay = nil
         overlayRow = 0
         let count = cards.count
-        notice = "\(count) card\(count == 1 ? "" : "s") " + (title.map { "into \($0)" } ?? "out of their milestone")
+        say(
+            "\(count) card\(count == 1 ? "" : "s") " + (title.map { "into \($0)" } ?? "out of their milestone"),
+            about: .cards(Set(cards.map(\.id))))
         return cards.map { .submit(.editCard(EditCard(card: $0.id, milestone: change))) }
     }
 

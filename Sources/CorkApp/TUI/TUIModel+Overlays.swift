@@ -5,11 +5,7 @@ extension TUIModel {
     /// A key while an overlay is shown: each overlay has its own keys; Esc (and `q`) closes any of them.
     mutating func overlayKey(_ overlay: Overlay, _ event: KeyEvent) -> [TUIEffect] {
         switch overlay {
-        case .help:
-            switch event.key {
-            case .escape, .enter, .character("q"), .character("?"): return closeOverlay()
-            default: return []
-            }
+        case .help: return helpKey(event)
         case .detail(let card): return detailKey(card, event)
         case .milestones: return milestoneKey(event)
         case .boards: return boardPickerKey(event)

@@ -10,7 +10,7 @@ extension TUIModel {
             notice = refusal.message
             return []
         case .success(let entry):
-            notice = "\(direction == .undo ? "undoing" : "redoing"): \(entry.words)"
+            say("\(direction == .undo ? "undoing" : "redoing"): \(entry.words)", about: .undo(seq: entry.seq))
             return [.undo(seq: entry.seq)]
         }
     }
@@ -34,6 +34,7 @@ extension TUIModel {
     mutating func recordOwn(_ activity: Activity, after board: Board) -> String? {
         let actor = activity.actor.rawValue
         if let undone = activity.undoOf {
+            endNotice(about: .undo(seq: undone))
             guard let (direction, entry) = undo.completed(undone: undone, by: activity.seq) else { return nil }
             return "\(actor) \(direction.done): \(entry.words)"
         }
@@ -43,6 +44,7 @@ extension TUIModel {
 
     /// A refused undo or redo: its entry stays, and the feed says which change and why.
     mutating func refusedUndo(of seq: UInt64, _ reject: OpRejection) -> Bool {
+        endNotice(about: .undo(seq: seq))
         guard let (direction, entry) = undo.refused(seq, reason: reject.message) else { return false }
         let hint = "\(direction == .undo ? "u" : "U") tries again, /\(direction.verb) skip goes past it"
         post(FeedEntry("could not \(direction.verb) \(entry.words): \(reject.message) (\(reject.code.rawValue)); \(hint)", kind: .error))

@@ -63,6 +63,11 @@ public struct TUIModel: Sendable {
     public var width: Int
     /// The terminal height.
     public var height: Int
+    /// The terminal's own size when it is smaller than ``minimumSize`` (``width`` and ``height`` are then the
+    /// minimum, which the board is laid out for); nil otherwise.
+    public var undersized: TerminalSize?
+    /// The smallest terminal the board is drawn in; a smaller one shows only a line asking for more room.
+    public static let minimumSize = TerminalSize(width: 20, height: 8)
     /// The signed-in user, after `welcome`.
     public var user: UserID? { didSet { visibleVersion &+= 1 } }
     /// The board followed.
@@ -115,8 +120,12 @@ public struct TUIModel: Sendable {
     public var archiveSearch = ""
     /// This user's own changes, for undo (`u`) and redo (`U`).
     public var undo = UndoStack()
-    /// A one-line notice in the status line (errors, confirmations).
-    public var notice: String?
+    /// A one-line notice in the status line (errors, confirmations). The next key clears it; so does the end of
+    /// what it is about, when it has a ``noticeTopic``.
+    public var notice: String? { didSet { noticeTopic = nil } }
+    /// What the notice is about, when that is still under way (set with ``say(_:about:)``; any other notice
+    /// clears it).
+    public var noticeTopic: NoticeTopic?
     /// Set after `q` with ops still queued: a second `q` quits.
     public var confirmingQuit = false
     /// The UI's clock, in ticks of ``tickMilliseconds`` (the runner sends them only while ``needsTicks``).

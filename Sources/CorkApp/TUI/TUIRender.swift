@@ -14,6 +14,7 @@ extension TUIModel {
 
     /// Draws the whole screen. Pure: the same model gives the same buffer.
     public func render() -> ScreenBuffer {
+        if let undersized { return TUIModel.tooSmall(undersized) }
         var screen = ScreenBuffer(width: width, height: height)
         renderBoard(into: &screen)
         renderFeed(into: &screen, top: boardHeight)
@@ -27,6 +28,18 @@ extension TUIModel {
         case .members?: renderMembers(into: &screen)
         case .archive?: renderArchive(into: &screen)
         case nil: break
+        }
+        return screen
+    }
+
+    /// A terminal too small for the board: a frame of its own size that asks for more room (a frame of the
+    /// minimum size would be drawn past its bottom and right edges).
+    static func tooSmall(_ size: TerminalSize) -> ScreenBuffer {
+        var screen = ScreenBuffer(width: size.width, height: size.height)
+        let minimum = TUIModel.minimumSize
+        let text = "window too small: \(minimum.width)×\(minimum.height) at least"
+        for (y, row) in wrap(text, width: size.width).prefix(size.height).enumerated() {
+            screen.write(row, x: 0, y: y, style: Style(attributes: .bold))
         }
         return screen
     }
@@ -228,7 +241,12 @@ extension TUIModel {
         if let filter { parts.append("filter: \(filter.text)") }
         if marking { parts.append("\(marked.count) marked") }
         if let away { parts.append("away: \(away)") }
-        if let notice { parts.append(notice) } else if onHeader && overlay == nil { parts.append(TUIModel.headerHint) }
+        if let notice {
+            parts.append(notice)
+        } else if onHeader && overlay == nil && focus == .board && carry == nil {
+            // Only while the column keys apply: not after Tab moved the focus to the feed or the input line.
+            parts.append(TUIModel.headerHint)
+        }
         return parts.joined(separator: " · ")
     }
 
@@ -285,109 +303,5 @@ extension TUIModel {
             rest = rest.dropFirst()
         }
         return String(rest)
-    }
-
-    /// The key help (`?`).
-    public static let helpLines = [
-        "h j k l / arrows  move the selection      Enter  card, history; c comment, E description",
-        "PgUp / PgDn       a screenful of cards    g / G  first / last card (in the feed too)",
-        "Space / m         pick the card up; arrows carry it; Enter drops it; Esc puts it back",
-        "J / K             reorder in the column    H / L  move to the column left / right",
-        "n  new card here   e  edit the title       E  edit the description in $EDITOR",
-        "x  archive         C  close / reopen       u / U  undo / redo your own changes, newest first",
-        "v  multi-select (Space marks; H/L, x, C, /label and M apply to all)",
-        "k above the first card: the column header; e rename, a add a column, H/L move, w WIP limit, x remove",
-        "M  milestones: Enter puts the card(s) in one, - takes them out, f filters, n new, C close/reopen",
-        "b  boards: Enter switches, n creates      Card detail: a add a checklist item, Space tick,",
-        "                                          J / K move it, x remove it (j / k select)",
-        "/  filter (label:bug @me due:overdue is:open \"words\")   Tab  board → feed → input",
-        "Input: text is chat; /add /move /edit /desc /due /label /assign /comment /close /reopen",
-        "       /archive #N /restore /undo [skip] /redo [skip] /filter /who /away /lastlog /help /quit",
-        "       /column add NAME | rename COL NAME | move COL N|left|right | remove COL | wip COL N [hard]|none",
-        "       /board [ID | create ID NAME]   /milestones   /members (an owner: o e v b set the role)",
-        "       /archive [SEARCH]: the archived cards; Enter restores, / searches",
-        "       /set joins on|fold|off: joins and leaves each on a line, folded into one (default), or hidden",
-        "       Tab completes commands, #cards, columns, labels, users; Tab again: the next one",
-        "Ctrl-Z  suspend to the shell (fg comes back)    r  reconnect now (while the connection is down)",
-        "q  quit (asks again while ops are queued)       Esc or ? closes this help",
-    ]
-
-    func renderHelp(into screen: inout ScreenBuffer) {
-        let boxWidth = min(width - 2, (TUIModel.helpLines.map(\.count).max() ?? 40) + 4)
-        let boxHeight = min(height - 2, TUIModel.helpLines.count + 2)
-        let rect = Rect(x: max(0, (width - boxWidth) / 2), y: max(0, (height - boxHeight) / 2), width: boxWidth, height: boxHeight)
-        screen.fill(rect)
-        screen.drawBox(rect, title: " keys ")
-        for (n, line) in TUIModel.helpLines.prefix(boxHeight - 2).enumerated() {
-            screen.write(line, x: rect.x + 2, y: rect.y + 1 + n, maxWidth: boxWidth - 4)
-        }
-    }
-
-    func renderDetail(_ id: CardID, into screen: inout ScreenBuffer) {
-        guard let board, let card = board.cards[id] else { return }
-        var lines: [(String, Style)] = []
-        lines.append(("#\(card.number) \(card.title)", Style(attributes: .bold)))
-        var facts = [board.column(card.column)?.name ?? card.column.rawValue, card.closed ? "closed" : "open"]
-        if card.archived { facts.append("archived") }
-        if let due = card.due { facts.append("due \(due)\(isOverdue(card) ? " (overdue)" : "")") }
-        if !card.labels.isEmpty { facts.append("labels " + card.labels.compactMap { board.label($0)?.name }.joined(separator: ", ")) }
-        if !card.assignees.isEmpty { facts.append("assigned " + card.assignees.map(\.rawValue).joined(separator: ", ")) }
-        if let ref = card.ref { facts.append("ref \(ref)") }
-        if let milestone = card.milestone { facts.append("milestone \(board.milestone(milestone)?.title ?? milestone.rawValue)") }
-        lines.append((facts.joined(separator: " · "), Style(foreground: .ansi(.cyan))))
-        lines.append(("", Style()))
-        for line in card.description.split(separator: "\n", omittingEmptySubsequences: false) { lines.append((String(line), Style())) }
-        lines.append(("", Style()))
-        lines.append(("checklist " + (TUIModel.checklistProgress(card) ?? "(empty)"), Style(attributes: .bold)))
-        for (index, item) in card.checklist.enumerated() {
-            let selected = index == overlayRow
-            lines.append(((selected ? "▸ " : "  ") + "[\(item.done ? "x" : " ")] \(item.text)",
-                Style(attributes: selected ? .reverse : item.done ? .dim : [])))
-        }
-        lines.append(("a add item · Space tick · J/K move · x remove", Style(attributes: .dim)))
-        if !card.comments.isEmpty {
-            lines.append(("", Style()))
-            for comment in card.comments { lines.append(("\(comment.author): \(comment.text)", Style(foreground: .ansi(.green)))) }
-        }
-        let footer = ("c comment · E edit the description · Esc close", Style(attributes: .dim))
-        // The history gets the rows left (at most shownMax), newest last, so the footer stays on screen.
-        let room = min(CardHistory.shownMax, height - 4 - lines.count - 4)
-        lines.append(("", Style()))
-        lines += historyLines(of: card, board: board, room: room)
-        lines.append(("", Style()))
-        lines.append(footer)
-        let boxWidth = min(width - 2, 72)
-        let boxHeight = min(height - 2, lines.count + 2)
-        let rect = Rect(x: max(0, (width - boxWidth) / 2), y: 1, width: boxWidth, height: boxHeight)
-        screen.fill(rect)
-        screen.drawBox(rect, title: " card ")
-        for (n, line) in lines.prefix(boxHeight - 3).enumerated() {
-            screen.write(line.0, x: rect.x + 2, y: rect.y + 1 + n, style: line.1, maxWidth: boxWidth - 4)
-        }
-        screen.write(footer.0, x: rect.x + 2, y: rect.y + boxHeight - 2, style: footer.1, maxWidth: boxWidth - 4)
-    }
-
-    /// The detail's history section: a heading, then one feed sentence per record (the newest `room`).
-    func historyLines(of card: Card, board: Board, room: Int) -> [(String, Style)] {
-        let heading = Style(attributes: .bold)
-        let dim = Style(attributes: .dim)
-        guard let history, history.card == card.id else { return [("history", heading)] }
-        switch history.state {
-        case .loading:
-            return [("history", heading), ("loading…", dim)]
-        case .failed(let reason):
-            return [("history", heading), ("unavailable: \(reason)", Style(foreground: .ansi(.red)))]
-        case .loaded(let activities, let more):
-            let shown = activities.suffix(max(1, room))
-            let older = activities.count - shown.count
-            var title = "history"
-            if older > 0 || more { title += " (\(older > 0 ? "\(older) " : "")older not shown)" }
-            var lines = [(title, heading)]
-            if activities.isEmpty { lines.append(("no changes recorded", dim)) }
-            for activity in shown {
-                lines.append((FeedSentence.render(activity, after: board), Style(foreground: .ansi(.brightBlack))))
-            }
-            return lines
-        }
     }
 }

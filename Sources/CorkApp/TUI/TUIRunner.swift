@@ -41,6 +41,8 @@ public struct TUIRunner {
         let size = terminal.size() ?? TerminalSize(width: 80, height: 24)
         let today = Day(Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)).day.description) ?? Day(year: 2026, month: 1, day: 1)!
         var model = TUIModel(boardID: board.id, width: size.width, height: size.height, today: today)
+        // As any later size: a terminal too small for the board is laid out at the minimum and asks for more room.
+        _ = model.update(.resize(width: size.width, height: size.height))
         model.board = board
         model.user = await client.user
         model.connection = await client.state
@@ -136,6 +138,7 @@ public struct TUIRunner {
                     case .edit(let text, let purpose): return .edit(text, purpose)
                     case .fetchHistory(let card): fetches.yield(card)
                     case .listBoards, .createBoard: requests.yield(effect)
+                    case .repaint: previous = nil
                     case .suspend, .redraw:
                         if effect == .suspend { try terminal.suspend() } else { try terminal.resumeFullScreen() }
                         // The shell wrote over the screen, and the window may have changed size meanwhile.
@@ -173,7 +176,7 @@ public struct TUIRunner {
                 await client.setPresence(state, card: card, column: column, index: index, away: away)
             case .switchBoard(let board): await client.switchBoard(to: board)
             case .reconnectNow: await client.reconnectNow()
-            case .edit, .quit, .fetchHistory, .suspend, .redraw, .listBoards, .createBoard: break
+            case .edit, .quit, .fetchHistory, .suspend, .redraw, .repaint, .listBoards, .createBoard: break
             }
         } catch {
             model.post(FeedEntry("\(error.message)", kind: .error))

@@ -1,0 +1,45 @@
+/// An input-line command as the `?` help and README list it: how it is typed (the command, then its arguments) and
+/// what it does. ``all`` is the list the input line takes, completes and documents.
+public struct SlashCommand: Hashable, Sendable {
+    /// How it is typed: `/due [CARD] YYYY-MM-DD|none` (CARD is `#12`, `12` or `ref:ID`; left out, the selected card).
+    public var usage: String
+    /// What it does, in a few words.
+    public var summary: String
+
+    /// The command itself: `/due`.
+    public var name: String { String(usage.prefix { $0 != " " }) }
+
+    /// Every command the input line takes, in the order the help lists them.
+    public static let all = [
+        SlashCommand(usage: AddCommandLine.usage, summary: "add a card to the selected column (options as in cork add; -- ends them)"),
+        SlashCommand(usage: "/move CARD COLUMN", summary: "move a card to the bottom of a column"),
+        SlashCommand(usage: "/edit [CARD] TITLE", summary: "retitle a card"),
+        SlashCommand(usage: "/desc [CARD]", summary: "edit a card's description in $EDITOR"),
+        SlashCommand(usage: "/due [CARD] YYYY-MM-DD|none", summary: "set or clear a card's due date"),
+        SlashCommand(usage: "/label [CARD] +LABEL -LABEL…", summary: "add (+ or no sign; new labels are created) or remove labels; marked cards too"),
+        SlashCommand(usage: "/assign [CARD] USER", summary: "assign a member; marked cards too"),
+        SlashCommand(usage: "/comment [CARD] TEXT", summary: "comment on a card"),
+        SlashCommand(usage: "/close [CARD]", summary: "close a card; marked cards too"),
+        SlashCommand(usage: "/reopen [CARD]", summary: "reopen a card; marked cards too"),
+        SlashCommand(usage: "/archive [CARD | SEARCH]", summary: "archive a card (or the marked ones); else the archive view, searched"),
+        SlashCommand(usage: "/restore [CARD]", summary: "restore an archived card"),
+        SlashCommand(usage: "/undo [skip]", summary: "undo your newest change (as u); skip goes past one that is refused"),
+        SlashCommand(usage: "/redo [skip]", summary: "redo what you undid (as U); skip goes past it"),
+        SlashCommand(usage: "/filter [QUERY]", summary: "filter the board (label:bug @me due:overdue is:open \"words\"); none clears it"),
+        SlashCommand(usage: "/who", summary: "who is here, and on which card"),
+        SlashCommand(usage: "/away [MESSAGE]", summary: "say you are away; without a message, back"),
+        SlashCommand(usage: "/board [ID | create ID [NAME]]", summary: "the board picker (as b), or switch to a board, or create one"),
+        SlashCommand(
+            usage: "/column add NAME | rename COLUMN NAME | move COLUMN N|left|right | remove COLUMN | wip COLUMN N [hard|soft]|none",
+            summary: "change the columns (a name with spaces in double quotes)"),
+        SlashCommand(usage: "/milestones", summary: "the milestones (as M)"),
+        SlashCommand(usage: "/members", summary: "members, roles, who is online; an owner sets roles with o e v b"),
+        SlashCommand(usage: "/lastlog [WORDS]", summary: "the last 20 feed lines with WORDS in them"),
+        SlashCommand(usage: "/keep", summary: "a description conflict: save yours over theirs"),
+        SlashCommand(usage: "/theirs", summary: "a description conflict: keep theirs"),
+        SlashCommand(usage: "/merge", summary: "a description conflict: merge both in $EDITOR"),
+        SlashCommand(usage: "/set joins on|fold|off", summary: "joins and leaves each on a line, folded into one (default), or hidden"),
+        SlashCommand(usage: "/help", summary: "this help"),
+        SlashCommand(usage: "/quit", summary: "quit (asks again while ops are queued)"),
+    ]
+}

@@ -1,0 +1,65 @@
+import CorkApp
+import Foundation
+import Testing
+
+/// Every input-line command is documented with its arguments, in the `?` help and in README's TUI section.
+extension TUIModelTests {
+    /// Each command as the help and README write it: the command, then its arguments.
+    static let documentedCommands = [
+        "/add TITLE [--column COLUMN] [--label LABEL]… [--due YYYY-MM-DD] [--assign USER]… [--desc TEXT] [--ref REF] [--milestone M]",
+        "/move CARD COLUMN",
+        "/edit [CARD] TITLE",
+        "/desc [CARD]",
+        "/due [CARD] YYYY-MM-DD|none",
+        "/label [CARD] +LABEL -LABEL…",
+        "/assign [CARD] USER",
+        "/comment [CARD] TEXT",
+        "/close [CARD]",
+        "/reopen [CARD]",
+        "/archive [CARD | SEARCH]",
+        "/restore [CARD]",
+        "/undo [skip]",
+        "/redo [skip]",
+        "/filter [QUERY]",
+        "/who",
+        "/away [MESSAGE]",
+        "/board [ID | create ID [NAME]]",
+        "/column add NAME | rename COLUMN NAME | move COLUMN N|left|right | remove COLUMN | wip COLUMN N [hard|soft]|none",
+        "/milestones",
+        "/members",
+        "/lastlog [WORDS]",
+        "/keep",
+        "/theirs",
+        "/merge",
+        "/set joins on|fold|off",
+        "/help",
+        "/quit",
+    ]
+
+    /// README's section on the full-screen board.
+    static func readmeTUISection() throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try #require(readme.range(of: "## The full-screen board"))
+        let end = readme.range(of: "\n## ", range: start.upperBound..<readme.endIndex)?.lowerBound ?? readme.endIndex
+        return String(readme[start.lowerBound..<end])
+    }
+
+    @Test func everyInputLineCommandIsDocumentedWithItsArgumentsInTheHelpAndREADME() throws {
+        let help = TUIModel.helpLines.joined(separator: "\n")
+        let readme = try Self.readmeTUISection()
+        for usage in Self.documentedCommands {
+            #expect(help.contains(usage), "the ? help lacks \(usage)")
+            #expect(readme.contains("`\(usage)`"), "README lacks `\(usage)`")
+        }
+        // Every command the input line takes is documented, and every documented one is taken.
+        let names = Set(Self.documentedCommands.map { String($0.prefix { $0 != " " }) })
+        #expect(names == Set(TUIModel.commands))
+        for name in names {
+            var model = Self.model()
+            _ = Self.enter(name, into: &model)
+            #expect(model.notice?.contains("unknown command") != true, "\(name)")
+        }
+    }
+}
