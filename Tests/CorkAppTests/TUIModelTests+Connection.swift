@@ -12,6 +12,10 @@ extension TUIModelTests {
         #expect(!model.needsTicks)
         _ = model.update(.client(.connection(.reconnecting(in: .milliseconds(2_500), lastError: "connection reset"))))
         #expect(model.feed.last?.text == "connection lost: connection reset")
+        // Not "connection lost: lost the connection to …" when the library says it already.
+        _ = model.update(.client(.connection(.connected(endpoint: "127.0.0.1:7420", user: "alice"))))
+        _ = model.update(.client(.connection(.reconnecting(in: .milliseconds(2_500), lastError: "lost the connection to 127.0.0.1:7420: reset"))))
+        #expect(model.feed.last?.text == "lost the connection to 127.0.0.1:7420: reset")
         #expect(model.render().lines[model.height - 2].contains("alice@main · reconnecting in 3s"))
         // Ticks of 500 ms: 2 000 ms left shows 2 s, 1 000 ms 1 s (always rounded up).
         var shown: [String] = []

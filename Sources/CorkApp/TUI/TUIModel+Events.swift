@@ -147,7 +147,9 @@ extension TUIModel {
             case .reconnecting(let delay, let error):
                 reconnectAt = tick(after: delay)
                 if case .connected = was {
-                    post(FeedEntry(error.isEmpty ? "connection lost" : "connection lost: \(error)", kind: .error))
+                    // The client library's own words may already say it ("lost the connection to …: …").
+                    let line = error.isEmpty ? "connection lost" : error.hasPrefix("lost the connection") ? error : "connection lost: \(error)"
+                    post(FeedEntry(line, kind: .error))
                 }
             case .stopped(let error?):
                 post(FeedEntry("stopped: \(error.message)", kind: .error))
