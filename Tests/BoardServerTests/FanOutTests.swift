@@ -270,6 +270,9 @@ import Testing
         let clock = ManualClock()
         try await Self.withDragger(clock: clock) { watcher, dragger in
             try await Self.drag(dragger, to: 0..<20)
+            // A ping answered after the drags: the session has handed all 20 to the board (lines are taken in order).
+            try await dragger.send(#"{"type":"ping","req":"drags"}"#)
+            _ = try await dragger.expect(type: "pong")
             var seen: [Int] = []
             while seen.last != 4 { if let index = try await Self.nextPresence(watcher)["index"] as? Int { seen.append(index) } }
             // The burst is spent and no time passes: 19 waits for a token. 250 ms later there is one, and 19 goes.
