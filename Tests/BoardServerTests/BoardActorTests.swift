@@ -13,7 +13,8 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct BoardActorTests {
     /// A board on a gated SQLite store in a fresh directory, run for `body`, then drained and stopped.
     static func withBoard(
-        readGates: ReadGates? = nil, commitsOpen: Bool = true, configure: (inout ServerConfiguration) -> Void = { _ in },
+        readGates: ReadGates? = nil, appendFailures: Int = 0, commitsOpen: Bool = true,
+        configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: (BoardActor, Gate) async throws -> Void
     ) async throws -> SQLiteStore {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("actor-\(UUID().uuidString)")
@@ -25,6 +26,7 @@ import Testing
         if commitsOpen { await gate.open() }
         var store = GatedStore(inner: sqlite, gate: gate)
         store.readGates = readGates
+        store.appendFailures = FailureBudget(appendFailures)
         var configuration = ServerConfiguration()
         configure(&configuration)
         let board = try await BoardActor.load(
@@ -80,6 +82,20 @@ import Testing
         #expect(stored.count == 1, "applied once: \(stored.map(\.seq))")
         #expect(try await first.answers() == ["ack 1 seq 1", "ack 1 seq 1"], "one answer per op line")
         #expect(try await second.answers() == ["ack 1 seq 1"])
+        try await sqlite.close()
+    }
+
+    @Test func everyCopyOfAChangeTheStoreRefusedGetsTheReject() async throws {
+        let (first, second) = (Connection("s1"), Connection("s2"))
+        let sqlite = try await Self.withBoard(appendFailures: 1, commitsOpen: false) { board, gate in
+            await board.submit(Self.chat, mut: 1, from: first.session)
+            await gate.entered()
+            await board.submit(Self.chat, mut: 1, from: first.session)
+            await board.submit(Self.chat, mut: 1, from: second.session)
+        }
+        #expect(try await sqlite.events("main", from: 1, to: 10, limit: 10).isEmpty)
+        #expect(try await first.answers() == ["reject 1 storage_full", "reject 1 storage_full"], "one answer per op line")
+        #expect(try await second.answers() == ["reject 1 storage_full"])
         try await sqlite.close()
     }
 

@@ -91,6 +91,8 @@ struct GatedStore: BoardStore {
     var finishFailures = FailureBudget(0)
     var lostCommits: LostCommits?
     var readGates: ReadGates?
+    /// Appends that fail with `.full` (nothing written) before appends work again.
+    var appendFailures = FailureBudget(0)
 
     func append(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
         await gate.wait()
@@ -99,6 +101,7 @@ struct GatedStore: BoardStore {
 
     func append(encoded changes: [EncodedChange], snapshots: [Board]) async throws(StoreError) {
         await gate.wait()
+        if await appendFailures.take() { throw StoreError(.full, "database or disk is full (planted)") }
         if let landed = await lostCommits?.take() {
             if landed { try await inner.append(encoded: changes, snapshots: snapshots) }
             throw StoreError(.io, "append: the database connection failed (planted)").withOutcomeUnknown()
