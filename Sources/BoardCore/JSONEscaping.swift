@@ -53,6 +53,14 @@ public enum JSONEscaping {
         out += "\""
     }
 
+    /// `s` as a JSON string literal, quotes included: how a message quotes a name it was sent (an unknown `type`
+    /// or op `kind`), so a quote, backslash or control character in it reads as an escape, never as itself.
+    public static func literal(_ s: String) -> String {
+        var out = ""
+        append(s, to: &out)
+        return out
+    }
+
     /// A lower-case hex digit.
     @inlinable @inline(__always)
     public static func hexDigit(_ nibble: UInt8) -> UInt8 {

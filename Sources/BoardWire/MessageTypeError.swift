@@ -1,3 +1,5 @@
+import BoardCore
+
 /// A line's `type` names no message this side accepts; `LineCoder` maps it to `unknown_type`.
 public struct MessageTypeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The `type` as received.
@@ -7,7 +9,7 @@ public struct MessageTypeError: Error, Hashable, Sendable, CustomStringConvertib
     public init(type: String) { self.type = type }
 
     /// A sentence for the error message.
-    public var description: String { "unknown message type \"\(type)\"" }
+    public var description: String { "unknown message type \(JSONEscaping.literal(type))" }
 
     enum Key: String, CodingKey {
         case type

@@ -26,6 +26,16 @@ import Testing
         #expect(!error.closesConnection)
     }
 
+    /// Protocol.md, "error": the unknown name is quoted as a JSON string literal inside the message, so a quote,
+    /// backslash or control character in it is an escape there (an auditor's BEL came back raw).
+    @Test func anUnknownNameIsQuotedAsAJSONLiteralInTheMessage() throws {
+        let type = try #require(clientError(#"{"type":"a\"b\\c\u0007\u00e9/","req":5}"#))
+        #expect(type.message == #"unknown message type "a\"b\\c\u0007é/""#)
+        let kind = try #require(clientError(#"{"type":"op","board":"main","mut":1,"op":{"kind":"x\"\n"}}"#))
+        #expect(kind.code == .unknownOp)
+        #expect(kind.message.hasSuffix(#"unknown op kind "x\"\n""#), "\(kind.message)")
+    }
+
     /// Protocol.md, "error": a `req` or `mut` the pre-scan refused for its spelling is echoed as the integer it
     /// equals; one that is not a whole number is left out, as is a malformed `board`.
     @Test func anErrorEchoesNumbersByTheirValue() throws {

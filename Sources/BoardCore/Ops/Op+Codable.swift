@@ -283,7 +283,7 @@ public enum OpDecodingError: Error, Hashable, Sendable, CustomStringConvertible 
     /// A sentence for the error message.
     public var description: String {
         switch self {
-        case .unknownKind(let kind): "unknown op kind \"\(kind)\""
+        case .unknownKind(let kind): "unknown op kind \(JSONEscaping.literal(kind))"
         case .invalidValue(let kind, let field, let reason): "\(kind): field `\(field)`: \(reason)"
         }
     }
