@@ -67,6 +67,23 @@ import Testing
 
     static let chat = OpRequest.op(.chat(text: "once"))
 
+    /// Two copies of `mut`, from `first` then `second`, each held at its own read gate of the store; the first is
+    /// let through and answered, then `between` runs, then the second is let through and answered.
+    static func twoCopies(
+        of mut: UInt64, on board: BoardActor, from first: Connection, _ second: Connection, gates: (Gate, Gate),
+        between: () async -> Void = {}
+    ) async {
+        async let one: BoardActor.SubmitOutcome = board.submit(chat, mut: mut, from: first.session)
+        await gates.0.entered()
+        async let two: BoardActor.SubmitOutcome = board.submit(chat, mut: mut, from: second.session)
+        await gates.1.entered()
+        await gates.0.open()
+        #expect(await one == .answered)
+        await between()
+        await gates.1.open()
+        #expect(await two == .answered)
+    }
+
     @Test func aResendWhileTheOriginalIsBeingWrittenIsAppliedOnceAndEachLineIsAcked() async throws {
         let (first, second) = (Connection("s1"), Connection("s2"))
         let sqlite = try await Self.withBoard(commitsOpen: false) { board, gate in
@@ -121,14 +138,7 @@ import Testing
         let (first, second) = (Connection("s1"), Connection("s2"))
         let sqlite = try await Self.withBoard(readGates: ReadGates([gateA, gateB]), configure: { $0.limits.rateBurst = 1 }) {
             board, _ in
-            async let one: BoardActor.SubmitOutcome = board.submit(Self.chat, mut: 1, from: first.session)
-            await gateA.entered()
-            async let two: BoardActor.SubmitOutcome = board.submit(Self.chat, mut: 1, from: second.session)
-            await gateB.entered()
-            await gateA.open()
-            #expect(await one == .answered)
-            await gateB.open()
-            #expect(await two == .answered)
+            await Self.twoCopies(of: 1, on: board, from: first, second, gates: (gateA, gateB))
         }
         #expect(try await sqlite.events("main", from: 1, to: 10, limit: 10).count == 1)
         #expect(try await first.answers() == ["ack 1 seq 1"])
@@ -144,15 +154,7 @@ import Testing
         let sqlite = try await Self.withBoard(readGates: ReadGates([Gate.opened, gateA, gateB])) { board, _ in
             await board.submit(Self.chat, mut: 10, from: first.session)
             await board.drained()
-            async let one: BoardActor.SubmitOutcome = board.submit(Self.chat, mut: 5, from: first.session)
-            await gateA.entered()
-            async let two: BoardActor.SubmitOutcome = board.submit(Self.chat, mut: 5, from: second.session)
-            await gateB.entered()
-            await gateA.open()
-            #expect(await one == .answered)
-            await board.drained()
-            await gateB.open()
-            #expect(await two == .answered)
+            await Self.twoCopies(of: 5, on: board, from: first, second, gates: (gateA, gateB)) { await board.drained() }
         }
         #expect(try await sqlite.events("main", from: 1, to: 10, limit: 10).map(\.mut) == [10, 5])
         #expect(try await first.answers() == ["ack 10 seq 1", "ack 5 seq 2"])

@@ -11,12 +11,8 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct ByeTests {
     @Test func aByeLeavesTheBoardBeforeTheConnectionHasClosed() async throws {
         try await withTestServer { server in
-            let owner = try await server.connect()
-            try await owner.send(#"{"type":"subscribe","board":"main"}"#)
-            _ = try await owner.expect(type: "presence.state", skipping: ["snapshot", "subscribed", "ping"])
-            let other = try await server.connect()
-            try await other.send(#"{"type":"subscribe","board":"main"}"#)
-            _ = try await other.expect(type: "presence.state", skipping: ["snapshot", "subscribed", "presence", "ping"])
+            let owner = try await present(server.connect())
+            let other = try await present(server.connect())
             let joined = try await owner.expect(type: "presence", skipping: ["ping"])
 
             // The bye is the last thing `other` says: corkd never gets its TLS layer's answer to corkd's close_notify,
@@ -41,14 +37,10 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct RevokeLeavesAtOnceTests {
     @Test func aRevokedSessionLeavesTheBoardBeforeTheConnectionHasClosed() async throws {
         try await withTestServer { server in
-            let owner = try await server.connect()
-            try await owner.send(#"{"type":"subscribe","board":"main"}"#)
-            _ = try await owner.expect(type: "presence.state", skipping: ["snapshot", "subscribed", "ping"])
+            let owner = try await present(server.connect())
             let token = try await server.invite("mallory")
             _ = try await owner.expect(type: "delta", skipping: ["ping"])  // mallory is a member now
-            let mallory = try await server.connect(token: token)
-            try await mallory.send(#"{"type":"subscribe","board":"main"}"#)
-            _ = try await mallory.expect(type: "presence.state", skipping: ["snapshot", "subscribed", "presence", "ping"])
+            let mallory = try await present(server.connect(token: token))
             let joined = try await owner.expect(type: "presence", skipping: ["ping"])
 
             // Everything mallory's side would send from now on is dropped, its answer to close_notify included.
@@ -66,6 +58,13 @@ import Testing
             await owner.close()
         }
     }
+}
+
+/// `probe` subscribed to main and present there (its `presence.state` read).
+private func present(_ probe: WireProbe) async throws -> WireProbe {
+    try await probe.send(#"{"type":"subscribe","board":"main"}"#)
+    _ = try await probe.expect(type: "presence.state", skipping: ["snapshot", "subscribed", "presence", "ping"])
+    return probe
 }
 
 /// At the pipeline's head, below TLS: passes writes until the first flush, then drops every outbound byte and
