@@ -70,7 +70,7 @@ echo "== inviting $USERS users (load1…load$USERS, editors of main)" >&2
 : >"$WORK/urls.txt"
 # One process for all of them; it returns once the running server has applied every membership.
 seq 1 "$USERS" | sed 's/^/load/' >"$WORK/users.txt"
-timeout 120 "$CORKD" invite --data-dir "$DATA" --users-file "$WORK/users.txt" --role editor --log-level warning >"$WORK/urls.txt"
+timeout 120 "$CORKD" invite --data-dir "$DATA" --users-file "$WORK/users.txt" --role owner --log-level warning >"$WORK/urls.txt"
 
 # run NAME TIMEOUT ARGS…: one bounded cork-load run; JSON in $WORK/NAME.json, progress on stderr and in NAME.log.
 run() {

@@ -33,6 +33,8 @@ enum Convergence {
         var subscribers: Int
         var subscribersMatching: Int
         var problems: [String]
+        /// The reference log outgrew `--replay-mb`: the board could not be checked (not a divergence).
+        var unchecked = false
         var converged: Bool { problems.isEmpty }
 
         enum CodingKeys: String, CodingKey {
@@ -103,6 +105,7 @@ enum Convergence {
         }
         if reference.truncated {
             verdict.problems.append("the reference log outgrew --replay-mb; nothing was replayed")
+            verdict.unchecked = true
             return verdict
         }
         var seq = reference.subscribedSeq

@@ -1,4 +1,6 @@
 import ArgumentParser
+import BoardCore
+import BoardWire
 import Foundation
 
 /// `cork-load`: simulated Corkboard clients over real TLS: throughput, ack and fan-out latency, CPU, seq checks and
@@ -46,40 +48,40 @@ struct CorkLoad: AsyncParsableCommand {
     @Option(name: .customLong("board"), help: "With --url: a board to load (repeatable; default the first URL's board).")
     var boardNames: [String] = []
 
-    @Option(help: "Simulated clients in all: boards × subscribers-per-board + publishers.")
+    @Option(parsing: .unconditional, help: "Simulated clients in all: boards × subscribers-per-board + publishers.")
     var clients: Int?
 
-    @Option(help: "Boards (with --spawn; with --url, the number of --board options).")
+    @Option(parsing: .unconditional, help: "Boards (with --spawn; with --url, the number of --board options).")
     var boards: Int?
 
-    @Option(name: .customLong("subscribers-per-board"), help: "Subscribers of each board (default: from --clients, else 1).")
+    @Option(name: .customLong("subscribers-per-board"), parsing: .unconditional, help: "Subscribers of each board (default: from --clients, else 1).")
     var subscribersPerBoard: Int?
 
-    @Option(help: "Connections that send ops.")
+    @Option(parsing: .unconditional, help: "Connections that send ops.")
     var publishers: Int = 1
 
-    @Option(help: "Measured seconds.")
+    @Option(parsing: .unconditional, help: "Measured seconds.")
     var duration: Int = 10
 
-    @Option(help: "Seconds of load before measuring.")
+    @Option(parsing: .unconditional, help: "Seconds of load before measuring.")
     var warmup: Int = 2
 
-    @Option(help: "Total ops/s to offer, split over the publishers on a fixed schedule (latency counts from each op's slot).")
+    @Option(parsing: .unconditional, help: "Total ops/s to offer, split over the publishers on a fixed schedule (latency counts from each op's slot).")
     var rate: Double?
 
     @Flag(name: .customLong("closed-loop"), help: "Send as fast as acks come back, --window ops in flight per publisher (the default without --rate).")
     var closedLoop = false
 
-    @Option(help: "Ops in flight per publisher in the closed loop.")
+    @Option(parsing: .unconditional, help: "Ops in flight per publisher in the closed loop.")
     var window: Int = 1
 
     @Option(help: "Relative weights of the ops publishers send: move, edit, add, chat.")
     var mix: String = OpMix.standard.description
 
-    @Option(name: .customLong("cards-per-board"), help: "Cards each publisher keeps on each board; further adds purge its oldest.")
+    @Option(name: .customLong("cards-per-board"), parsing: .unconditional, help: "Cards each publisher keeps on each board; further adds purge its oldest.")
     var cardsPerBoard: Int = 100
 
-    @Option(help: "Authenticated connections that only answer pings, held for the run (server RSS per connection).")
+    @Option(parsing: .unconditional, help: "Authenticated connections that only answer pings, held for the run (server RSS per connection).")
     var idle: Int = 0
 
     @Flag(inversion: .prefixedNo, help: "Whether idle connections subscribe to the first board.")
@@ -88,23 +90,51 @@ struct CorkLoad: AsyncParsableCommand {
     @Option(name: .customLong("server-pid"), help: "corkd's process id: report its RSS and CPU time from /proc (set by --spawn).")
     var serverPID: Int32?
 
-    @Option(name: .customLong("replay-mb"), help: "Most MiB of deltas a board's reference replica keeps for the convergence replay.")
+    @Option(name: .customLong("replay-mb"), parsing: .unconditional, help: "Most MiB of deltas a board's reference replica keeps for the convergence replay.")
     var replayMB: Int = 2_048
 
     @Flag(help: "Print one JSON object instead of the table.")
     var json = false
 
+    /// The most of each figure cork-load takes: beyond them a run cannot work, and an unchecked value crashed or hung
+    /// it. With 8,000 ops in flight per publisher corkd cut both publishers of a run as slow consumers (their acks
+    /// outgrew the 1 MiB outbox while they were still writing); 5,000 still ran.
+    static let durationMax = 86_400, warmupMax = 3_600, windowMax = 4_096, rateMax = 10_000_000.0
+    /// corkd's `connections_max`: a spawned server takes no more connections (cork-load adds one to check the end).
+    static let spawnConnectionsMax = WireLimits().connectionsMax - 1
+
     mutating func validate() throws {
         guard publishers >= 0, idle >= 0 else { throw ValidationError("--publishers and --idle must be at least 0") }
-        guard window >= 1 else { throw ValidationError("--window must be at least 1") }
-        guard duration >= 1, warmup >= 0 else { throw ValidationError("--duration must be at least 1 s, --warmup at least 0") }
+        guard (1...Self.windowMax).contains(window) else { throw ValidationError("--window must be 1 to \(Self.windowMax)") }
+        guard (1...Self.durationMax).contains(duration), (0...Self.warmupMax).contains(warmup) else {
+            throw ValidationError("--duration must be 1 to \(Self.durationMax) s, --warmup 0 to \(Self.warmupMax) s")
+        }
         guard cardsPerBoard >= 1, replayMB >= 1 else { throw ValidationError("--cards-per-board and --replay-mb must be at least 1") }
-        if let rate, rate <= 0 { throw ValidationError("--rate must be positive") }
+        guard cardsPerBoard <= Limits.cardsMax else { throw ValidationError("--cards-per-board must be at most \(Limits.cardsMax)") }
+        guard replayMB <= 1 << 20 else { throw ValidationError("--replay-mb must be at most \(1 << 20)") }
+        if let rate, !(rate > 0 && rate <= Self.rateMax) {
+            throw ValidationError("--rate must be a number above 0 and at most \(Int(Self.rateMax)) ops/s")
+        }
         if rate != nil && closedLoop { throw ValidationError("--rate and --closed-loop exclude each other") }
         if spawn != (urls.isEmpty && urlsFile == nil) { throw ValidationError("give either --spawn or --url/--urls-file") }
         if let boards, boards < 1 { throw ValidationError("--boards must be at least 1") }
         if let subscribersPerBoard, subscribersPerBoard < 0 { throw ValidationError("--subscribers-per-board must be at least 0") }
+        if let clients, clients < 1 { throw ValidationError("--clients must be at least 1") }
         do { _ = try OpMix(parsing: mix) } catch { throw ValidationError(error.message) }
+    }
+
+    /// Whether this process may open `connections` TLS connections (one descriptor each) and a spawned corkd takes
+    /// them; a clear usage error before anything starts otherwise.
+    func checkRoom(for connections: Int) throws {
+        if spawn, connections > Self.spawnConnectionsMax {
+            throw ValidationError(
+                "\(connections) connections: a spawned corkd takes at most \(Self.spawnConnectionsMax) (its connections_max)")
+        }
+        var limit = rlimit()
+        if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, UInt64(connections) + 64 > UInt64(limit.rlim_cur) {
+            throw ValidationError(
+                "\(connections) connections need as many open files; this process may open \(limit.rlim_cur) (raise `ulimit -n`)")
+        }
     }
 
     /// The layout from --clients, --boards, --subscribers-per-board and --publishers.
@@ -125,6 +155,7 @@ struct CorkLoad: AsyncParsableCommand {
         }
         let layout = LoadPlan.Layout(boards: count, subscribersPerBoard: perBoard, publishers: publishers, idle: idle)
         guard layout.connections > 0 else { throw ValidationError("nothing to connect: no publishers, subscribers or idle connections") }
+        try checkRoom(for: layout.connections)
         return layout
     }
 
@@ -139,14 +170,15 @@ struct CorkLoad: AsyncParsableCommand {
                 throw ValidationError("--spawn needs corkd beside cork-load (swift build --product corkd) or --corkd PATH")
             }
             let layout = try layout(boards: boards ?? 1)
-            let server = try await SpawnedServer.start(corkdPath: path, layout: layout, runID: runID, progress: progress)
+            Self.cleanUpOnSignals()
+            let server = try await SpawnedServer.start(corkdPath: path, layout: layout, runID: runID, keep: keepData, progress: progress)
             spawned = server
-            Self.stopOnSignals(server, keep: keepData)
             plan = makePlan(layout: layout, targets: server.targets, checker: server.owner, boards: server.boards, pid: server.pid, mix: mix, runID: runID)
         } else {
             var texts = urls
             if let urlsFile {
-                let contents = try String(contentsOfFile: urlsFile, encoding: .utf8)
+                guard let data = FileManager.default.contents(atPath: urlsFile), let contents = String(data: data, encoding: .utf8)
+                else { throw ValidationError("cannot read --urls-file \(urlsFile): no such readable UTF-8 file") }
                 texts += contents.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
                     .filter { !$0.isEmpty && !$0.hasPrefix("#") }
             }
@@ -166,16 +198,17 @@ struct CorkLoad: AsyncParsableCommand {
         if !report.succeeded { throw ExitCode(1) }
     }
 
-    /// Ctrl-C or SIGTERM during a `--spawn` run: stop corkd and remove its data directory before exiting.
-    private static func stopOnSignals(_ server: SpawnedServer, keep: Bool) {
+    /// Ctrl-C or SIGTERM at any moment of a `--spawn` run, its set-up included: stop corkd (and an admin command
+    /// still running) and remove the data directory, then exit with 128 + the signal's number (130, 143).
+    private static func cleanUpOnSignals() {
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 try? FileHandle.standardError.write(contentsOf: Data("cork-load: interrupted; stopping corkd\n".utf8))
                 Task {
-                    await server.stop(keep: keep)
-                    Foundation.exit(130)
+                    await SpawnCleanup.shared.cleanUp()
+                    Foundation.exit(128 + number)
                 }
             }
             source.resume()

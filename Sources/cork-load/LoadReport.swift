@@ -8,7 +8,8 @@ struct LoadReport: Sendable {
     struct CPUSample: Sendable {
         var server: Double?
         var load: Double?
-        var machine: Double?
+        /// Every running process's CPU time (for what the others took meanwhile).
+        var processes: [Int32: Double] = [:]
     }
 
     /// The idle connections and the server's RSS around their opening.
@@ -65,9 +66,11 @@ struct LoadReport: Sendable {
         if let start = cpuStart, let end = cpuEnd {
             if let a = start.server, let b = end.server { cpu.serverS = b - a }
             if let a = start.load, let b = end.load { cpu.loadS = b - a }
-            if let a = start.machine, let b = end.machine {
-                cpu.machineS = b - a
-                cpu.othersS = max(0, (b - a) - (cpu.serverS ?? 0) - (cpu.loadS ?? 0))
+            if !start.processes.isEmpty, !end.processes.isEmpty {
+                let others = ProcStats.others(
+                    from: start.processes, to: end.processes, excluding: Set([ProcStats.ownPID] + (plan.serverPID.map { [$0] } ?? [])))
+                cpu.othersS = others
+                cpu.machineS = others + (cpu.serverS ?? 0) + (cpu.loadS ?? 0)
             }
             cpu.serverUsPerOp = cpu.serverS.flatMap { acked > 0 ? $0 * 1e6 / Double(acked) : nil }
             cpu.serverUsPerDelivery = cpu.serverS.flatMap { deliveries > 0 ? $0 * 1e6 / Double(deliveries) : nil }
@@ -92,7 +95,7 @@ struct LoadReport: Sendable {
             subscribersPerBoard: layout.subscribersPerBoard, publishers: layout.publishers, idleConnections: layout.idle,
             window: plan.rate == nil ? plan.window : nil, rate: plan.rate, mix: plan.mix.description,
             warmupS: plan.warmup, durationS: plan.duration, cardsPerBoard: plan.cardsPerBoard,
-            users: publishers.users.union(subscribers.users).count, serverRateOpsPerS: publishers.rateOpsPerS,
+            users: publishers.users.union(subscribers.users).count + idle.tally.connected, serverRateOpsPerS: publishers.rateOpsPerS,
             opsAcked: acked, opsPerS: Double(acked) / seconds, sent: publishers.sent, deliveries: deliveries,
             deliveriesPerS: Double(deliveries) / seconds, ackMs: latency(publishers.latency),
             fanoutMs: latency(subscribers.fanout), fanoutOverruns: subscribers.fanoutOverruns,

@@ -115,6 +115,9 @@ struct LoadRun {
     /// The end, once every publisher has finished: takes the server's state of every board, lets each subscriber
     /// catch up to the server's seq (or gives up after the drain timeout), then closes them.
     private func end(_ subscribers: [SubscriberProgress], group: any EventLoopGroup, report: inout LoadReport) async {
+        // The catch-up is timed from the last publisher's end, through the read of the server's state: subscribers
+        // that are behind go on reading meanwhile.
+        let started = NIODeadline.now()
         do {
             report.serverBoards = try await Convergence.serverState(
                 plan.checker, boards: plan.boards, clientID: "check-\(plan.runID)", group: group)
@@ -122,7 +125,6 @@ struct LoadRun {
             report.checkError = "\(error)"
             progress("check: could not read the server's boards: \(error)")
         }
-        let started = NIODeadline.now()
         if let boards = report.serverBoards {
             while NIODeadline.now() < started + .seconds(LoadPlan.drainTimeoutSeconds) {
                 let behind = subscribers.filter {
@@ -131,10 +133,10 @@ struct LoadRun {
                 if behind.isEmpty { break }
                 try? await Task.sleep(for: .milliseconds(10))
             }
+            let waited = Double((NIODeadline.now() - started).nanoseconds) / 1e9
+            report.catchUpSeconds = waited
+            progress(String(format: "end: subscribers caught up with the server %.3f s after the last publisher finished", waited))
         }
-        let waited = Double((NIODeadline.now() - started).nanoseconds) / 1e9
-        report.catchUpSeconds = waited
-        progress(String(format: "end: subscribers caught up with the server %.3f s after the last publisher finished", waited))
         for subscriber in subscribers { subscriber.close() }
     }
 
@@ -193,7 +195,7 @@ struct LoadRun {
     private func sampleCPU() -> LoadReport.CPUSample {
         LoadReport.CPUSample(
             server: plan.serverPID.flatMap(ProcStats.cpuSeconds), load: ProcStats.cpuSeconds(ProcStats.ownPID),
-            machine: ProcStats.machineBusySeconds())
+            processes: ProcStats.allProcesses())
     }
 
     private func pad(_ value: Int, _ width: Int) -> String {

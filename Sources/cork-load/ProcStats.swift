@@ -26,17 +26,26 @@ enum ProcStats {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// CPU time spent by the whole machine (every process and the kernel), from the first line of `/proc/stat`, in
-    /// seconds: user + nice + system + irq + softirq + steal. With the server's and cork-load's own time it shows
-    /// how much of the machine other processes took during a run.
-    static func machineBusySeconds() -> Double? {
-        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-            let line = text.split(separator: "\n").first, line.hasPrefix("cpu ")
-        else { return nil }
-        let ticks = line.split(separator: " ").dropFirst().compactMap { Double($0) }
-        guard ticks.count >= 8 else { return nil }
-        let busy = ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6] + ticks[7]
-        return busy / Double(sysconf(Int32(_SC_CLK_TCK)))
+    /// The CPU time of every process now running, by process id, in seconds (`/proc/PID/stat`, each process's own
+    /// precise count). The whole machine's `/proc/stat` is not used: it counts by timer tick, and misses much of a
+    /// server's short bursts of work between ticks (on this project's 2-core VM it counted less than corkd's and
+    /// cork-load's own times together).
+    static func allProcesses() -> [Int32: Double] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [:] }
+        var times: [Int32: Double] = [:]
+        for name in names {
+            guard let pid = Int32(name), let seconds = cpuSeconds(pid) else { continue }
+            times[pid] = seconds
+        }
+        return times
+    }
+
+    /// The CPU time processes other than `excluded` spent between two `allProcesses()` samples: each process's
+    /// growth, or its whole time if it started in between. Processes that ended in between are not counted.
+    static func others(from start: [Int32: Double], to end: [Int32: Double], excluding excluded: Set<Int32>) -> Double {
+        end.reduce(0) { sum, entry in
+            excluded.contains(entry.key) ? sum : sum + max(0, entry.value - (start[entry.key] ?? 0))
+        }
     }
 
     /// This process's id.

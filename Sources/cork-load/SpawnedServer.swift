@@ -3,6 +3,7 @@ import BoardServer
 import BoardTransport
 import BoardWire
 import Foundation
+import Synchronization
 
 /// `--spawn`: a real `corkd` on a temporary data directory, set up for the run through the operator's own commands,
 /// and removed afterwards.
@@ -60,34 +61,43 @@ final class SpawnedServer: Sendable {
         1 + layout.publishers + layout.subscribersPerBoard + layout.idle
     }
 
-    /// Starts corkd from `corkdPath` on a new data directory and sets it up for `layout`.
+    /// Starts corkd from `corkdPath` on a new data directory and sets it up for `layout`. On a failure nothing is left
+    /// behind: corkd is stopped and the directory removed (unless `keep`).
     static func start(
-        corkdPath: String, layout: LoadPlan.Layout, runID: String, progress: @Sendable (String) -> Void
+        corkdPath: String, layout: LoadPlan.Layout, runID: String, keep: Bool, progress: @Sendable (String) -> Void
     ) async throws -> SpawnedServer {
         let members = largestBoard(layout)
         guard members <= Limits.membersMax else {
             throw LoadError("spawn_failed", "a board would have \(members) members; members_max is at most \(Limits.membersMax)")
         }
+        guard FileManager.default.isExecutableFile(atPath: corkdPath) else {
+            throw LoadError("spawn_failed", "no executable corkd at \(corkdPath)")
+        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cork-load-\(runID)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        SpawnCleanup.shared.directory(directory, keep: keep)
         let errors = directory.appendingPathComponent("corkd.err")
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil, attributes: [.posixPermissions: 0o600])
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: corkdPath)
-        process.arguments = [
-            "serve", "--data-dir", directory.path, "--port", "0", "--rate", "10000000", "--burst", "10000000",
-            "--members-max", "\(max(members, Limits.membersDefault))", "--log-level", "warning", "--exit-with-parent",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
         do {
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            process.executableURL = URL(fileURLWithPath: corkdPath)
+            process.arguments = [
+                "serve", "--data-dir", directory.path, "--port", "0", "--rate", "10000000", "--burst", "10000000",
+                "--members-max", "\(max(members, Limits.membersDefault))", "--log-level", "warning", "--exit-with-parent",
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: errors)
+            try process.run()
+            SpawnCleanup.shared.started(process)
             return try await setUp(process, corkdPath: corkdPath, directory: directory, layout: layout, progress: progress)
         } catch {
             if process.isRunning { process.terminate() }
-            _ = await reap(process, within: .seconds(10))
-            let text = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-            throw LoadError("spawn_failed", "\(error)\(text.isEmpty ? "" : "; corkd: \(text.suffix(400))")")
+            if process.processIdentifier > 0 { _ = await reap(process, within: .seconds(10)) }
+            let text = ((try? String(contentsOf: errors, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            if !keep { try? FileManager.default.removeItem(at: directory) }
+            SpawnCleanup.shared.forget()
+            let reason = (error as? LoadError)?.message ?? "\(error)"
+            throw LoadError("spawn_failed", "\(reason)\(text.isEmpty ? "" : "; corkd said: \(text.suffix(400))")")
         }
     }
 
@@ -160,6 +170,8 @@ final class SpawnedServer: Sendable {
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()
+        SpawnCleanup.shared.started(process)
+        defer { SpawnCleanup.shared.ended(process) }
         guard let status = await reap(process, within: .seconds(120)) else {
             throw LoadError("spawn_failed", "corkd \(arguments.prefix(2).joined(separator: " ")) did not finish within 120 s")
         }
@@ -177,6 +189,7 @@ final class SpawnedServer: Sendable {
         if process.isRunning { process.terminate() }
         _ = await Self.reap(process, within: .seconds(10))
         if !keep { try? FileManager.default.removeItem(at: directory) }
+        SpawnCleanup.shared.forget()
     }
 
     /// Waits until `process` has ended and returns its exit status (128 + the signal when a signal ended it); after
@@ -205,5 +218,33 @@ final class SpawnedServer: Sendable {
         }
         if killed { return nil }
         return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+    }
+}
+
+/// What a `--spawn` run has started so far — the data directory, corkd, an admin command running — so that Ctrl-C or
+/// SIGTERM at any moment, the set-up included, stops them and removes the directory before cork-load exits.
+final class SpawnCleanup: Sendable {
+    static let shared = SpawnCleanup()
+
+    private struct State {
+        var directory: URL?
+        var keep = false
+        var processes: [Process] = []
+    }
+
+    private let state = Mutex(State())
+
+    func directory(_ directory: URL, keep: Bool) { state.withLock { $0.directory = directory; $0.keep = keep } }
+    func started(_ process: Process) { state.withLock { $0.processes.append(process) } }
+    func ended(_ process: Process) { state.withLock { $0.processes.removeAll { $0 === process } } }
+    /// The run cleaned up after itself: nothing left for a signal to do.
+    func forget() { state.withLock { $0 = State() } }
+
+    /// Stops whatever is running (SIGTERM, then SIGKILL after 10 s) and removes the directory unless kept.
+    func cleanUp() async {
+        let state = self.state.withLock { state in defer { state = State() }; return state }
+        for process in state.processes where process.isRunning { process.terminate() }
+        for process in state.processes { _ = await SpawnedServer.reap(process, within: .seconds(10)) }
+        if let directory = state.directory, !state.keep { try? FileManager.default.removeItem(at: directory) }
     }
 }

@@ -45,7 +45,7 @@ extension Summary {
             if let perDelivery = cpu.loadUsPerDelivery { text += "; cork-load \(number(perDelivery)) µs/delivery" }
             rows.append(("cpu", text))
             if let machine = cpu.machineS, let others = cpu.othersS {
-                rows.append(("machine cpu", "\(seconds(machine)) busy in all, of which other processes \(seconds(others))"))
+                rows.append(("machine cpu", "\(seconds(machine)) in all processes, of which other processes \(seconds(others))"))
             }
         }
         if let idle {
@@ -65,9 +65,10 @@ extension Summary {
         let boardsOK = convergence.boards.filter(\.converged).count
         let replicas = convergence.boards.reduce(0) { $0 + $1.subscribersMatching }
         let total = convergence.boards.reduce(0) { $0 + $1.subscribers }
-        var text = convergence.converged ? "converged" : "DIVERGED"
+        let unchecked = !convergence.converged && convergence.boards.allSatisfy { $0.converged || $0.unchecked }
+        var text = convergence.converged ? "converged" : unchecked ? "NOT CHECKED" : "DIVERGED"
         text += ": \(boardsOK)/\(convergence.boards.count) board(s) replayed to the server's seq and hash, \(replicas)/\(total) replicas match"
-        if let catchUp = convergence.catchUpS { text += String(format: "; caught up %.3f s after the last ack", catchUp) }
+        if let catchUp = convergence.catchUpS { text += String(format: "; caught up %.3f s after the publishers finished", catchUp) }
         if let problem = convergence.boards.first(where: { !$0.converged }) {
             text += "; \(problem.board): " + problem.problems.joined(separator: "; ")
         }

@@ -22,7 +22,8 @@ struct Summary: Encodable, Sendable {
     struct CPU: Encodable, Sendable {
         var serverS: Double?
         var loadS: Double?
-        /// The whole machine's CPU time, and what processes other than the server and cork-load took of it.
+        /// The CPU time of every process over the window (server + cork-load + others), and what processes other than
+        /// the server and cork-load took of it (each process's own count; processes that ended meanwhile are missed).
         var machineS: Double?
         var othersS: Double?
         var serverUsPerOp: Double?

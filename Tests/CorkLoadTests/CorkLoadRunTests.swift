@@ -80,4 +80,67 @@ import Testing
         let run = try await runLoad(["--spawn", "--url", "cork://x"])
         #expect(run.exit.reason == .exit && run.exit.status == 64, "\(run.exit)")
     }
+
+    /// Values that crashed or hung cork-load (a load tester's audit): each is refused before anything starts.
+    @Test(arguments: [
+        ["--rate", "inf"], ["--rate", "nan"], ["--duration", "100000000000"], ["--warmup", "9223372036854775807"],
+        ["--window", "4294967296"], ["--boards", "-1"], ["--publishers", "-3"], ["--publishers", "100000"],
+    ])
+    func valuesOutOfRangeAreAUsageError(_ arguments: [String]) async throws {
+        let run = try await runLoad(["--spawn"] + arguments)
+        #expect(run.exit.reason == .exit && run.exit.status == 64, "\(arguments): \(run.exit) \(run.stderr.suffix(500))")
+        let option = arguments[0] == "--publishers" && arguments[1] == "100000" ? "connections" : arguments[0]
+        #expect(run.stderr.contains(option), "\(run.stderr.suffix(500))")
+        #expect(!run.stderr.contains("Missing value"))
+    }
+
+    /// A directory the unprivileged user the tests run cork-load as may write in, as its TMPDIR.
+    func scratchTemporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cork-load-tmp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
+        return directory
+    }
+
+    @Test func aSpawnThatFailsLeavesNothingBehind() async throws {
+        let temporary = try scratchTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporary.path
+        let run = try await SpawnedProcess.run(
+            Self.executable, ["--spawn", "--corkd", "/bin/true", "--duration", "1"], timeout: .seconds(60),
+            logDirectory: temporary.appendingPathComponent("logs"), name: "cork-load", environment: environment, unprivileged: true)
+        #expect(run.exit.reason == .exit && run.exit.status == 1, "\(run.exit)")
+        #expect(run.standardError.contains("spawn_failed: corkd exited before listening"), "\(run.standardError)")
+        #expect(!run.standardError.contains("spawn_failed: spawn_failed"))
+        let left = try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("cork-load-") }
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
+
+    @Test func ctrlCDuringTheSetUpStopsCorkdAndRemovesItsDirectory() async throws {
+        let temporary = try scratchTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporary.path
+        // 500 users to invite keep the set-up busy for a while after corkd listens.
+        let child = try SpawnedProcess(
+            executable: Self.executable,
+            arguments: ["--spawn", "--idle", "500", "--no-idle-subscribe", "--publishers", "1", "--duration", "30", "--warmup", "0"],
+            logDirectory: temporary.appendingPathComponent("logs"), name: "cork-load", environment: environment, unprivileged: true)
+        defer { child.killAndReap() }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !child.standardError.contains("listening on"), child.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let line = try #require(child.standardError.split(separator: "\n").first { $0.contains("listening on") }, "\(child.standardError)")
+        #expect(!child.standardError.contains("set up with corkd board create"), "the set-up ended before the signal")
+        let pid = try #require(line.split(separator: "pid ").last?.split(separator: ")").first.flatMap { Int32($0) })
+        child.send(signal: SIGINT)
+        let exit = try #require(await child.waitForExit(timeout: .seconds(30)), "cork-load did not stop")
+        #expect(exit.reason == .exit && exit.status == 130, "\(exit) \(child.standardError.suffix(1000))")
+        #expect(!child.standardError.contains("measure"), "the run went on: \(child.standardError.suffix(1000))")
+        #expect(kill(pid, 0) != 0, "corkd \(pid) still runs")
+        let left = try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("cork-load-") }
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
 }
