@@ -171,7 +171,14 @@ struct CorkLoad: AsyncParsableCommand {
             }
             let layout = try layout(boards: boards ?? 1)
             Self.cleanUpOnSignals()
-            let server = try await SpawnedServer.start(corkdPath: path, layout: layout, runID: runID, keep: keepData, progress: progress)
+            let server: SpawnedServer
+            do {
+                server = try await SpawnedServer.start(corkdPath: path, layout: layout, runID: runID, keep: keepData, progress: progress)
+            } catch {
+                // Interrupted: the signal's clean-up ends the process (130 or 143); this failure is its doing.
+                if SpawnCleanup.shared.interrupted { try? await Task.sleep(for: .seconds(60)) }
+                throw error
+            }
             spawned = server
             plan = makePlan(layout: layout, targets: server.targets, checker: server.owner, boards: server.boards, pid: server.pid, mix: mix, runID: runID)
         } else {
@@ -207,7 +214,7 @@ struct CorkLoad: AsyncParsableCommand {
             source.setEventHandler {
                 try? FileHandle.standardError.write(contentsOf: Data("cork-load: interrupted; stopping corkd\n".utf8))
                 Task {
-                    await SpawnCleanup.shared.cleanUp()
+                    await SpawnCleanup.shared.interrupt()
                     Foundation.exit(128 + number)
                 }
             }

@@ -88,14 +88,13 @@ final class SpawnedServer: Sendable {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = try FileHandle(forWritingTo: errors)
             try process.run()
-            SpawnCleanup.shared.started(process)
+            SpawnCleanup.shared.started(server: process)
             return try await setUp(process, corkdPath: corkdPath, directory: directory, layout: layout, progress: progress)
         } catch {
             if process.isRunning { process.terminate() }
             if process.processIdentifier > 0 { _ = await reap(process, within: .seconds(10)) }
             let text = ((try? String(contentsOf: errors, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-            if !keep { try? FileManager.default.removeItem(at: directory) }
-            SpawnCleanup.shared.forget()
+            await SpawnCleanup.shared.cleanUp()
             let reason = (error as? LoadError)?.message ?? "\(error)"
             throw LoadError("spawn_failed", "\(reason)\(text.isEmpty ? "" : "; corkd said: \(text.suffix(400))")")
         }
@@ -170,8 +169,8 @@ final class SpawnedServer: Sendable {
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()
-        SpawnCleanup.shared.started(process)
-        defer { SpawnCleanup.shared.ended(process) }
+        SpawnCleanup.shared.started(command: process)
+        defer { SpawnCleanup.shared.ended(command: process) }
         guard let status = await reap(process, within: .seconds(120)) else {
             throw LoadError("spawn_failed", "corkd \(arguments.prefix(2).joined(separator: " ")) did not finish within 120 s")
         }
@@ -186,10 +185,7 @@ final class SpawnedServer: Sendable {
 
     /// Stops corkd (SIGTERM, then SIGKILL after 10 s) and removes the data directory unless `keep`.
     func stop(keep: Bool) async {
-        if process.isRunning { process.terminate() }
-        _ = await Self.reap(process, within: .seconds(10))
-        if !keep { try? FileManager.default.removeItem(at: directory) }
-        SpawnCleanup.shared.forget()
+        await SpawnCleanup.shared.cleanUp()
     }
 
     /// Waits until `process` has ended and returns its exit status (128 + the signal when a signal ended it); after
@@ -204,10 +200,14 @@ final class SpawnedServer: Sendable {
         var killed = false
         var status: Int32 = 0
         while process.isRunning {
-            if waitpid(pid, &status, WNOHANG) == pid {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid {
                 let signal = status & 0x7f
                 return killed ? nil : signal == 0 ? (status >> 8) & 0xff : 128 + signal
             }
+            // Reaped by another waiter (a signal's clean-up and the set-up both wait for the same child): it has
+            // ended, and its pid must not be signalled again (it may be another process's by now).
+            if reaped == -1, errno == ECHILD { return nil }
             if !killed, ContinuousClock.now >= deadline {
                 killed = true
                 kill(pid, SIGKILL)
@@ -223,28 +223,53 @@ final class SpawnedServer: Sendable {
 
 /// What a `--spawn` run has started so far — the data directory, corkd, an admin command running — so that Ctrl-C or
 /// SIGTERM at any moment, the set-up included, stops them and removes the directory before cork-load exits.
+///
+/// One clean-up runs, whoever asks first: the run's own end or failure, or a signal's handler (which then exits
+/// with 130 or 143). Two at once raced over the same directory and could each give up half-way, leaving it behind.
 final class SpawnCleanup: Sendable {
     static let shared = SpawnCleanup()
 
     private struct State {
         var directory: URL?
         var keep = false
-        var processes: [Process] = []
+        /// `corkd serve`, stopped with SIGTERM (it shuts down cleanly on it).
+        var server: Process?
+        /// Admin commands running (`corkd board create`, `corkd invite`), stopped with SIGKILL: cork-load ignores
+        /// SIGINT and SIGTERM to handle them itself, and a child inherits that, so SIGTERM would not stop them.
+        var commands: [Process] = []
     }
 
     private let state = Mutex(State())
+    private let claimed = Atomic(false)
+    private let finished = Atomic(false)
+    private let interruptedFlag = Atomic(false)
+
+    /// Whether a signal's clean-up has begun: the run's own failure, which the clean-up causes, is not reported then.
+    var interrupted: Bool { interruptedFlag.load(ordering: .acquiring) }
 
     func directory(_ directory: URL, keep: Bool) { state.withLock { $0.directory = directory; $0.keep = keep } }
-    func started(_ process: Process) { state.withLock { $0.processes.append(process) } }
-    func ended(_ process: Process) { state.withLock { $0.processes.removeAll { $0 === process } } }
-    /// The run cleaned up after itself: nothing left for a signal to do.
-    func forget() { state.withLock { $0 = State() } }
+    func started(server process: Process) { state.withLock { $0.server = process } }
+    func started(command process: Process) { state.withLock { $0.commands.append(process) } }
+    func ended(command process: Process) { state.withLock { $0.commands.removeAll { $0 === process } } }
 
-    /// Stops whatever is running (SIGTERM, then SIGKILL after 10 s) and removes the directory unless kept.
+    /// A signal arrived: cleans up (or waits for the clean-up already under way) and returns once it is done.
+    func interrupt() async {
+        interruptedFlag.store(true, ordering: .releasing)
+        await cleanUp()
+        while !finished.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    /// Stops whatever is running (corkd with SIGTERM, then SIGKILL after 10 s) and removes the directory unless kept;
+    /// does nothing when a clean-up has already begun.
     func cleanUp() async {
-        let state = self.state.withLock { state in defer { state = State() }; return state }
-        for process in state.processes where process.isRunning { process.terminate() }
-        for process in state.processes { _ = await SpawnedServer.reap(process, within: .seconds(10)) }
+        guard claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        defer { finished.store(true, ordering: .releasing) }
+        let state = self.state.withLock { $0 }
+        for command in state.commands where command.isRunning { kill(command.processIdentifier, SIGKILL) }
+        if let server = state.server, server.isRunning { server.terminate() }
+        for process in state.commands + (state.server.map { [$0] } ?? []) {
+            _ = await SpawnedServer.reap(process, within: .seconds(10))
+        }
         if let directory = state.directory, !state.keep { try? FileManager.default.removeItem(at: directory) }
     }
 }
