@@ -2,6 +2,7 @@ import ArgumentParser
 import BoardCore
 import BoardWire
 import Foundation
+import NIOPosix
 
 /// `cork-load`: simulated Corkboard clients over real TLS: throughput, ack and fan-out latency, CPU, seq checks and
 /// convergence.
@@ -198,6 +199,15 @@ struct CorkLoad: AsyncParsableCommand {
             if let boards, boards != names.count { throw ValidationError("with --url, --boards must equal the number of --board options") }
             let layout = try layout(boards: names.count)
             plan = makePlan(layout: layout, targets: targets, checker: first, boards: names, pid: serverPID, mix: mix, runID: runID)
+            // Each board must be there for the first URL's account before any load starts: a misspelt --board used to
+            // run the whole duration on not_found rejects before the run failed.
+            do {
+                _ = try await Convergence.serverState(
+                    first, boards: names, clientID: "check-\(runID)", group: MultiThreadedEventLoopGroup.singleton)
+            } catch {
+                progress("check: cannot read the boards \(names.joined(separator: ", ")) as the first URL's account: \(error)")
+                throw ExitCode(1)
+            }
         }
         let report = await LoadRun(plan: plan, progress: progress).run()
         if let spawned { await spawned.stop(keep: keepData) }

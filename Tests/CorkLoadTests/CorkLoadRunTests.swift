@@ -94,6 +94,16 @@ import Testing
         #expect(!run.stderr.contains("Missing value"))
     }
 
+    @Test func aBoardTheAccountCannotSeeFailsBeforeTheRun() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        try await corkd.start()
+        let run = try await runLoad(["--url", corkd.ownerURL, "--board", "nosuch", "--duration", "30", "--warmup", "0"])
+        #expect(run.exit.reason == .exit && run.exit.status == 1, "\(run.exit)")
+        #expect(run.stderr.contains("cannot read the boards nosuch"), "\(run.stderr.suffix(1000))")
+        #expect(!run.stderr.contains("measure"), "the run started: \(run.stderr.suffix(1000))")
+    }
+
     /// A directory the unprivileged user the tests run cork-load as may write in, as its TMPDIR.
     func scratchTemporaryDirectory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cork-load-tmp-\(UUID().uuidString)")
