@@ -210,7 +210,7 @@ struct CorkLoad: AsyncParsableCommand {
             }
         }
         let report = await LoadRun(plan: plan, progress: progress).run()
-        if let spawned { await spawned.stop(keep: keepData) }
+        if let spawned { await spawned.stop() }
         print(json ? report.json() : report.summary.table)
         if !report.succeeded { throw ExitCode(1) }
     }

@@ -183,8 +183,9 @@ final class SpawnedServer: Sendable {
         return output
     }
 
-    /// Stops corkd (SIGTERM, then SIGKILL after 10 s) and removes the data directory unless `keep`.
-    func stop(keep: Bool) async {
+    /// Stops corkd (SIGTERM, then SIGKILL after 10 s) and removes the data directory unless the run keeps it
+    /// (`start`'s `keep`): the one clean-up, unless a signal's has begun.
+    func stop() async {
         await SpawnCleanup.shared.cleanUp()
     }
 
@@ -205,9 +206,15 @@ final class SpawnedServer: Sendable {
                 let signal = status & 0x7f
                 return killed ? nil : signal == 0 ? (status >> 8) & 0xff : 128 + signal
             }
-            // Reaped by another waiter (a signal's clean-up and the set-up both wait for the same child): it has
-            // ended, and its pid must not be signalled again (it may be another process's by now).
-            if reaped == -1, errno == ECHILD { return nil }
+            // Reaped elsewhere: by Foundation's own waiter (then `isRunning` turns false in a moment and its status
+            // is the answer) or by another of these waits (a signal's clean-up and the set-up both wait for the same
+            // child; then `isRunning` stays true and the status is the other waiter's). Either way it has ended, and
+            // its pid must not be signalled again: it may be another process's by now.
+            if reaped == -1, errno == ECHILD {
+                for _ in 0..<50 where process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+                if process.isRunning { return nil }
+                break
+            }
             if !killed, ContinuousClock.now >= deadline {
                 killed = true
                 kill(pid, SIGKILL)
