@@ -34,11 +34,12 @@ extension SQLiteStore {
 
     /// Hands changes to the store's one writer (group commit across boards, `BoardStore.submit`).
     ///
-    /// The writer is GRDB's writer connection: at the start of each transaction it takes everything queued (every
-    /// board's hand-overs), writes it in one IMMEDIATE transaction (one fsync), then calls each `done` right there, on
-    /// the writer's thread, before it takes the next. When a shared transaction fails, its hand-overs are written
-    /// again one by one, so one board's bad batch never fails another's. While more is queued it schedules itself
-    /// again behind any other write waiting on the connection, so a steady stream of ops never starves those.
+    /// The writer is GRDB's writer connection, used on the store's writer thread (`StoreThreads`): at the start of
+    /// each transaction it takes everything queued (every board's hand-overs), writes it in one IMMEDIATE transaction
+    /// (one fsync), then calls each `done` right there, on the writer's thread, before it takes the next. When a
+    /// shared transaction fails, its hand-overs are written again one by one, so one board's bad batch never fails
+    /// another's. While more is queued it schedules itself again behind any other write waiting on the writer thread,
+    /// so a steady stream of ops never starves those.
     public func submit(
         encoded changes: [EncodedChange], snapshots: [Board], done: @escaping @Sendable (Result<Void, StoreError>) -> Void
     ) {
@@ -67,11 +68,26 @@ extension SQLiteStore {
     /// more is queued.
     private func startWriter() {
         let store = self
-        pool.asyncWriteWithoutTransaction { db in
+        threads.submitWrite { running in
             guard let tickets = store.appends.takeAll() else { return }
-            Self.commit(tickets, snapshotsKept: store.configuration.snapshotsKept, db)
+            guard running else {
+                return Self.fail(tickets, StoreError(.internal, "append: the store is closed"), store.appends)
+            }
+            // On a closed pool the transaction fails and `commit` answers each ticket with that.
+            store.pool.writeWithoutTransaction { db in
+                Self.commit(tickets, snapshotsKept: store.configuration.snapshotsKept, db)
+            }
             if store.appends.continues() { store.startWriter() }
         }
+    }
+
+    /// Answers `tickets` and everything queued after them with `error`, once the writer cannot write.
+    private static func fail(_ tickets: [CommitQueue.Ticket], _ error: StoreError, _ appends: CommitQueue) {
+        var tickets = tickets
+        repeat {
+            for ticket in tickets { ticket.done(.failure(error)) }
+            tickets = appends.takeAll() ?? []
+        } while !tickets.isEmpty
     }
 
     /// Writes `tickets` in one transaction and answers each; after a failure, each alone.

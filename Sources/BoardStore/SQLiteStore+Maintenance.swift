@@ -39,7 +39,10 @@ extension SQLiteStore {
     /// consistent snapshot while the writer goes on.
     func vacuum(into path: String) async throws(StoreError) {
         do {
-            try await pool.unsafeRead { db in try db.execute(sql: "VACUUM INTO ?", arguments: [path]) }
+            let pool = self.pool
+            try await threads.read {
+                try pool.unsafeRead { db in try db.execute(sql: "VACUUM INTO ?", arguments: [path]) }
+            }
         } catch {
             throw StoreError(error, context: "backup: VACUUM INTO \(path)")
         }

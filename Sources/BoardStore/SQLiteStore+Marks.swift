@@ -153,7 +153,7 @@ final class CheckpointMarker: Sendable {
     private let connection = Mutex(Connection())
     /// Where checkpoints run. A checkpoint is a blocking C call that waits on the disk for tens of milliseconds, so
     /// it must stay off Swift's cooperative pool and the event loops: a serial dispatch queue gives it a thread of
-    /// its own, as GRDB's queue gives the writer one.
+    /// its own, as `StoreThreads` gives the writer one.
     private let queue = DispatchQueue(label: "corkd.checkpoint")
 
     /// A SQLite connection handle. `@unchecked`: an `OpaquePointer` is not `Sendable`; this one is only used on

@@ -128,16 +128,16 @@ extension SQLiteStore {
         return migrator
     }
 
-    /// Brings the schema up to date (on the writer queue, as one barrier).
+    /// Brings the schema up to date (on the writer thread, as one barrier).
     func migrate() async throws(StoreError) {
         let pool = self.pool
-        let result: Result<Void, StoreError> = await withCheckedContinuation { continuation in
-            SQLiteStore.migrator.asyncMigrate(pool) { result in
-                switch result {
-                case .success: continuation.resume(returning: .success(()))
-                case .failure(let error):
-                    continuation.resume(returning: .failure(StoreError(error, context: "migrate")))
-                }
+        let closed = Result<Void, StoreError>.failure(StoreError(.internal, "migrate: the store is closed"))
+        let result: Result<Void, StoreError> = await threads.write(closed: closed) {
+            do {
+                try SQLiteStore.migrator.migrate(pool)
+                return .success(())
+            } catch {
+                return .failure(StoreError(error, context: "migrate"))
             }
         }
         try result.get()

@@ -6,8 +6,9 @@ import Logging
 /// The embedded store: one SQLite file (`corkd.sqlite`) in the data directory, opened with GRDB.
 ///
 /// WAL mode with `synchronous=FULL`, so a commit is durable when `append` returns; `foreign_keys=ON`; a busy timeout
-/// (default 5 s) after which a write fails with `.busy`. Every database access runs on GRDB's own dispatch queues
-/// (one writer, a pool of readers), never on the caller's thread, so NIO event loops are never blocked. Writes are
+/// (default 5 s) after which a write fails with `.busy`. Every database access runs on the store's own threads (one
+/// writer, one per reader connection: `StoreThreads`), never on the caller's thread, so NIO event loops and Swift's
+/// cooperative pool are never blocked. Writes are
 /// not cancellable: once started, a write runs to its commit or its rollback and the caller learns which.
 public struct SQLiteStore: BoardStore {
     /// The database file's name in the data directory.
@@ -25,6 +26,8 @@ public struct SQLiteStore: BoardStore {
     let checkpoints: CheckpointMarker
     /// How the open decided the file was sound.
     public let openCheck: OpenCheck
+    /// The threads every access to `pool` runs on.
+    let threads: StoreThreads
 
     /// The database file's location.
     public var path: String { pool.path }
@@ -34,6 +37,7 @@ public struct SQLiteStore: BoardStore {
         self.configuration = configuration
         self.logger = logger
         self.openCheck = openCheck
+        self.threads = StoreThreads(readers: pool.configuration.maximumReaderCount)
         self.checkpoints = CheckpointMarker(path: pool.path, pages: configuration.checkpointPages)
     }
 
