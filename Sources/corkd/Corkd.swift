@@ -25,6 +25,10 @@ struct Corkd: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
         do {
             var command = try parseAsRoot()
+            // Asked for, the server's tasks run on its event loops (ConcurrencyOnLoops); never the one-shot commands.
+            if command is Serve, ConcurrencyOnLoops.wanted(ProcessInfo.processInfo.environment) {
+                ConcurrencyOnLoops.install()
+            }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

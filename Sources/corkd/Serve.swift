@@ -6,6 +6,7 @@ import BoardTransport
 import BoardWire
 import Foundation
 import Logging
+import NIOPosix
 import ServiceLifecycle
 
 /// `corkd serve`: runs the server.
@@ -156,6 +157,9 @@ struct Serve: AsyncParsableCommand {
         // Before the first connection: the runtime's job caches filled from one block of memory (ContinuationCaches).
         let primed = await ContinuationCaches.prime()
         logger.debug("continuation caches primed", metadata: ["jobs_per_thread": "\(primed)"])
+        // Where this task resumed says where Swift's jobs run (ConcurrencyOnLoops).
+        let onLoops = MultiThreadedEventLoopGroup.currentEventLoop != nil
+        logger.debug("Swift tasks run on \(onLoops ? "the event loops" : "libdispatch's worker threads")")
         if exitWithParent { Self.watchParent() }
         // Freed connection memory goes back to the system (MemoryTrim, stopped with the server).
         let opened = setup.store
