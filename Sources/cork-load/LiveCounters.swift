@@ -9,6 +9,6 @@ final class LiveCounters: Sendable {
     let acked = Atomic<Int>(0)
     /// Deltas received by all subscribers since the start.
     let deliveries = Atomic<Int>(0)
-    /// Rejects and errors since the start.
+    /// Rejects and errors since the start, a publisher's or subscriber's lost or failed connection among them.
     let errors = Atomic<Int>(0)
 }

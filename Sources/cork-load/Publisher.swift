@@ -53,10 +53,13 @@ struct Publisher: Sendable {
             }
         } catch let error as LoadError {
             tally.count(error.code)
+            live.errors.add(1, ordering: .relaxed)
         } catch let error as TransportError {
             tally.count(error.wireCode?.rawValue ?? "transport")
+            live.errors.add(1, ordering: .relaxed)
         } catch {
             tally.count(signalled ? "connection_lost" : "connect_failed")
+            live.errors.add(1, ordering: .relaxed)
         }
         if !signalled { connected.yield() }
         return tally

@@ -261,6 +261,7 @@ final class SubscriberHandler: ChannelInboundHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if !progress.isClosing {
             tally.count((error as? TransportError)?.wireCode?.rawValue ?? (phase == .streaming ? "connection_lost" : "connect_failed"))
+            live.errors.add(1, ordering: .relaxed)
         }
         context.close(promise: nil)
     }
@@ -279,7 +280,12 @@ final class SubscriberHandler: ChannelInboundHandler {
         live.deliveries.add(unflushed, ordering: .relaxed)
         unflushed = 0
         if streamed {
-            if progress.isClosing { tally.subscribersCompleted = 1 } else if tally.errors.isEmpty { tally.count("closed") }
+            if progress.isClosing {
+                tally.subscribersCompleted = 1
+            } else if tally.errors.isEmpty {
+                tally.count("closed")
+                live.errors.add(1, ordering: .relaxed)
+            }
             tally.seqBroken = check.isContiguous ? 0 : 1
             tally.gaps = check.gaps
             tally.duplicates = check.duplicates
@@ -287,6 +293,7 @@ final class SubscriberHandler: ChannelInboundHandler {
             if let reference { tally.references = [reference] }
         } else if tally.errors.isEmpty {
             tally.count("connect_failed")
+            live.errors.add(1, ordering: .relaxed)
         }
         ready.fail(LoadError("closed", "the connection closed before subscribed"))
         done.succeed(tally)

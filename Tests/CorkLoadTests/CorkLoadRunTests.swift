@@ -2,6 +2,10 @@ import BoardTesting
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The real `cork-load --spawn` (which starts the real corkd) end to end, small and short.
 @Suite struct CorkLoadRunTests {
     static let executable = CorkdProcess.packageRoot.appendingPathComponent(".build/debug/cork-load")
@@ -102,6 +106,43 @@ import Testing
         #expect(run.exit.reason == .exit && run.exit.status == 1, "\(run.exit)")
         #expect(run.stderr.contains("cannot read the boards nosuch"), "\(run.stderr.suffix(1000))")
         #expect(!run.stderr.contains("measure"), "the run started: \(run.stderr.suffix(1000))")
+    }
+
+    /// The progress line counts lost connections among "rejects+errors" (they were left out: a server that died
+    /// mid-run showed 0 errors a second until the end).
+    @Test func aServerThatDiesMidRunShowsInTheProgressLines() async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else {
+            throw TestFailure("cork-load is missing at \(Self.executable.path); run `swift build --build-tests` first")
+        }
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        try await corkd.start()
+        let logs = FileManager.default.temporaryDirectory.appendingPathComponent("cork-load-test-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: logs) }
+        let load = try SpawnedProcess(
+            executable: Self.executable,
+            arguments: [
+                "--url", corkd.ownerURL, "--board", "main", "--publishers", "2", "--subscribers-per-board", "1",
+                "--rate", "10", "--duration", "8", "--warmup", "0",
+            ],
+            logDirectory: logs, name: "cork-load", unprivileged: true)
+        defer { if load.isRunning { load.send(signal: SIGKILL) } }
+        // 10 ops/s, under the account's rate limit, so that no reject counts. The server dies once the first measured
+        // second has been printed; then two publishers and a subscriber lose their connections.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !load.standardError.contains("s] measure"), load.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let before = load.standardError.components(separatedBy: "\n").filter { $0.contains("] measure") }.count
+        try #require(before > 0, "no progress line: \(load.standardError.suffix(1000))")
+        corkd.server?.send(signal: SIGKILL)
+        let exit = await load.waitForExit(timeout: .seconds(60))
+        #expect(exit?.reason == .exit && exit?.status == 1, "\(String(describing: exit))")
+        let lines = load.standardError.components(separatedBy: "\n").filter { $0.contains("] measure") }
+        let errors = lines.dropFirst(before).compactMap { line in
+            line.components(separatedBy: "rejects+errors").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        }
+        #expect(errors.reduce(0, +) >= 3, "after the kill: \(lines.dropFirst(before))")
     }
 
     /// A directory the unprivileged user the tests run cork-load as may write in, as its TMPDIR.
