@@ -7,7 +7,7 @@ import Logging
 ///
 /// WAL mode with `synchronous=FULL`, so a commit is durable when `append` returns; `foreign_keys=ON`; a busy timeout
 /// (default 5 s) after which a write fails with `.busy`. Every database access runs on the store's own threads (one
-/// writer, one per reader connection: `StoreThreads`), never on the caller's thread, so NIO event loops and Swift's
+/// writer, two for reads: `StoreThreads`), never on the caller's thread, so NIO event loops and Swift's
 /// cooperative pool are never blocked. Writes are
 /// not cancellable: once started, a write runs to its commit or its rollback and the caller learns which.
 public struct SQLiteStore: BoardStore {
@@ -37,7 +37,9 @@ public struct SQLiteStore: BoardStore {
         self.configuration = configuration
         self.logger = logger
         self.openCheck = openCheck
-        self.threads = StoreThreads(readers: pool.configuration.maximumReaderCount)
+        // Two reader threads: as many reads at once as corkd's two cores run, and a test process that opens a
+        // hundred stores at once starts two hundred threads fewer (the pool may keep more reader connections).
+        self.threads = StoreThreads(readers: min(2, pool.configuration.maximumReaderCount))
         self.checkpoints = CheckpointMarker(path: pool.path, pages: configuration.checkpointPages)
     }
 

@@ -1,7 +1,6 @@
 import NIOPosix
 
-/// The threads the SQLite store's blocking calls run on: one writer, and one per reader connection (issue 14,
-/// defect 5).
+/// The threads the SQLite store's blocking calls run on: one writer, and a few for reads (issue 14, defect 5).
 ///
 /// Each runs GRDB's synchronous API, which on a thread of ours runs the work right there (`dispatch_sync` onto
 /// GRDB's queue of that connection, with nothing to hand over). GRDB's async API did it through libdispatch: an
@@ -17,7 +16,7 @@ import NIOPosix
 final class StoreThreads: Sendable {
     /// The one writer: its jobs run in the order they were submitted (GRDB's writer queue did the same).
     private let writer: NIOThreadPool
-    /// As many threads as the pool has reader connections.
+    /// The reads' threads (each read takes one of the pool's reader connections).
     private let readers: NIOThreadPool
 
     /// The names of the threads (`store-w-#0`, `store-r-#0`, …), for `top -H`, `perf` and tests.
