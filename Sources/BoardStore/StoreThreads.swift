@@ -10,7 +10,7 @@ import NIOPosix
 /// after each round of 5,000 connections), and each keeps up to 1,024 freed continuations in its cache: the jobs'
 /// continuations, allocated by the event loops and the workers among the connections' memory, which then kept
 /// pages of that memory resident after the connections closed. `perf` with a uprobe on `dispatch_async_f` during
-/// 2,000 idle connections counted 5,353 such jobs (the `hello` reads its token) and 5,350 hops back.
+/// 2,000 idle connections counted 5,353 such jobs (the `hello` reads its token) and 5,354 hops back.
 ///
 /// The threads end when the last copy of the store is gone (work still queued runs first).
 final class StoreThreads: Sendable {
