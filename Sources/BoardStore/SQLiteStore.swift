@@ -57,6 +57,8 @@ public struct SQLiteStore: BoardStore {
     /// checkpoint at the last close writes the file, so the next open checks it).
     public func close() async throws(StoreError) {
         let path = self.path
+        // No read is inside the pool while it closes, and none enters it after.
+        await threads.endReads()
         if configuration.guest {
             do {
                 try pool.close()

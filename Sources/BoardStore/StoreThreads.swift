@@ -50,7 +50,15 @@ final class StoreThreads: Sendable {
         }
     }
 
-    /// Runs `body` on a reader thread; throws `CancellationError` when the task is cancelled before it starts.
+    /// Waits for the reads under way to end; reads queued or asked for later throw `CancellationError`. Before the
+    /// pool closes: GRDB's `close()` is not safe against a read entering the pool meanwhile (a read that had taken
+    /// the reader pool just before it was dropped crashed inside SQLite in a CI run).
+    func endReads() async {
+        try? await readers.shutdownGracefully()
+    }
+
+    /// Runs `body` on a reader thread; throws `CancellationError` when the task is cancelled before it starts, or
+    /// after `endReads()`.
     func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await readers.runIfActive(body)
     }

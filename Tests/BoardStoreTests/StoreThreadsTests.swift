@@ -49,6 +49,30 @@ import Testing
         }
     }
 
+    /// Reads racing a close either read or fail with a `StoreError`; none reaches a closed connection (one that did
+    /// crashed the test process inside SQLite).
+    @Test func readsThatRaceACloseReadOrFailButNeverReachAClosedConnection() async throws {
+        for _ in 0..<5 {
+            try await StoreFixtures.withTemporaryDirectory { directory in
+                let store = try await SQLiteStore.open(directory: directory, logger: StoreFixtures.logger)
+                let outcomes = await withTaskGroup(of: Bool.self) { group in
+                    for _ in 0..<100 {
+                        group.addTask { (try? await store.read("race") { db in try Int.fetchOne(db, sql: "SELECT 1") }) != nil }
+                    }
+                    group.addTask {
+                        try? await store.close()
+                        return true
+                    }
+                    var read = 0
+                    for await outcome in group where outcome { read += 1 }
+                    return read
+                }
+                #expect(outcomes >= 1)
+                await #expect(throws: StoreError.self) { try await store.read("after") { _ in 1 } }
+            }
+        }
+    }
+
     @Test func theThreadsEndWithTheLastCopyOfTheirOwner() async throws {
         var threads: StoreThreads? = StoreThreads(readers: 2)
         let reader = try await threads?.read { Self.threadDirectory() } ?? "?"
