@@ -107,7 +107,9 @@ public struct BoardServer: Service {
             for endpoint in adminListeners { tasks.addTask { await endpoint.run() } }
             tasks.addTask {
                 await withDiscardingTaskGroup { boards in
-                    for await board in started { boards.addTask { await board.run() } }
+                    for await board in started {
+                        boards.addTask(executorPreference: configuration.boardExecutor) { await board.run() }
+                    }
                 }
                 // Every board has committed what was pending: now the last acks and deltas are written.
                 for session in await directory.all() { session.outbox.close() }

@@ -1,40 +1,54 @@
 import NIOCore
 import NIOPosix
 
-/// With `CORKD_EXECUTOR=loops`: runs Swift concurrency's jobs in `corkd serve` (every session task and board
-/// actor) on the server's NIO event loops, `MultiThreadedEventLoopGroup.singleton`, instead of libdispatch's worker
-/// threads (issue 14, defect 5).
+/// Where `corkd serve` runs Swift concurrency's jobs (issue 14, defect 5). By default every session task and actor
+/// runs on the server's NIO event loops (`MultiThreadedEventLoopGroup.singleton`, one per core), and each board's own
+/// task on threads of its own (`JobThreads`, `board-#N`, one per core). `CORKD_EXECUTOR=dispatch` keeps Swift's own
+/// executor, libdispatch's worker threads, for everything.
 ///
-/// Why: on Linux each job handed to the global executor is a `dispatch_async_f`, whose 64-byte continuation comes
+/// Why not libdispatch: on Linux each job handed to it is a `dispatch_async_f`, whose 64-byte continuation comes
 /// from the enqueuing thread's cache or from `malloc`, and the worker that runs it keeps it in its own cache (up to
 /// 1,024, freed only when the thread ends). The event loops enqueue most of a connection's jobs (a line arrived, a
-/// write finished) and never run dispatch jobs, so theirs always come from `malloc`, among the connections' memory;
-/// after the connections close, the continuations the workers keep hold pages of it resident. `perf` (uprobes on
-/// `dispatch_async_f` and `dispatch_async`) counted about 15 jobs per idle connection, opened, held and closed.
-/// With the loops as the executor a job is an entry in the loop's own task queue, and a task woken on a loop runs
-/// there without a thread switch: `dispatch_async_f` while 5,000 connections opened went to 0. What still reaches
-/// libdispatch: `Task.sleep`'s timers (the runtime keeps them on `dispatch_after`) and the signal sources.
+/// write finished) and never run dispatch jobs, so theirs always come from `malloc`, among the connections' memory.
+/// And whatever a connection's tasks allocate on the workers lands in the workers' own glibc arenas, beside
+/// longer-lived blocks. After rounds of 5,000 idle connections RSS came back to +7 to +11 % of the cold start on
+/// libdispatch, and to +5 to +9 % with the loops (README, "Ninth look"). With the loops as the executor a job is an
+/// entry in the loop's own task queue, and a task woken on a loop runs there without a thread switch.
 ///
-/// Why it is not the default: the anchor's 100 × 10 closed loop (`SERVERS="cork" … BOARDS="100"`, release,
-/// alternating, 2026-11-28 18:05–18:13 UTC) delivered 100, 106 and 68 k/s against 215, 182 and 162 k/s on
-/// libdispatch, with the loops half idle (the ops wait longer between the loops and the store's writer, not for
-/// CPU), while at 1,000 ops/s it spent 61–68 µs of CPU per delivery against 65–77. Over rounds of 5,000 idle
-/// connections RSS came back to +5 to +9 % of the cold start, against +6 to +11 % on libdispatch (about +16 %
-/// before `StoreThreads`; README, "Eighth look"). So it suits a server that holds many idle connections and
-/// little traffic.
+/// Why boards on threads of their own: on the loops alone, a board's `run()` (settling a durable batch and handing
+/// the next to the store's writer) queued behind the loop's writes of that batch's deltas, and the anchor's 100 × 10
+/// closed loop delivered half of libdispatch's.
+///
+/// What it costs and buys, measured side by side (README, "Ninth look"): at light load about a sixth less CPU per
+/// delivery; saturated closed loops of small ops 15–20 % fewer deliveries. `CORKD_EXECUTOR=dispatch` is for a server
+/// that runs saturated and holds few idle connections.
 ///
 /// The server's blocking calls run on threads of their own (the SQLite store's `StoreThreads`, the checkpointer's
-/// queue, hooks' DNS lookups on NIO's thread pool), so nothing blocks a loop either way.
+/// queue, hooks' DNS lookups on NIO's thread pool), so nothing blocks a loop either way. What still reaches
+/// libdispatch: `Task.sleep`'s timers (the runtime keeps them on `dispatch_after`) and the signal sources.
 enum ConcurrencyOnLoops {
-    /// Whether to install, from the environment.
+    /// The name prefix of the boards' threads.
+    static let boardThreadName = "board-#"
+
+    /// Whether to install, from the environment: unless `CORKD_EXECUTOR=dispatch`.
     static func wanted(_ environment: [String: String]) -> Bool {
-        environment["CORKD_EXECUTOR"] == "loops"
+        environment["CORKD_EXECUTOR"] != "dispatch"
+    }
+
+    /// What `CORKD_EXECUTOR` holds when corkd does not know it (then it uses the default), or nil.
+    static func unknownChoice(_ environment: [String: String]) -> String? {
+        guard let choice = environment["CORKD_EXECUTOR"], !["loops", "dispatch", ""].contains(choice) else { return nil }
+        return choice
     }
 
     /// Installs the loops as the global executor; true when they are. Once per process, on the main thread, before
     /// the server starts.
     @discardableResult
     static func install() -> Bool {
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        installed = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        return installed
     }
+
+    /// Whether `install()` did (written once, on the main thread, before any task of the server starts).
+    nonisolated(unsafe) private(set) static var installed = false
 }

@@ -76,6 +76,11 @@ struct Serve: AsyncParsableCommand {
         }
         configuration.limits.membersMax = membersMax
         configuration.publicHost = publicHost
+        // With the tasks on the event loops, each board's own task on threads of its own (ConcurrencyOnLoops).
+        if ConcurrencyOnLoops.installed {
+            configuration.boardExecutor = JobThreads(
+                threads: ProcessInfo.processInfo.activeProcessorCount, name: ConcurrencyOnLoops.boardThreadName)
+        }
         if let publicPort {
             guard (1...65535).contains(publicPort) else { throw CorkdExit.usage("--public-port must be 1–65535") }
             configuration.publicPort = publicPort
@@ -159,7 +164,8 @@ struct Serve: AsyncParsableCommand {
         logger.debug("continuation caches primed", metadata: ["jobs_per_thread": "\(primed)"])
         // Where this task resumed says where Swift's jobs run (ConcurrencyOnLoops).
         let onLoops = MultiThreadedEventLoopGroup.currentEventLoop != nil
-        logger.debug("Swift tasks run on \(onLoops ? "the event loops" : "libdispatch's worker threads")")
+        logger.debug(
+            "Swift tasks run on \(onLoops ? "the event loops, boards on threads of their own" : "libdispatch's worker threads")")
         if exitWithParent { Self.watchParent() }
         // Freed connection memory goes back to the system (MemoryTrim, stopped with the server).
         let opened = setup.store
