@@ -19,9 +19,9 @@ import NIOPosix
 /// the next to the store's writer) queued behind the loop's writes of that batch's deltas, and the anchor's 100 × 10
 /// closed loop delivered half of libdispatch's.
 ///
-/// What it costs and buys, measured side by side (README, "Ninth look"): at light load about a sixth less CPU per
-/// delivery; saturated closed loops of small ops 15–20 % fewer deliveries. `CORKD_EXECUTOR=dispatch` is for a server
-/// that runs saturated and holds few idle connections.
+/// What it costs and buys, measured side by side (README, "Ninth look"): at light load the same CPU per delivery
+/// within the spread; saturated closed loops 2–11 % fewer deliveries, and 23–40 % fewer on one board with 100
+/// subscribers. `CORKD_EXECUTOR=dispatch` is for a server that runs saturated and holds few idle connections.
 ///
 /// The server's blocking calls run on threads of their own (the SQLite store's `StoreThreads`, the checkpointer's
 /// queue, hooks' DNS lookups on NIO's thread pool), so nothing blocks a loop either way. What still reaches
