@@ -180,7 +180,7 @@ let package = Package(
         .testTarget(
             name: "BoardTransportTests",
             dependencies: [
-                "BoardTransport", "BoardWire",
+                "BoardTransport", "BoardWire", "BoardTesting",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -39,6 +39,7 @@ public final class SpawnedProcess {
         environment: [String: String]? = nil, unprivileged: Bool = false
     ) throws {
         SpawnedProcess.ignoreSIGPIPE
+        try ProcessGate.requirePermit(for: executable.lastPathComponent)
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw TestFailure("\(executable.path) is missing or not executable")
         }
@@ -301,7 +302,8 @@ public final class CorkdProcess {
         let child = try SpawnedProcess(
             executable: CorkdProcess.executable,
             arguments: ["serve", "--data-dir", dataDirectory.path, "--port", "0", "--log-level", "info"]
-                + (options.contains("--host") ? [] : ["--host", "127.0.0.1"]) + options,
+                + (options.contains("--host") ? [] : ["--host", "127.0.0.1"]) + CorkdProcess.testDeadlines(besides: options)
+                + options,
             logDirectory: logDirectory, name: "corkd-\(starts)", environment: environment, unprivileged: true)
         server = child
         let deadline = ContinuousClock.now + timeout
@@ -334,6 +336,21 @@ public final class CorkdProcess {
             fingerprint = parsed
         }
     }
+
+    /// The handshake and hello deadlines for a test that is not about them: a minute each, unless `options` set
+    /// them. At the 5 s defaults a loaded machine (a test process and several servers on two cores) cut connections
+    /// of tests about something else while their client waited for a thread.
+    public static func testDeadlines(besides options: [String]) -> [String] {
+        [("--handshake-timeout-ms", "60000"), ("--auth-timeout-ms", "60000")]
+            .filter { !options.contains($0.0) }
+            .flatMap { [$0.0, $0.1] }
+    }
+
+    /// The handshake and hello deadlines of a corkd started with no options, for a test that shows what such a
+    /// server answers (its `welcome.limits`).
+    public static let defaultDeadlines = [
+        "--handshake-timeout-ms", String(WireLimits().handshakeTimeoutMs), "--auth-timeout-ms", String(WireLimits().authTimeoutMs),
+    ]
 
     /// Sends SIGTERM and waits (bounded) for the exit.
     public func terminate(timeout: Duration = .seconds(10)) async throws -> ProcessExit {
@@ -370,7 +387,8 @@ public final class CorkdProcess {
         starts += 1
         let child = try SpawnedProcess(
             executable: CorkdProcess.executable,
-            arguments: ["serve", "--data-dir", dataDirectory.path, "--port", "0", "--host", "127.0.0.1"],
+            arguments: ["serve", "--data-dir", dataDirectory.path, "--port", "0", "--host", "127.0.0.1"]
+                + CorkdProcess.testDeadlines(besides: []),
             logDirectory: logDirectory, name: "corkd-\(starts)", unprivileged: true)
         server = child
         guard let exit = await child.waitForExit(timeout: timeout) else {
@@ -424,9 +442,9 @@ public final class CorkdProcess {
 
 /// Runs `body` with a freshly started real `corkd`; whatever happens, the process is gone and its directory removed
 /// when this returns.
-public func withCorkd<T>(_ body: (CorkdProcess) async throws -> T) async throws -> T {
+public func withCorkd<T>(options: [String] = [], _ body: (CorkdProcess) async throws -> T) async throws -> T {
     let corkd = try CorkdProcess()
     defer { corkd.cleanup() }
-    try await corkd.start()
+    try await corkd.start(options: options)
     return try await body(corkd)
 }

@@ -13,11 +13,13 @@ public enum HTTPProbe {
     /// `GET path` on 127.0.0.1:port.
     public static func get(_ path: String, port: Int, method: String = "GET") async throws -> Reply {
         let text = try await exchange("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", port: port)
-        return try parse(text)
+        do { return try parse(text) } catch { throw TestFailure("\(method) \(path) on 127.0.0.1:\(port): \(error)") }
     }
 
-    /// Sends `request` as it is and returns everything the server wrote before closing.
-    public static func exchange(_ request: String, port: Int, timeout: Duration = .seconds(10)) async throws -> String {
+    /// Sends `request` as it is and returns everything the server wrote before closing; fails when the server has
+    /// not closed within `timeout` (a bound for a hang, generous on a loaded machine).
+    public static func exchange(_ request: String, port: Int, timeout: Duration = .seconds(60)) async throws -> String {
+        let started = ContinuousClock.now
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(5))
             .connect(host: "127.0.0.1", port: port) { channel in
@@ -33,6 +35,9 @@ public enum HTTPProbe {
             if !request.isEmpty { try await outbound.write(ByteBuffer(string: request)) }
             var received = ""
             for try await chunk in inbound { received += String(buffer: chunk) }
+            if ContinuousClock.now - started >= timeout {
+                throw TestFailure("the server did not answer and close within \(timeout); it sent \(received.count) bytes: \(received.prefix(200))")
+            }
             return received
         }
     }
@@ -47,5 +52,10 @@ public enum HTTPProbe {
     }
 
     /// A reply that is not HTTP.
-    public struct HTTPProbeError: Error { public var text: String }
+    public struct HTTPProbeError: Error, CustomStringConvertible {
+        public var text: String
+        public var description: String {
+            text.isEmpty ? "the server closed the connection without an answer" : "not an HTTP reply: \(text.prefix(200))"
+        }
+    }
 }

@@ -25,5 +25,10 @@ public enum PostgresTestCluster {
     }
 
     /// Never stopped by the test process: its watchdog stops it once the process is gone.
-    private static let started = Task<PostgresLocation, any Error> { try await PostgresTestServer.make().location }
+    /// The run's shared cluster is a fixture of the whole run, not a process of the test that happens to ask for it
+    /// first, so it takes no permit of the process gate: a test holding no permit (a store test on PostgreSQL) may
+    /// be first, while the tests holding every permit wait for the same cluster.
+    private static let started = Task<PostgresLocation, any Error> {
+        try await ProcessGate.$isHeld.withValue(true) { try await PostgresTestServer.make().location }
+    }
 }

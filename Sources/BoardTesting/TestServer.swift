@@ -20,7 +20,7 @@ public struct TestServer: Sendable {
 
     /// A probe connected and authenticated as the owner (or with `token`).
     public func connect(
-        token: String? = nil, clientID: String? = nil, hello: Bool = true, timeout: TimeAmount = .seconds(10)
+        token: String? = nil, clientID: String? = nil, hello: Bool = true, timeout: TimeAmount = .seconds(60)
     ) async throws -> WireProbe {
         let probe = try await WireProbe.connect(port: port, fingerprint: fingerprint, timeout: timeout)
         if hello {
@@ -155,5 +155,24 @@ public final class ManualClock: ServerClock {
     /// The wall clock is set `ms` forward (negative: back); monotonic time does not move.
     public func jumpWall(by ms: Int64) { box.withLockedValue { $0.wall += ms } }
     /// Returns at once: time passes only when the test advances it.
+    public func pause(milliseconds: Int64) async {}
+}
+
+/// A clock on which every reading lets `stepMs` pass (wall and monotonic time together): how much time passes on
+/// the server depends on how much work it does, not on how fast the machine does it. A flood of N lines then spans
+/// at least N readings' worth of time on a fast machine and on a loaded one alike.
+public final class SteppingClock: ServerClock {
+    private let box = NIOLockedValueBox<(wall: Int64, monotonic: Int64)>((1_795_000_000_000, 5_000_000))
+    /// Milliseconds that pass with each reading.
+    public let stepMs: Int64
+    /// A clock that moves `stepMs` per reading.
+    public init(stepMs: Int64 = 1) { self.stepMs = stepMs }
+    public func now() -> Timestamp {
+        Timestamp(milliseconds: box.withLockedValue { $0.wall += stepMs; $0.monotonic += stepMs; return $0.wall })
+    }
+    public func monotonicMs() -> Int64 {
+        box.withLockedValue { $0.wall += stepMs; $0.monotonic += stepMs; return $0.monotonic }
+    }
+    /// Returns at once: time passes only as the clock is read.
     public func pause(milliseconds: Int64) async {}
 }

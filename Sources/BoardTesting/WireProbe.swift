@@ -7,11 +7,18 @@ import NIOSSL
 
 /// A raw protocol client for tests: send lines, expect lines, each wait bounded by a timeout.
 ///
-/// A wait that runs out closes the connection (a scheduled close on its event loop), so nothing hangs.
+/// A wait that runs out closes the connection (a scheduled close on its event loop), so nothing hangs; it fails
+/// with what it waited for, and so does every later use of the probe (not NIO's bare "I/O on closed channel").
+/// The default bound is a minute: the suite runs on two cores beside other servers, and a bound is there to end a
+/// hang, not to judge speed.
 public final class WireProbe {
     public let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     private var iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
     public let timeout: TimeAmount
+    /// Why this probe closed its own connection, once a wait ran out.
+    private var timedOut: String?
+    /// The last lines read, for failure messages.
+    private var recent: [String] = []
 
     private init(channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, timeout: TimeAmount) {
         self.channel = channel
@@ -20,7 +27,7 @@ public final class WireProbe {
     }
 
     /// Connects over TLS, pinning `fingerprint`.
-    public static func connect(port: Int, fingerprint: Fingerprint, timeout: TimeAmount = .seconds(10)) async throws -> WireProbe {
+    public static func connect(port: Int, fingerprint: Fingerprint, timeout: TimeAmount = .seconds(60)) async throws -> WireProbe {
         let tls = try ClientTLS(trust: .pinned(fingerprint))
         // A minute, as the test server's own handshake deadline (`withTestServer`): the suite's thousand tests
         // share two cores, and with one more busy process beside it handshakes took longer than the client's 5 s.
@@ -34,16 +41,31 @@ public final class WireProbe {
 
     /// Sends one line (a `\n` is added).
     public func send(_ line: String) async throws {
-        try await channel.channel.writeAndFlush(ByteBuffer(string: line + "\n"))
+        try await write(ByteBuffer(string: line + "\n"), what: "the line \(line.prefix(120))")
     }
 
     /// Sends raw bytes as they are.
     public func sendRaw(_ bytes: [UInt8]) async throws {
-        try await channel.channel.writeAndFlush(ByteBuffer(bytes: bytes))
+        try await write(ByteBuffer(bytes: bytes), what: "\(bytes.count) raw bytes")
+    }
+
+    private func write(_ buffer: ByteBuffer, what: String) async throws {
+        if let timedOut { throw TestFailure("cannot send \(what): \(timedOut)") }
+        do {
+            try await channel.channel.writeAndFlush(buffer)
+        } catch {
+            throw TestFailure("sending \(what) failed (\(error)); the connection was closed by the server. \(lastLines)")
+        }
+    }
+
+    /// The last lines read, as a sentence for a failure message.
+    public var lastLines: String {
+        recent.isEmpty ? "No line was read before." : "The last lines read: \(recent.map { String($0.prefix(300)) })"
     }
 
     /// The next line, or nil when the connection closed; throws when the timeout closed it.
     public func next() async throws -> String? {
+        if let timedOut { throw TestFailure(timedOut) }
         let channel = self.channel.channel
         let timer = channel.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
         defer { timer.cancel() }
@@ -53,11 +75,21 @@ public final class WireProbe {
         do {
             line = try await iterator.next()
         } catch {
-            if ContinuousClock.now - started >= limit { throw TestFailure("no line within \(limit)") }
+            if ContinuousClock.now - started >= limit { throw timeOut(limit) }
             return nil
         }
-        if line == nil, ContinuousClock.now - started >= limit { throw TestFailure("no line within \(limit)") }
-        return line.map { String(buffer: $0) }
+        if line == nil, ContinuousClock.now - started >= limit { throw timeOut(limit) }
+        guard let line else { return nil }
+        let text = String(buffer: line)
+        recent.append(text)
+        if recent.count > 3 { recent.removeFirst() }
+        return text
+    }
+
+    private func timeOut(_ limit: Duration) -> TestFailure {
+        let why = "no line arrived within \(limit), so the probe closed its connection. \(lastLines)"
+        timedOut = why
+        return TestFailure(why)
     }
 
     /// The next line as a JSON object.
@@ -72,10 +104,12 @@ public final class WireProbe {
     /// Reads lines until one has `type`, skipping presence and pings; fails on anything else or on close.
     public func expect(type: String, skipping: Set<String> = ["presence", "presence.state", "presence.left", "ping"]) async throws -> [String: Any] {
         while true {
-            guard let object = try await nextObject() else { throw TestFailure("closed while waiting for \(type)") }
+            let object: [String: Any]?
+            do { object = try await nextObject() } catch { throw TestFailure("waiting for a \(type) line: \(error)") }
+            guard let object else { throw TestFailure("the server closed the connection while this waited for a \(type) line. \(lastLines)") }
             let got = object["type"] as? String ?? ""
             if got == type { return object }
-            if !skipping.contains(got) { throw TestFailure("expected \(type), got \(object)") }
+            if !skipping.contains(got) { throw TestFailure("expected a \(type) line, got \(object)") }
         }
     }
 

@@ -55,6 +55,21 @@ struct Serve: AsyncParsableCommand {
         help: "Most members of a board (members_max, advertised in welcome.limits), up to \(Limits.membersMax).")
     var membersMax: Int = Limits.membersDefault
 
+    @Option(
+        name: .customLong("handshake-timeout-ms"),
+        help: "Time a client has to finish the TLS handshake, in ms (handshake_timeout_ms).")
+    var handshakeTimeoutMs: Int = WireLimits().handshakeTimeoutMs
+
+    @Option(
+        name: .customLong("auth-timeout-ms"),
+        help: "Time a client has from the end of the handshake to its hello, in ms (auth_timeout_ms).")
+    var authTimeoutMs: Int = WireLimits().authTimeoutMs
+
+    @Option(
+        name: .customLong("heartbeat-ms"),
+        help: "Interval of the server's ping, in ms; a connection silent for two intervals is closed (heartbeat_ms).")
+    var heartbeatMs: Int = WireLimits().heartbeatMs
+
     @Flag(name: .customLong("exit-with-parent"), help: .hidden)
     var exitWithParent = false
 
@@ -75,6 +90,14 @@ struct Serve: AsyncParsableCommand {
             throw CorkdExit.usage("--members-max must be 1–\(Limits.membersMax)")
         }
         configuration.limits.membersMax = membersMax
+        for (name, value) in [
+            ("--handshake-timeout-ms", handshakeTimeoutMs), ("--auth-timeout-ms", authTimeoutMs), ("--heartbeat-ms", heartbeatMs),
+        ] where !(100...3_600_000).contains(value) {
+            throw CorkdExit.usage("\(name) must be 100–3600000 (ms)")
+        }
+        configuration.limits.handshakeTimeoutMs = handshakeTimeoutMs
+        configuration.limits.authTimeoutMs = authTimeoutMs
+        configuration.limits.heartbeatMs = heartbeatMs
         configuration.publicHost = publicHost
         // With the tasks on the event loops, each board's own task on threads of its own (ConcurrencyOnLoops).
         if ConcurrencyOnLoops.installed {

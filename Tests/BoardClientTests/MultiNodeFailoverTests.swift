@@ -15,7 +15,7 @@ import Darwin
 /// Real `corkd` processes on one PostgreSQL database, written by clients of the library given every node's address
 /// (issue 13): `kill -9` of a node mid-burst, and a PostgreSQL restart mid-run. Every acknowledged op is stored once,
 /// at the seq its ack named; seqs have no gap; every surviving node and every client replica end on the same board.
-@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(4)))
+@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(4)))
 struct MultiNodeFailoverTests {
     @Test("kill -9 one of three nodes mid-burst: its clients move to another node and resume; every acked op stored once, seqs contiguous, all converge")
     func killNineOneOfThreeNodes() async throws {

@@ -11,7 +11,7 @@ import Darwin
 /// Presence across two real `corkd` processes on one PostgreSQL database (issue 13): a client on each node sees the
 /// other's join and leave, and after `kill -9` of a node its people leave the other node's presence within the
 /// documented 10 s (Protocol.md, "presence").
-@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(3)))
 struct MultiNodePresenceProcessTests {
     /// A probe logged in as the owner on `node`, subscribed to `main`, with its session id and first `presence.state`.
     static func subscribed(_ node: CorkdProcess, fingerprintOf first: CorkdProcess) async throws

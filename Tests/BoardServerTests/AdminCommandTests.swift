@@ -12,7 +12,7 @@ import Darwin
 /// `corkd invite` and friends against the real binary (issue 11): they return only once a running server has
 /// applied them (or apply to the store themselves when none runs), a missing board is exit 5 and changes nothing,
 /// and what the server refused is said with its reason.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct AdminCommandTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(3))) struct AdminCommandTests {
     @Test func anInviteReturnsOnlyOnceTheRunningServerHasAppliedIt() async throws {
         try await withCorkd { corkd in
             for name in ["dave", "erin", "frank"] {

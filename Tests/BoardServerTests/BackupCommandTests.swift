@@ -6,7 +6,7 @@ import Logging
 import Testing
 
 /// `corkd backup --to FILE`: a consistent copy of the SQLite store while the server runs, and a restore from it.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.startsProcesses(within: .minutes(2)))
 struct BackupCommandTests {
     @Test("corkd backup while serving writes a copy that opens as a store with every acknowledged op; a second run refuses the existing file")
     func backupWhileServing() async throws {

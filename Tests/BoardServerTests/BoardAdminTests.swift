@@ -5,7 +5,7 @@ import Testing
 
 /// `corkd board create|list|rename|archive|unarchive` against the real binary, with the server running and not
 /// (issue 11: there was no shipped way to create a board).
-@Suite(.serialized, .timeLimit(.minutes(3))) struct BoardAdminTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(3))) struct BoardAdminTests {
     /// The ids `boards` lists for a probe.
     static func boards(_ probe: WireProbe) async throws -> [String] {
         try await probe.send(#"{"type":"boards","req":"b"}"#)

@@ -7,7 +7,7 @@ import Testing
 /// The board hash in `subscribed` (Protocol.md, "Board hash"): an independent client computes the same value from
 /// the snapshot (`Tests/Interop/board_hash.py`, standard library only), and a replica that applied the deltas with
 /// the reducer arrives at it too.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct BoardHashTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(2))) struct BoardHashTests {
     static let script = CorkdProcess.packageRoot.appendingPathComponent("Tests/Interop/board_hash.py")
 
     /// Ops that exercise every part of the canonical form: optional fields set and absent, escapes, non-ASCII text,

@@ -11,7 +11,7 @@ import Darwin
 
 /// The data directory holds every board and token hash: the real `corkd` keeps it 0700 with every file 0600, and
 /// narrows what it finds open at start, naming each file (issue 11).
-@Suite(.serialized, .timeLimit(.minutes(2))) struct DataDirectoryTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(2))) struct DataDirectoryTests {
     /// The permission bits of `path` (not following a symbolic link).
     static func mode(_ path: String) -> mode_t {
         var info = stat()

@@ -7,7 +7,7 @@ import Testing
 
 /// Outgoing webhooks end to end against an in-process corkd and `Examples/webhook_receiver.py` on 127.0.0.1: the
 /// receiver verifies every signature and timestamp, fails on purpose, and records what it accepted.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct HookDeliveryTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(2))) struct HookDeliveryTests {
     static let secret = "test-secret-0123456789"
 
     /// Fast retries, http:// to loopback allowed (the receiver is plain HTTP on 127.0.0.1).

@@ -4,7 +4,7 @@ import Testing
 
 /// Connection memory is returned (issue 14, defect 5): after hundreds of idle connections close, the real corkd's
 /// RSS goes back near its baseline instead of keeping the freed heap (glibc keeps it until `malloc_trim`).
-@Suite(.serialized, .timeLimit(.minutes(3))) struct IdleMemoryTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(3))) struct IdleMemoryTests {
     static func residentKiB(_ pid: Int32) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {

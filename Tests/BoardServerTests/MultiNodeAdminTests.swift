@@ -8,7 +8,7 @@ import Testing
 /// Several nodes on one PostgreSQL database act as one server for boards and admin commands (issue 13): a board made
 /// through one node is served by every node, and what `corkd revoke` and `corkd board archive` change takes effect
 /// on every node, whichever node applied the command.
-@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(3)))
 struct MultiNodeAdminTests {
     /// Waits (bounded) until the admin command is no longer pending, and returns its outcome.
     static func settled(_ id: Int64, on node: TestServer) async throws -> AdminOutcome {
@@ -98,7 +98,7 @@ struct MultiNodeAdminTests {
 
 /// Webhooks with several nodes on one database: one node delivers (the hooks lease), so each change reaches the
 /// receiver once, not once per node.
-@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(3)))
 struct MultiNodeHookTests {
     @Test("with two nodes each change is delivered once, whichever node took the op")
     func eachChangeIsDeliveredOnce() async throws {

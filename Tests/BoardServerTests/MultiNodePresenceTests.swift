@@ -9,7 +9,7 @@ import Testing
 /// Presence across two `corkd` nodes (in-process servers over real TLS) on one PostgreSQL database (issue 13): a
 /// subscriber on one node sees the people on the other in `presence.state` and as `presence` / `presence.left`
 /// lines, also after its node's LISTEN connection was terminated.
-@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(3)))
 struct MultiNodePresenceTests {
     /// Reads lines until one satisfies `match` (a JSON object), failing after `timeout`.
     static func awaitLine(

@@ -9,7 +9,7 @@ import Testing
 /// Two `corkd` nodes (in-process servers over real TLS) on one PostgreSQL database, writing the same board (issue 13):
 /// seqs come from the database, a node whose commit finds the head moved catches up and applies its ops again, and
 /// every node fans out what the others committed (LISTEN/NOTIFY), also after its LISTEN connection is killed.
-@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(3)))
 struct MultiNodeTests {
     /// What one client saw: its replica, and the seq of every op of its own that was acknowledged with a change.
     struct ClientRun: Sendable {

@@ -49,7 +49,7 @@ enum BurstWriter {
         var connected: WireProbe?
         while connected == nil, attempts.count < 3 {
             do {
-                let probe = try await WireProbe.connect(port: port, fingerprint: fingerprint, timeout: .seconds(5))
+                let probe = try await WireProbe.connect(port: port, fingerprint: fingerprint, timeout: .seconds(30))
                 try await probe.send(
                     #"{"type":"hello","version":1,"client":"burst","token":"\#(token)","client_id":"\#(log.clientID)"}"#)
                 _ = try await probe.expect(type: "welcome")

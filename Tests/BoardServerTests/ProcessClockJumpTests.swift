@@ -5,7 +5,7 @@ import Testing
 /// RELIABILITY.md M4 end to end: the real `corkd` under `scripts/realtime-shift.c`, an `LD_PRELOAD` shim that moves
 /// only `CLOCK_REALTIME` (libfaketime also moves timer deadlines and hangs Swift's `Task.sleep`, issue 14). The
 /// wall clock is set back and forward an hour while the server runs; stored times follow it, rate limits do not.
-@Suite(.timeLimit(.minutes(3))) struct ProcessClockJumpTests {
+@Suite(.startsProcesses(within: .minutes(3))) struct ProcessClockJumpTests {
     static let hour: Int64 = 3_600_000
 
     /// Sends `count` chat ops from `mut` and counts the acks and `rate_limited` rejects.

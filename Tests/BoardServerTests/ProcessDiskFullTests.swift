@@ -6,7 +6,7 @@ import Testing
 /// Ops are then rejected with `storage_full` (never acked), reads keep working, writes succeed again by themselves
 /// once space is freed, and after a restart every acked op is in the store and no rejected one is. Mounting needs
 /// root (CI runs the tests as root); elsewhere the test prints why it did not run.
-@Suite(.timeLimit(.minutes(4))) struct ProcessDiskFullTests {
+@Suite(.startsProcesses(within: .minutes(4))) struct ProcessDiskFullTests {
     /// Sends one chat op and returns its answer: the ack's seq, or the reject's code.
     static func op(_ probe: WireProbe, mut: Int, text: String) async throws -> (seq: Int?, code: String?) {
         try await probe.send(#"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"chat","text":"\#(text)"}}"#)

@@ -14,7 +14,7 @@ import Darwin
 /// `kill -9` of the real `corkd` in the middle of a write burst (RELIABILITY.md b5 D1; issue 3 "Durability"):
 /// every acknowledged op survives, seqs have no gap and no duplicate, and a replica rebuilt from a snapshot plus the
 /// fetched deltas has the server's board hash.
-@Suite(.timeLimit(.minutes(2))) struct ProcessDurabilityTests {
+@Suite(.startsProcesses(within: .minutes(2))) struct ProcessDurabilityTests {
     /// Concurrent writers, each its own user (the rate limit and `connections_per_user` are per user).
     static let writers = 50
     static let cycles = 3

@@ -7,7 +7,7 @@ import Testing
 /// does not know is said and the default used. corkd says at debug level where its own start task resumed (on a loop
 /// or not); what the choice does to memory and speed is measured, not tested: `bench/idle-connections.py`, the
 /// anchor.
-@Suite(.timeLimit(.minutes(2))) struct ProcessExecutorTests {
+@Suite(.startsProcesses(within: .minutes(2))) struct ProcessExecutorTests {
     /// Waits (bounded) for `text` in corkd's stderr.
     static func logged(_ text: String, by corkd: CorkdProcess) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(10)

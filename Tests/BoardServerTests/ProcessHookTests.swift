@@ -5,7 +5,7 @@ import Testing
 /// Webhook deliveries across a `kill -9` of the real corkd (issue 15): the queue is the durable event log read from
 /// each hook's stored cursor, so every change is delivered, in seq order, and a change is delivered twice only as a
 /// retry (the same delivery id, never a change after one already delivered).
-@Suite(.serialized, .timeLimit(.minutes(2))) struct ProcessHookTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(2))) struct ProcessHookTests {
     static let options = [
         "--hooks-allow-http-loopback", "--hooks-retry-initial-ms", "50", "--hooks-retry-max-ms", "200",
     ]

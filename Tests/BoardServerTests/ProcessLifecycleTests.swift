@@ -13,7 +13,7 @@ import Darwin
 
 /// The real `corkd` binary across its process boundary (tier 4): signals, a damaged store, plaintext on the TLS port,
 /// and the admin CLI against a running server (RELIABILITY.md b1 T1, b3 A4, b5 D5; issue 3 "Start-up", "Serving").
-@Suite(.serialized, .timeLimit(.minutes(2))) struct ProcessLifecycleTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(2))) struct ProcessLifecycleTests {
     @Test func startupPrintsTheAddressTheFingerprintAndTheOwnerInvite() async throws {
         try await withCorkd { corkd in
             let out = corkd.standardOutput
@@ -294,7 +294,7 @@ import Darwin
     static func hello(
         _ corkd: CorkdProcess, token: String, clientID: String? = nil, expectUser: String? = nil
     ) async throws -> WireProbe {
-        let probe = try await WireProbe.connect(port: corkd.port, fingerprint: try corkd.pinned(), timeout: .seconds(5))
+        let probe = try await WireProbe.connect(port: corkd.port, fingerprint: try corkd.pinned())
         let id = clientID.map { #","client_id":"\#($0)""# } ?? ""
         try await probe.send(#"{"type":"hello","version":1,"client":"process-test","token":"\#(token)"\#(id)}"#)
         let welcome = try await probe.expect(type: "welcome")

@@ -5,7 +5,7 @@ import Testing
 /// The real `corkd serve` starts itself again with glibc's tcache two deep (`MallocTuning`, issue 14 defect 5), and
 /// leaves an operator's own `glibc.malloc.tcache_count` alone. What the setting does to memory is measured, not
 /// tested: `bench/idle-connections.py`.
-@Suite(.timeLimit(.minutes(2))) struct ProcessMallocTuningTests {
+@Suite(.startsProcesses(within: .minutes(2))) struct ProcessMallocTuningTests {
     /// The environment the running server was (last) started with, from `/proc`. glibc shortens a `GLIBC_TUNABLES`
     /// of several settings in place as it reads them, so only its first setting shows there.
     static func environment(of corkd: CorkdProcess) throws -> [String: String] {

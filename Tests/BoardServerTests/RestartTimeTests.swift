@@ -13,7 +13,7 @@ import Testing
 ///
 /// It prints the start times; with `CORK_RESTART_MAX_MS` it also fails when the fastest start is slower;
 /// `CORK_RESTART_KEEP=DIR` keeps a copy of the data directory (to time another corkd on it).
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["CORK_RESTART_EVENTS"] != nil), .timeLimit(.minutes(60)))
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["CORK_RESTART_EVENTS"] != nil), .startsProcesses(within: .minutes(60)))
 struct RestartTimeTests {
     static let environment = ProcessInfo.processInfo.environment
 

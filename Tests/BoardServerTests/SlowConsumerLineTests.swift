@@ -1,6 +1,7 @@
 import BoardServer
 import BoardTesting
 import Foundation
+import NIOCore
 import Testing
 
 /// RELIABILITY.md b4 R5 and issue 14 defect 6: a subscriber that stops reading is cut as a slow consumer, and the
@@ -23,6 +24,9 @@ import Testing
             $0.metrics = metrics
         }) { server in
             let slow = try await server.connect(clientID: "slow")
+            // A small receive buffer, so that what the kernel holds for it is small beside the ~10 MB sent: the cut
+            // comes from the outbox cap, whatever the machine's TCP autotuning would have allowed.
+            try await slow.channel.channel.setOption(ChannelOptions.socketOption(.so_rcvbuf), value: 32 * 1024)
             try await slow.send(#"{"type":"subscribe","board":"main","presence":false}"#)
             _ = try await slow.expect(type: "subscribed", skipping: ["snapshot", "ping"])
             // From here on the slow client reads nothing: its socket buffers fill, then its outbox, until the cut.
@@ -37,7 +41,14 @@ import Testing
                 }
                 for _ in 0..<20 { _ = try await writer.expect(type: "ack", skipping: ["ping"]) }
             }
-            #expect(metrics.value(of: "corkd_slow_consumer_closes_total") == 1, "cut after \(mut) ops")
+            // The cut is counted when the server closes the session, which may come just after the last ack read.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while metrics.value(of: "corkd_slow_consumer_closes_total") == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(
+                metrics.value(of: "corkd_slow_consumer_closes_total") == 1,
+                "the slow consumer was not cut after \(mut) ops of 4 KB (outbox cap 256 KiB, receive buffer 32 KiB)")
             // Longer than TLS's wait for close_notify, well within write_timeout_ms.
             try await Task.sleep(for: .seconds(6))
             await writer.close()

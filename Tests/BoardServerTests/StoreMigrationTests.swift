@@ -7,7 +7,7 @@ import Logging
 import Testing
 
 /// `corkd migrate-store`: a SQLite store copied into PostgreSQL through the store protocols (issue 13).
-@Suite(.enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(2)))
+@Suite(.enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(2)))
 struct StoreMigrationTests {
     static let logger: Logger = {
         var logger = Logger(label: "corkd-test")

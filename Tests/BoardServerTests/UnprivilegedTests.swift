@@ -8,7 +8,7 @@ import Glibc
 
 /// The helper that runs the real binaries as nobody under a root test run (CI): it must really drop root, and it
 /// must cope with a clone that nobody can enter.
-@Suite(.serialized) struct UnprivilegedTests {
+@Suite(.startsProcesses(within: .minutes(3)), .serialized) struct UnprivilegedTests {
     @Test func aCommandRunsAsNobodyWhenTheTestsRunAsRoot() async throws {
         let logs = FileManager.default.temporaryDirectory.appendingPathComponent("unprivileged-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: logs) }

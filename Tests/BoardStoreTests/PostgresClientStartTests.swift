@@ -9,7 +9,7 @@ import Testing
 /// The store's connection pool runs before anything leases a connection: postgres-nio warns ("Trying to lease
 /// connection from `PostgresClient`, but `PostgresClient.run()` hasn't been called yet") when a lease comes first,
 /// which `corkd --store postgres://…` printed at every start.
-@Suite(.enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(1)))
 struct PostgresClientStartTests {
     /// Collects every message logged at warning or above.
     final class Warnings: Sendable {

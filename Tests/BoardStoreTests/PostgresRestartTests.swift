@@ -6,7 +6,7 @@ import Testing
 @testable import BoardStore
 
 /// What a node's PostgreSQL store keeps, or takes again, when the database restarts under it (issue 13).
-@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(2)))
+@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(2)))
 struct PostgresRestartTests {
     @Test("a node's shared serving lock is taken again once the database is back, so an admin command still hands its work to the node")
     func servingLockIsRetaken() async throws {

@@ -6,7 +6,7 @@ import Testing
 @testable import BoardStore
 
 /// What only the shared PostgreSQL store must do: several nodes on one database (issue 13).
-@Suite("PostgresStore: several nodes on one database", .enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(2)))
+@Suite("PostgresStore: several nodes on one database", .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(2)))
 struct PostgresStoreTests {
     @Test("two nodes starting at once migrate the schema once and both serve")
     func concurrentMigration() async throws {
@@ -130,7 +130,7 @@ struct PostgresStoreTests {
 
 /// The leases: one node at a time applies the admin queue (or delivers the webhooks), and a node that lets go (or
 /// dies) hands it on.
-@Suite("PostgresStore: the leases", .enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(2)))
+@Suite("PostgresStore: the leases", .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(2)))
 struct PostgresAdminLeaseTests {
     @Test("only one of two nodes holds a lease; when its holder lets go the other takes it")
     func oneHolderAtATime() async throws {

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// The throwaway PostgreSQL of the tests must not hold on to anything of the test process.
-@Suite(.enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(2)))
+@Suite(.enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(2)))
 struct PostgresTestServerTests {
     /// The watchdog shell lives as long as the test process. It once inherited every socket open when it started
     /// (NIO's are not close-on-exec): a test server's connection it held was never closed for the client, and the

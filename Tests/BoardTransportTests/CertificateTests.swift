@@ -1,3 +1,4 @@
+import BoardTesting
 import BoardTransport
 import Foundation
 import NIOSSL
@@ -40,7 +41,7 @@ struct CertificateTests {
         #expect(abs(lifetime - (30 * 86_400 + 3600)) < 2)
     }
 
-    @Test("the fingerprint is stable and equals openssl's SHA-256 fingerprint of the PEM")
+    @Test("the fingerprint is stable and equals openssl's SHA-256 fingerprint of the PEM", .startsProcesses(within: .minutes(1)))
     func fingerprintMatchesOpenSSL() async throws {
         let generated = try SelfSignedCertificate.generate(hosts: ["localhost"])
         let certificate = try NIOSSLCertificate(bytes: Array(generated.certificatePEM.utf8), format: .pem)

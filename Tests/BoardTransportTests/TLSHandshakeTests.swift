@@ -2,10 +2,11 @@ import BoardTransport
 import Foundation
 import NIOCore
 import NIOPosix
+import BoardTesting
 import Testing
 
 /// Tier 4: what the server accepts at the handshake (RELIABILITY.md T1, T2, T5), with OpenSSL as the other side.
-@Suite("TLS handshake policy", .serialized)
+@Suite("TLS handshake policy", .serialized, .startsProcesses(within: .minutes(3)))
 struct TLSHandshakeTests {
     static let openssl = "/usr/bin/openssl"
 

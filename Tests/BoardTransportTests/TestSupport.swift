@@ -1,3 +1,4 @@
+import BoardTesting
 import BoardTransport
 import Foundation
 import NIOConcurrencyHelpers
@@ -74,6 +75,7 @@ struct ProcessResult: Sendable {
 /// with no bound there could hold the whole test run. The output goes to a file, not a pipe, so no descendant that
 /// keeps the pipe open can block the read either.
 func runProcess(_ path: String, _ arguments: [String], timeout: Double) async throws -> ProcessResult {
+    try ProcessGate.requirePermit(for: path)
     let log = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString).out")
     guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw POSIXError(.EIO) }
     defer { try? FileManager.default.removeItem(at: log) }

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// `cork board create NAME [--id ID]` over the wire's `board.create` (issue 11), and the id it makes from a name.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct BoardCreateCommandTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(2))) struct BoardCreateCommandTests {
     @Test func theIdIsMadeFromTheName() {
         #expect(BoardSlug.id(for: "Release 2026") == "release-2026")
         #expect(BoardSlug.id(for: "  Ops — rota (EU) ") == "ops-rota-eu")

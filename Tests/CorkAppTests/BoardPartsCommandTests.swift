@@ -7,7 +7,7 @@ import Testing
 
 /// The real `cork` binary against the real corkd (issue 15): columns, milestones, checklists, boards and members,
 /// the archive and purge, undo and redo, each with --json and its exit codes, and their history sentences.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct BoardPartsCommandTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(3))) struct BoardPartsCommandTests {
     @Test func columnsAreAddedRenamedMovedLimitedAndRemoved() async throws {
         try await withCorkd { corkd in
             let cork = try CorkProcess(corkd, url: corkd.ownerURL)

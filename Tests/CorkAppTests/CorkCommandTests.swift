@@ -14,7 +14,7 @@ import Darwin
 
 /// The real `cork` binary against the real corkd: every one-shot command, every exit code, the profile, watch,
 /// export and import.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct CorkCommandTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(3))) struct CorkCommandTests {
     static let trelloFixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/trello-board.json")
 

@@ -5,7 +5,7 @@ import Testing
 /// No crash on I/O (issue 14, defect 3): `cork import -` reads stdin that cannot be read (a directory, a closed
 /// descriptor) and must fail with a message and exit 1, never trap (`readDataToEndOfFile` is a `try!` inside
 /// Foundation).
-@Suite(.serialized, .timeLimit(.minutes(1))) struct CorkInputTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(1))) struct CorkInputTests {
     /// Sets up stdin, then `exec`s cork.
     static let shim = """
         import os, sys

@@ -13,7 +13,7 @@ import Darwin
 
 /// What a script sees when things go wrong (the bot author's audit): each failure has the exit code README's table
 /// promises, and a refused command changes nothing.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct CorkScriptFailureTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(3))) struct CorkScriptFailureTests {
     /// Removed from the board while `watch` runs: it says so and ends with exit 5, instead of following nothing.
     @Test func watchEndsWithNotFoundWhenItsUserIsRemovedFromTheBoard() async throws {
         try await withCorkd { corkd in

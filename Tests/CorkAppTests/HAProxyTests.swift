@@ -11,7 +11,7 @@ import Darwin
 /// A real HAProxy (deploy/haproxy.cfg with free ports) in front of two real `corkd` nodes on one PostgreSQL
 /// database, and the real `cork` pointed at HAProxy (issue 13, "Done means"): cards added through it land on either
 /// node and show on both; after `kill -9` of a node, `cork` keeps working through HAProxy and nothing is lost.
-@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(3)))
 struct HAProxyTests {
     /// HAProxy's binary (Debian: /usr/sbin/haproxy, from `apt-get install haproxy`; `.ci/run` installs it).
     static func haproxy() throws -> URL {

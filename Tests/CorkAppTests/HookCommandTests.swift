@@ -4,7 +4,7 @@ import Testing
 
 /// `cork hook add|list|test|remove` against the real corkd and `Examples/webhook_receiver.py` (issue 15): `--json`,
 /// the made secret shown once, and the documented exit codes.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct HookCommandTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(2))) struct HookCommandTests {
     static let secret = "cli-secret-0123456789"
 
     @Test func theOwnerAddsListsTestsAndRemovesHooksWithTheDocumentedExitCodes() async throws {

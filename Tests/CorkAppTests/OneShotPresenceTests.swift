@@ -5,7 +5,7 @@ import Testing
 
 /// One-shot `cork` commands subscribe without presence (`"presence":false`), so they never show up as
 /// "X joined" / "X left" in anyone's feed (issue 11, "Real users on real machines").
-@Suite(.serialized, .timeLimit(.minutes(3))) struct OneShotPresenceTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(3))) struct OneShotPresenceTests {
     @Test func oneShotCommandsAreNotJoins() async throws {
         try await withCorkd { corkd in
             let watcher = try await WireProbe.connect(port: corkd.port, fingerprint: try corkd.pinned())

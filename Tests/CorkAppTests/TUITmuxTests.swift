@@ -9,7 +9,7 @@ import Glibc
 /// Two people on one board in two tmux panes, each running the real full-screen `cork` against the real corkd:
 /// one carries a card to DOING (the other sees the ghost while it is carried, then the card land), the other chats,
 /// and the first opens the card to read its history.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct TUITmuxTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(2))) struct TUITmuxTests {
     /// A private tmux server (its own socket), killed on every path.
     final class Tmux {
         let tmux: URL

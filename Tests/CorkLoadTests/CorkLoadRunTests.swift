@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// The real `cork-load --spawn` (which starts the real corkd) end to end, small and short.
-@Suite struct CorkLoadRunTests {
+@Suite(.startsProcesses(within: .minutes(3))) struct CorkLoadRunTests {
     static let executable = CorkdProcess.packageRoot.appendingPathComponent(".build/debug/cork-load")
 
     func runLoad(_ arguments: [String]) async throws -> (exit: ProcessExit, report: [String: Any], stderr: String) {

@@ -17,7 +17,7 @@ import Darwin
 /// documented default data directory `corkd-data` linked to a running corkd's), with a `PATH` that holds no
 /// Corkboard binary and a fresh `HOME`: only what the page says to do puts anything on `PATH`. The one thing not run
 /// literally is `corkd` itself, which a test starts on port 0 instead of 7420.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct ExamplesReadmeTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(3))) struct ExamplesReadmeTests {
     /// Every line of the page's `sh` blocks, as written.
     static func commandLines() throws -> [String] {
         let page = try String(

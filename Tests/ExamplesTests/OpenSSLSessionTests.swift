@@ -4,7 +4,7 @@ import Testing
 
 /// `Examples/openssl-session.md` is what is tested: its client lines go through `openssl s_client` to a fresh
 /// corkd, and every answer must be the documented one (up to ids, epochs and timestamps).
-@Suite(.serialized, .timeLimit(.minutes(2))) struct OpenSSLSessionTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(2))) struct OpenSSLSessionTests {
     @Test func theDocumentedSessionIsWhatAFreshCorkdAnswers() async throws {
         let openssl = try SpawnedProcess.tool("openssl")
         let steps = try SessionDocument().steps
@@ -12,7 +12,8 @@ import Testing
         try #require(steps.count >= 7, "openssl-session.md has \(steps.count) client blocks")
         try #require(steps[0].client.first?.contains(placeholder) == true, "the first client line is not hello with TOKEN")
         try #require(steps.last?.client == [#"{"type":"bye","reason":"client"}"#] && steps.last?.server == [])
-        try await withCorkd { corkd in
+        // A corkd as the reader starts it: its welcome shows the default deadlines.
+        try await withCorkd(options: CorkdProcess.defaultDeadlines) { corkd in
             let client = try SpawnedProcess(
                 executable: openssl,
                 arguments: ["s_client", "-quiet", "-connect", "127.0.0.1:\(corkd.port)", "-servername", "localhost"],
@@ -25,7 +26,7 @@ import Testing
                     try client.write(line.replacingOccurrences(of: placeholder, with: #""token":"\#(corkd.ownerToken)""#) + "\n")
                 }
                 expected += step.server
-                let deadline = ContinuousClock.now + .seconds(10)
+                let deadline = ContinuousClock.now + .seconds(30)
                 while SessionDocument.jsonLines(client.standardOutput).count < expected.count, client.isRunning,
                     ContinuousClock.now < deadline
                 {
@@ -36,8 +37,8 @@ import Testing
                     "no answer to \(step.client.first?.prefix(60) ?? "")…; stdout: \(client.standardOutput.suffix(1500)); stderr: \(client.standardError.suffix(1500))")
             }
             // After bye the server closes the connection and s_client exits.
-            let exit = await client.waitForExit(timeout: .seconds(5))
-            #expect(exit != nil, "the server did not close the connection within 5 s of bye")
+            let exit = await client.waitForExit(timeout: .seconds(30))
+            #expect(exit != nil, "the server did not close the connection within 30 s of bye")
 
             let actual = SessionDocument.jsonLines(client.standardOutput)
             #expect(actual.count == expected.count, "documented \(expected.count) server lines, got \(actual.count)")

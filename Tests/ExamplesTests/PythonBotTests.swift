@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 /// `Examples/python_bot.py` against the real corkd: the owner chats `@bot …` on `main` and the bot answers.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct PythonBotTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(2))) struct PythonBotTests {
     /// `Examples/python_bot.py`.
     static let script = CorkdProcess.packageRoot.appendingPathComponent("Examples/python_bot.py")
 

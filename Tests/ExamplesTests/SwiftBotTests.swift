@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `Examples/SwiftBot` (the `cork-swift-bot` executable, built on BoardClient) against the real corkd.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct SwiftBotTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(2))) struct SwiftBotTests {
     static let executable = CorkdProcess.packageRoot.appendingPathComponent(".build/debug/cork-swift-bot")
 
     /// The next delta by `user` of op kind `kind`, skipping everything else (bounded).

@@ -10,7 +10,7 @@ import Darwin
 
 /// `Examples/webhook_receiver.py` as `Examples/README.md` runs it (issue 15): the documented receiver and
 /// `cork hook add` lines against the real corkd, signed events printed in order, across a corkd restart.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct WebhookReceiverTests {
+@Suite(.serialized, .startsProcesses(within: .minutes(2))) struct WebhookReceiverTests {
     @Test func theReceiverPrintsSignedEventsInOrderAcrossARestart() async throws {
         _ = try SpawnedProcess.tool("python3")
         let corkd = try CorkdProcess()
