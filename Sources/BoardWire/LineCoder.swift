@@ -97,11 +97,13 @@ public struct LineCoder: Sendable {
 
     /// The line's `type` field, read leniently from a line that failed to decode; nil when the line is not a JSON
     /// object with a string `type` (the session uses it before `welcome`, where only a malformed `hello`, `ping`,
-    /// `pong` or `bye` keeps the connection open).
+    /// `pong` or `bye` keeps the connection open). A line that starts with a byte order mark is not a JSON line at
+    /// all, so it has no type either.
     public static func messageType(of line: some Collection<UInt8>) -> String? {
         var bytes = Array(line)
         if bytes.last == 0x0A { bytes.removeLast() }
         if bytes.last == 0x0D { bytes.removeLast() }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return nil }
         return probe(bytes)?.type
     }
 

@@ -54,6 +54,20 @@ import Testing
         }
     }
 
+    /// A byte order mark makes the line something other than a JSON object, so its `type` cannot be read: before
+    /// `welcome` that is `unauthenticated` and a close, even though the rest would be a `hello`.
+    @Test func aHelloAfterAByteOrderMarkBeforeWelcomeIsUnauthenticatedAndCloses() async throws {
+        try await withTestServer { server in
+            let probe = try await server.connect(hello: false)
+            let hello = #"{"type":"hello","req":4,"version":1,"client":"t","token":"\#(server.ownerToken)"}"#
+            try await probe.sendRaw([0xEF, 0xBB, 0xBF] + Array(hello.utf8) + [0x0A])
+            let lines = try await probe.expectClose()
+            #expect(lines.count == 1, "\(lines)")
+            #expect(lines.first?.contains(#""code":"unauthenticated""#) == true, "\(lines)")
+            #expect(lines.first?.contains(#""close":true"#) == true, "\(lines)")
+        }
+    }
+
     @Test func serverFullForTooManySessionsOfAUserEchoesTheHellosReq() async throws {
         try await withTestServer(configure: { $0.limits.connectionsPerUser = 2 }) { server in
             let first = try await server.connect()
