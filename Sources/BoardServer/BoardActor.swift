@@ -174,15 +174,22 @@ actor BoardActor {
     static func load(
         _ id: BoardID, store: any BoardStore, configuration: ServerConfiguration, clock: any ServerClock, logger: Logger
     ) async throws -> BoardActor {
-        guard let loaded = try await store.load(id) else {
-            throw ServerError(.storage, "board \(id) is listed but cannot be loaded")
+        let stored: LoadedBoard?
+        do {
+            stored = try await store.load(id)
+        } catch {
+            guard error.code == .corrupt else { throw error }
+            throw ServerError(.damaged, "board \(id) cannot be read: \(error.message)")
+        }
+        guard let loaded = stored else {
+            throw ServerError(.damaged, "board \(id) is listed but has no snapshot")
         }
         var board = loaded.snapshot
         for event in loaded.tail {
             let context = ApplyContext(actor: event.actor, role: .owner, now: event.at, seq: event.seq)
             if case .failure(let rejection) = board.apply(event.op, context: context) {
                 throw ServerError(
-                    .storage, "the stored log of board \(id) does not replay at seq \(event.seq): \(rejection)")
+                    .damaged, "the stored log of board \(id) does not replay at seq \(event.seq): \(rejection)")
             }
         }
         let actor = BoardActor(

@@ -13,8 +13,11 @@ public struct ServerError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// The kinds of fault.
     public enum Code: String, Hashable, Sendable {
-        /// The store is corrupt, unreadable or inconsistent.
+        /// The store cannot be opened, locked or written (the database is down, a lock is held, the disk fails).
         case storage
+        /// What is stored is damaged: a board's snapshot cannot be decoded, its log does not replay, or the
+        /// database file fails its check. corkd refuses to serve it (exit 2) and never writes to it; restore a backup.
+        case damaged
         /// The configuration is unusable (missing certificate, bad address).
         case configuration
         /// The listener could not start.

@@ -56,6 +56,14 @@ public struct ServerSetup: Sendable {
         }
         // SQLite: one server per directory; an admin command may hold the lock for a moment, so wait a little for it.
         let directoryLock = try await location.directoryLock(directory: directory, patience: .seconds(5))
+        // A fresh directory is marked until its first start is done, so a start killed half way is made again.
+        let firstStartMarked: Bool
+        do {
+            firstStartMarked = try FirstStart.begin(in: directory, storeInDirectory: location == .dataDirectory, logger: logger)
+        } catch {
+            await directoryLock?.release()
+            throw error
+        }
         // The certificate first: a bad --cert must not cost the owner token that a first start shows only once.
         let hosts = configuration.certificateHosts + (configuration.certificateHosts.contains(advertisedHost) ? [] : [advertisedHost])
         let certificate: ServerCertificate.Served
@@ -89,6 +97,7 @@ public struct ServerSetup: Sendable {
                         metadata: ["error": "\(error.message)"])
                 }
             }
+            if firstStartMarked { try FirstStart.finish(in: directory) }
             return ServerSetup(
                 store: store, tls: tls, fingerprint: certificate.fingerprint, firstStart: made, ownerToken: ownerToken,
                 advertisedHost: advertisedHost, lock: lock)
@@ -110,7 +119,9 @@ public struct ServerSetup: Sendable {
             store = try await location.open(directory: directory, eventJSON: WireEventJSON(), logger: logger)
         } catch {
             await directoryLock?.release()
-            throw ServerError(.storage, "cannot open the store in \(location.name(directory: directory)): \(error.message)")
+            throw ServerError(
+                error.code == .corrupt ? .damaged : .storage,
+                "cannot open the store in \(location.name(directory: directory)): \(error.message)")
         }
         if let sqlite = store as? SQLiteStore {
             logger.info(

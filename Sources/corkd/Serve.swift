@@ -118,6 +118,9 @@ struct Serve: AsyncParsableCommand {
         let setup: ServerSetup
         do {
             setup = try await ServerSetup.prepare(configuration, store: store, machineHostName: machineHostName, logger: logger)
+        } catch let error as ServerError where error.code == .damaged {
+            Console.error("corkd: \(error)\ncorkd: the data directory is damaged; refusing to serve. Restore a backup.\n")
+            throw ExitCode(2)
         } catch {
             Console.error("corkd: \(error)\ncorkd: refusing to serve.\n")
             throw ExitCode(2)
@@ -198,6 +201,11 @@ struct Serve: AsyncParsableCommand {
             configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
+        } catch let error as ServerError where error.code == .damaged {
+            // A board that cannot be read at start: the same refusal as a store that fails its check (exit 2).
+            Console.error("corkd: \(error)\ncorkd: the data directory is damaged; refusing to serve. Restore a backup.\n")
+            await setup.release()
+            throw ExitCode(2)
         } catch {
             // The listener failed (or another service did): what was pending is committed; exit non-zero at once so
             // that a supervisor (systemd's Restart=on-failure) starts a fresh server.

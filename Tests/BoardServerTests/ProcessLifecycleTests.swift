@@ -140,6 +140,25 @@ import Darwin
         }
     }
 
+    /// A store that passes its check but holds a board whose snapshot cannot be decoded is damage too: the same
+    /// refusal and the same exit code (2) as a store that fails `quick_check`, never exit 1 as a server that failed
+    /// while serving.
+    @Test func aSnapshotThatCannotBeDecodedIsRefusedWithTheSameExitCode() async throws {
+        try await withCorkd { corkd in
+            try await ProcessLifecycleTests.seedAndStop(corkd)
+            let sqlite = try SpawnedProcess.tool("sqlite3")
+            let result = try await SpawnedProcess.run(
+                sqlite, [corkd.storeFile.path, #"UPDATE snapshots SET state = '{"not":"a board"}';"#],
+                timeout: .seconds(30), logDirectory: corkd.logDirectory, name: "sqlite3-damage")
+            try #require(result.exit.isSuccess, "sqlite3: \(result.standardError)")
+            try Unprivileged.handOver(corkd.root)
+            let (exit, stderr) = try await corkd.startExpectingExit(timeout: .seconds(60))
+            #expect(exit.reason == .exit && exit.status == 2, "\(exit); \(stderr.suffix(2000))")
+            #expect(stderr.contains("the data directory is damaged"), "\(stderr.suffix(2000))")
+            #expect(stderr.contains("board main"), "the message names the board: \(stderr.suffix(2000))")
+        }
+    }
+
     /// Issue 14 defect 7: a restart after `kill -9` does not read the whole file when nothing wrote it since the
     /// crashed run's last checkpoint, recovers every acknowledged op from the log, and still refuses a file damaged
     /// after the crash.
@@ -347,6 +366,8 @@ import Darwin
         let (exit, stderr) = try await corkd.startExpectingExit(timeout: .seconds(10))
         #expect(!exit.isSuccess, "corkd served a damaged store: \(exit)")
         #expect(exit.reason == .exit, "a refusal is an orderly exit, not a crash: \(exit); \(stderr.suffix(2000))")
+        #expect(exit.status == 2, "a damaged data directory is exit 2: \(exit)")
+        #expect(stderr.contains("the data directory is damaged"), "\(stderr.suffix(2000))")
         let lowered = stderr.lowercased()
         #expect(lowered.contains("quick_check") || lowered.contains("corrupt"), "stderr: \(stderr.suffix(2000))")
         let after = try Data(contentsOf: corkd.storeFile)
