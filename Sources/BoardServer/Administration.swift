@@ -1,3 +1,4 @@
+import BoardWire
 import BoardCore
 import BoardStore
 import Foundation

@@ -1,3 +1,4 @@
+import BoardWire
 import BoardStore
 import BoardTransport
 import Foundation

@@ -1,3 +1,4 @@
+import BoardWire
 import BoardTransport
 import Foundation
 import NIOSSL

@@ -180,7 +180,7 @@ public struct ServerSetup: Sendable {
     }
 
     /// The owner's invite URL's file in the data directory.
-    public static let ownerURLFileName = "owner.url"
+    public static let ownerURLFileName = InviteURL.ownerFileName
 
     /// Writes `owner.url` (mode 0600) in the data directory.
     public static func writeOwnerURL(_ url: InviteURL, in directory: URL) throws {

@@ -5,6 +5,9 @@ import BoardCore
 /// Everything a client needs to connect securely: where, which board, the secret for `hello`, and the pinned
 /// certificate fingerprint (without it the client verifies a CA chain and the host name).
 public struct InviteURL: Hashable, Sendable, CustomStringConvertible {
+    /// The file in corkd's data directory that holds the owner's invite URL (`owner.url`, written at the first start).
+    public static let ownerFileName = "owner.url"
+
     /// The host name or address (IPv6 without brackets).
     public var host: String
     /// The port (7420 when the URL omits it).

@@ -1,5 +1,4 @@
 import BoardCore
-import BoardServer
 import BoardTransport
 import BoardWire
 import Foundation
@@ -108,7 +107,7 @@ final class SpawnedServer: Sendable {
         var ownerText: String?
         for _ in 0..<300 {
             listen = ListenRecord.read(in: directory)
-            ownerText = try? String(contentsOf: directory.appendingPathComponent(ServerSetup.ownerURLFileName), encoding: .utf8)
+            ownerText = try? String(contentsOf: directory.appendingPathComponent(InviteURL.ownerFileName), encoding: .utf8)
             if listen != nil && ownerText != nil { break }
             guard process.isRunning else { throw LoadError("spawn_failed", "corkd exited before listening") }
             try await Task.sleep(for: .milliseconds(50))

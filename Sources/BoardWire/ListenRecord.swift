@@ -1,4 +1,3 @@
-import BoardTransport
 import Foundation
 
 /// What a running (or the last) server wrote to `listen.json` in its data directory: where clients reach it and
