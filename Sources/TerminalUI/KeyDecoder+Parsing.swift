@@ -25,10 +25,11 @@ extension KeyDecoder {
         return .event(controlOrASCII(byte), length: 1)
     }
 
-    /// The key for a single byte below 0x80 other than ESC.
+    /// The key for a single byte below 0x80 other than ESC. Enter is CR in raw mode (no `ICRNL`); a lone LF is
+    /// Ctrl-J, a control key like any other, not Enter.
     static func controlOrASCII(_ byte: UInt8) -> KeyEvent {
         switch byte {
-        case 0x0D, 0x0A: KeyEvent(.enter)
+        case 0x0D: KeyEvent(.enter)
         case 0x09: KeyEvent(.tab)
         case 0x7F, 0x08: KeyEvent(.backspace)
         case 0x00: .ctrl(" ")

@@ -66,7 +66,7 @@ extension TUIModelTests {
             current: .object(["seq": .int(9), "description": .string("theirs")]))
         _ = model.update(.client(.rejected(RejectedOp(op: late, reject: reject))))
         #expect(model.conflict == nil)
-        #expect(model.feed.last?.text == "rejected card.edit: conflict: changed")
+        #expect(model.feed.last?.text == "on main: card k1 was not changed: changed")
         var ops = TestBoard(Board(id: "ops", name: "Ops", owner: "alice"))
         ops.apply(.addCard(AddCard(card: "o1", column: "todo", title: "Rotate keys")))
         _ = model.update(Self.loaded(ops.board))

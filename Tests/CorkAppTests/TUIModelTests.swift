@@ -137,6 +137,9 @@ import Testing
         _ = model.update(Self.key(.enter))
         #expect(model.visibleCards(0).map(\.id) == ["k1"])
         #expect(model.statusText.contains("filter: label:bug"))
+        // A filter hands the focus back to the board.
+        #expect(model.focus == .board)
+        model.focus = .input
         for c in "/mvoe 1 done" { _ = model.update(Self.key(.character(c))) }
         #expect(model.update(Self.key(.enter)).isEmpty)
         #expect(model.notice?.contains("unknown command /mvoe") == true)

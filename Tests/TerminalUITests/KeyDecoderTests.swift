@@ -11,7 +11,7 @@ private func keys(_ text: String) -> [KeyEvent] {
     @Test(arguments: [
         ("a", KeyEvent.character("a")), ("Z", .character("Z")), (" ", .character(" ")), ("é", .character("é")),
         ("日", .character("日")), ("😀", .character("😀")),
-        ("\r", KeyEvent(.enter)), ("\n", KeyEvent(.enter)), ("\t", KeyEvent(.tab)), ("\u{1B}[Z", KeyEvent(.tab, .shift)),
+        ("\r", KeyEvent(.enter)), ("\n", .ctrl("j")), ("\t", KeyEvent(.tab)), ("\u{1B}[Z", KeyEvent(.tab, .shift)),
         ("\u{7F}", KeyEvent(.backspace)), ("\u{8}", KeyEvent(.backspace)),
         ("\u{1}", .ctrl("a")), ("\u{3}", .ctrl("c")), ("\u{1A}", .ctrl("z")), ("\u{0}", .ctrl(" ")), ("\u{1F}", .ctrl("_")),
         ("\u{1B}[A", KeyEvent(.up)), ("\u{1B}[B", KeyEvent(.down)), ("\u{1B}[C", KeyEvent(.right)),

@@ -168,9 +168,14 @@ extension TUIModel {
         if case .undo(let seq) = rejected.op.request, rejected.op.board == boardID, refusedUndo(of: seq, reject) {
             return []
         }
-        post(FeedEntry("rejected \(rejected.op.request.kind): \(reject.code.rawValue): \(reject.message)", kind: .error))
+        post(FeedEntry(refusalSentence(rejected), kind: .error))
         if case .op(let op) = rejected.op.request, let card = op.card { endNotice(about: .cards([card])) }
         if case .op(.addCard(let add)) = rejected.op.request, add.card == selectWhenShown { selectWhenShown = nil }
+        // The selection follows the card that rolls back (the rollback comes just after this event), so the next
+        // key acts on it, not on whatever took its place.
+        if rejected.op.board == boardID, case .op(let op) = rejected.op.request, let card = op.card, board?.cards[card] != nil {
+            selectWhenShown = card
+        }
         if rejected.op.board == boardID, restoreRefusedText(rejected.op.request, reason: reject.message) { return [] }
         // A conflict on a board left since (`/board`) is reported but cannot be resolved here.
         guard reject.code == .rejected(.conflict), rejected.op.board == boardID,

@@ -26,6 +26,11 @@ extension TUIModel {
             if input.text.isEmpty && purpose == .chat { return cycleFocus() }
             complete()
         case .escape:
+            // A half-typed chat line is kept, as a chat client keeps a draft: `:`, `i` or Tab brings it back.
+            if purpose == .chat, !input.text.isEmpty {
+                draft = input.text
+                notice = "draft kept: press : to go back to it"
+            }
             input = LineEditor()
             let wasEditing = purpose != .chat
             purpose = .chat
@@ -165,6 +170,8 @@ extension TUIModel {
                     }
                 }
                 clampSelection()
+                // Back to the board, where `/` opens the query again to refine it.
+                focus = .board
                 return []
             case "/who":
                 let people = presence.values.map { entry in

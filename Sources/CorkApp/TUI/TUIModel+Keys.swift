@@ -14,6 +14,11 @@ extension TUIModel {
         }
         if event == .ctrl("c") { return [.quit] }
         if event == .ctrl("z") { return [.suspend] }
+        // Ctrl-L repaints the whole screen (as in vi, less and htop): whatever else wrote to the terminal is gone.
+        if event == .ctrl("l") { return [.repaint] }
+        // A control key is not its letter: outside the input line (whose editing keys are its own) an unbound one
+        // does nothing, so Ctrl-K never moves the selection and Ctrl-J never opens a card.
+        if event.modifiers.contains(.ctrl), focus != .input { return [] }
         if event == .character("r"), focus != .input, overlay == nil, carry == nil {
             return reconnectKey()
         }
@@ -32,6 +37,10 @@ extension TUIModel {
         case .input: focus = .board
         }
         if focus == .feed { unread = 0 }
+        if focus == .input, input.text.isEmpty, purpose == .chat, let draft {
+            input = LineEditor(draft)
+            self.draft = nil
+        }
         return []
     }
 
@@ -122,7 +131,8 @@ extension TUIModel {
         case (.character("U"), _):
             return undoKey(.redo)
         case (.character("/"), _):
-            return startInput(.chat, text: "/filter ")
+            // The current query, to refine it.
+            return startInput(.chat, text: "/filter " + (filter.map { $0.text + " " } ?? ""))
         case (.character("?"), _):
             overlay = .help
             return []
@@ -210,7 +220,13 @@ extension TUIModel {
         }
         self.purpose = purpose
         focus = .input
-        input = LineEditor(text)
+        if purpose == .chat, text.isEmpty, let draft {
+            // The chat line left with Esc comes back as it was.
+            input = LineEditor(draft)
+            self.draft = nil
+        } else {
+            input = LineEditor(text)
+        }
         if case .editTitle(let card) = purpose { return [.presence(.editing, card: card)] }
         return []
     }

@@ -94,6 +94,8 @@ public struct TUIModel: Sendable {
     public var marked: Set<CardID> = []
     /// The input line's text and cursor.
     public var input = LineEditor()
+    /// The chat line left with Esc before it was sent, until the input line is opened again.
+    public var draft: String?
     /// What the input line is for.
     public var purpose: InputPurpose = .chat
     /// Tab completion under way, if the last key was Tab.

@@ -1,0 +1,64 @@
+import BoardClientCore
+import BoardCore
+
+extension TUIModel {
+    /// A refused op as a sentence: what was not done to which card, and why, in the person's words rather than the
+    /// op's wire name ("#5 was not moved: DOING is full (3/3)").
+    func refusalSentence(_ rejected: RejectedOp) -> String {
+        let reject = rejected.reject
+        let elsewhere = rejected.op.board == boardID ? "" : "on \(rejected.op.board): "
+        let shown = rejected.op.board == boardID ? board : nil
+        guard case .op(let op) = rejected.op.request else {
+            return "\(elsewhere)\(rejected.op.request.kind) was refused: \(reject.message)"
+        }
+        let subject: String
+        if let card = op.card, let number = shown?.cards[card]?.number {
+            subject = "#\(number)"
+        } else if case .addCard(let add) = op {
+            subject = "the new card \"\(add.title)\""
+        } else if let card = op.card {
+            subject = "card \(card)"
+        } else {
+            subject = "that change (\(op.kind))"
+        }
+        let reason: String
+        if reject.code == .rejected(.wipLimit), let column = op.destinationColumn, let board = shown,
+            let name = board.column(column)?.name, let wip = board.column(column)?.wip
+        {
+            reason = "\(name) is full (\(board.count(in: column))/\(wip.limit))"
+        } else {
+            reason = reject.message.isEmpty ? reject.code.rawValue : reject.message
+        }
+        return "\(elsewhere)\(subject) was not \(op.refusedVerb): \(reason)"
+    }
+}
+
+extension Op {
+    /// The column a card goes into: the target of a move or an add.
+    var destinationColumn: ColumnID? {
+        switch self {
+        case .moveCard(_, let column, _): column
+        case .addCard(let add): add.column
+        default: nil
+        }
+    }
+
+    /// What the op would have done, as the past participle of "was not …".
+    var refusedVerb: String {
+        switch self {
+        case .moveCard: "moved"
+        case .addCard: "added"
+        case .editCard: "changed"
+        case .addLabel, .removeLabel: "relabelled"
+        case .assign, .unassign: "reassigned"
+        case .closeCard: "closed"
+        case .reopenCard: "reopened"
+        case .archiveCard: "archived"
+        case .restoreCard: "restored"
+        case .purgeCard: "purged"
+        case .addChecklistItem, .editChecklistItem, .removeChecklistItem: "changed (checklist)"
+        case .addComment, .editComment, .deleteComment: "changed (comments)"
+        default: "applied"
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import BoardClientCore
+import BoardCore
+import BoardWire
+import CorkApp
+import TerminalUI
+import Testing
+
+/// What a new team tripped over in the full-screen client: each test failed before its fix.
+extension TUIModelTests {
+    /// A move refused by the server (here DOING's hard limit) rolls the card back, and the selection goes with it:
+    /// the next pick-up acts on the card that came back, not on whatever took its place in DOING.
+    @Test func aRefusedMoveLeavesTheSelectionOnTheCardThatRolledBack() {
+        var model = Self.model()
+        _ = model.update(Self.key(.down))
+        #expect(model.selectedCard?.id == "k2")
+        _ = model.update(Self.key(.character(" ")))
+        _ = model.update(Self.key(.right))
+        let dropped = model.update(Self.key(.enter))
+        guard case .submit(let op)? = dropped.first else {
+            Issue.record("no move was submitted: \(dropped)")
+            return
+        }
+        // The server refuses it; the client library reports the rejection, then the board without the move.
+        let pending = PendingOp(board: "main", mut: 7, request: .op(op))
+        let reject = OpRejection(board: "main", mut: 7, code: .rejected(.wipLimit), message: "DOING is at its WIP limit of 1")
+        _ = model.update(.client(.rejected(RejectedOp(op: pending, reject: reject))))
+        _ = model.update(.client(.board(BoardUpdate(board: Self.board(), cause: .rollback, changedByOthers: []))))
+        #expect(model.selectedCard?.id == "k2", "selected \(model.selectedCard?.id.rawValue ?? "nothing")")
+        #expect(model.column == 0)
+        // Said in a sentence that names the card and why, not as the op's wire name.
+        #expect(model.feed.last?.text == "#2 was not moved: DOING is full (1/1)")
+    }
+
+    /// Control keys are not their letters: Ctrl-L repaints, Ctrl-K and Ctrl-J do nothing on the board.
+    @Test func ctrlLRepaintsAndUnboundControlKeysDoNothing() {
+        var model = Self.model()
+        #expect(model.update(Self.key(.character("l"), .ctrl)) == [.repaint])
+        #expect(model.column == 0 && model.selectedCard?.id == "k1")
+        #expect(model.update(Self.key(.character("j"), .ctrl)).isEmpty)
+        #expect(model.overlay == nil, "Ctrl-J opened the card")
+        #expect(model.update(Self.key(.character("k"), .ctrl)).isEmpty)
+        #expect(model.selectedCard?.id == "k1")
+        // While carrying, Ctrl-L repaints and the card stays where it is.
+        _ = model.update(Self.key(.character(" ")))
+        #expect(model.update(Self.key(.character("l"), .ctrl)) == [.repaint])
+        #expect(model.carry?.column == 0)
+        // The input line keeps its own editing keys.
+        model.focus = .input
+        Self.type("abc", into: &model)
+        _ = model.update(Self.key(.character("a"), .ctrl))
+        Self.type("x", into: &model)
+        #expect(model.input.text == "xabc")
+    }
+
+    /// Esc in the input line keeps a half-typed chat line as a draft; `:` brings it back.
+    @Test func escapeKeepsTheChatDraft() {
+        var model = Self.model()
+        _ = model.update(Self.key(.character(":")))
+        Self.type("half a thought", into: &model)
+        _ = model.update(Self.key(.escape))
+        #expect(model.focus == .board)
+        #expect(model.notice?.contains("draft kept") == true)
+        _ = model.update(Self.key(.character(":")))
+        #expect(model.focus == .input)
+        #expect(model.input.text == "half a thought")
+    }
+
+    /// After `/filter QUERY` the focus is back on the board, and `/` opens the query again to refine it.
+    @Test func slashAfterAFilterRefinesIt() {
+        var model = Self.model()
+        _ = Self.enter("/filter label:bug", into: &model)
+        #expect(model.filter?.text == "label:bug")
+        #expect(model.focus == .board)
+        _ = model.update(Self.key(.character("/")))
+        #expect(model.focus == .input)
+        #expect(model.input.text == "/filter label:bug ")
+    }
+}
