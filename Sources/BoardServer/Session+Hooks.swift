@@ -57,6 +57,18 @@ extension Session {
                     "field `secret`: \(hookSecretBytes.lowerBound)–\(hookSecretBytes.upperBound) printable ASCII characters without spaces")
             }
         }
+        // The same target for the same events twice would deliver every change twice: refused, naming the hook.
+        let existing: [HookRecord]
+        do {
+            existing = try await context.store.hooks(board: request.board)
+        } catch {
+            throw Self.hookStoreError(error)
+        }
+        if let same = existing.first(where: { $0.url == request.url && Set($0.events) == Set(request.events) }) {
+            throw WireError(
+                .badRequest,
+                "board \(request.board) already has webhook \(same.id) for this url and these events; remove it first, or give other events")
+        }
         let secret = request.secret ?? Self.newHookSecret()
         // The cursor starts at the board's seq now: the hook is told of every change committed after this answer.
         let hook = HookRecord(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import CorkApp
 
 /// The root command: `cork` with no subcommand opens the board full-screen.
@@ -30,6 +31,7 @@ struct Cork: AsyncParsableCommand {
 
     /// Opens the full-screen board (press ? inside for the keys).
     func run() async throws {
+        if let problem = TUIRunner.terminalProblem(ProcessInfo.processInfo.environment) { throw CorkFailure(.usage, problem) }
         guard TUIRunner.hasTerminal else { throw CorkFailure(.usage, TUIRunner.noTerminal) }
         var session = try connection.session()
         session.oneShot = false

@@ -11,6 +11,11 @@ struct ExportCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @Option(help: "json or csv.") var format: Format = .json
     @Flag(help: "CSV: prefix cells a spreadsheet would run as a formula with '.") var safeCSV = false
+    @Flag(help: "Print JSON: the snapshot, as --format json (the default) does; every command takes --json.") var json = false
+
+    func validate() throws {
+        if json && format == .csv { throw ValidationError("--json and --format csv ask for two formats; give one") }
+    }
 
     func run() async throws {
         let session = try connection.session()

@@ -147,6 +147,9 @@ import Darwin
             let exported = try await cork.ok(["export"])
             let snapshot = try JSONDecoder().decode(Board.self, from: Data(exported.utf8))
             #expect(snapshot.cards.count == 2 && snapshot.cards.values.contains { $0.ref == "ci:build-1207" })
+            // Every command takes --json; for export it is the default format.
+            #expect(try await cork.ok(["export", "--json"]) == exported)
+            try await cork.fails(["export", "--json", "--format", "csv"], with: 2)
 
             // Importing the board's own export: every card is already there.
             let file = corkd.root.appendingPathComponent("main.json")

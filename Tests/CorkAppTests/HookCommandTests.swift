@@ -24,6 +24,10 @@ import Testing
             let added = try await cork.json(["hook", "add", receiver.url, "--events", "card.*", "--secret", Self.secret])
             let hook = try #require(added["hook"] as? String)
             #expect(added["secret"] == nil && added["board"] as? String == "main", "\(added)")
+            // The same URL for the same events again would deliver every change twice: refused, naming the hook
+            // (events in another order are the same events).
+            let twice = try await cork.fails(["hook", "add", receiver.url, "--events", "card.*", "--secret", Self.secret], with: 2)
+            #expect(twice.contains("already has webhook \(hook)"), "\(twice)")
             let tested = try await cork.json(["hook", "test", hook])
             #expect(tested["delivered"] as? Bool == true && tested["status"] as? Int == 204, "\(tested)")
             #expect(await receiver.wait { $0.contains { $0.event == "hook.test" } }, "\(receiver.log)")

@@ -75,4 +75,15 @@ extension TUIModelTests {
         #expect(model.focus == .input)
         #expect(model.input.text == "/filter label:bug ")
     }
+
+    /// A terminal without cursor addressing is refused with a pointer to the commands that work there, instead of
+    /// getting the alternate screen and cursor movements as garbage.
+    @Test func aDumbTerminalIsSentToShowAndWatch() {
+        for environment in [["TERM": "dumb"], [:], ["TERM": ""]] {
+            let problem = TUIRunner.terminalProblem(environment)
+            #expect(problem?.contains("cork show") == true && problem?.contains("cork watch") == true, "\(environment)")
+        }
+        #expect(TUIRunner.terminalProblem(["TERM": "xterm-256color"]) == nil)
+        #expect(TUIRunner.terminalProblem(["TERM": "tmux-256color"]) == nil)
+    }
 }

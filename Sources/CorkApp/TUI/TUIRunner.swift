@@ -27,6 +27,17 @@ public struct TUIRunner {
     /// What to say when there is no terminal.
     public static let noTerminal = "the full-screen board needs a terminal; in scripts use a subcommand (cork --help)"
 
+    /// Why the terminal `environment` describes cannot show the full-screen board, or nil when it can: one without
+    /// cursor addressing (`TERM=dumb`, as Emacs shells and some CI logs set it, or no `TERM` at all) would get the
+    /// alternate screen and cursor movements as garbage.
+    public static func terminalProblem(_ environment: [String: String]) -> String? {
+        let term = environment["TERM"] ?? ""
+        guard term.isEmpty || term == "dumb" || term == "unknown" else { return nil }
+        let named = term.isEmpty ? "TERM is not set" : "TERM=\(term)"
+        return "the full-screen board needs a terminal that can move the cursor (\(named)); "
+            + "`cork show` prints the board and `cork watch` follows the changes in any terminal"
+    }
+
     /// Why a full-screen stretch ended.
     enum Pause {
         case quit
