@@ -8,6 +8,8 @@ struct FeedLookup {
     let activity: Activity
     let after: Board
     let before: Board?
+    /// Longest comment, chat or description text the sentence shows (`Int.max`: all of it).
+    var textMax: Int = FeedText.textMax
 
     /// The names the record carries.
     var names: ActivityNames? { activity.names }

@@ -44,7 +44,7 @@ extension FeedSentence {
     }
 
     private static func commentText(_ n: FeedLookup) -> String {
-        FeedText.truncate(n.activity.text ?? n.new("text") ?? "", max: textMax)
+        FeedText.truncate(n.activity.text ?? n.new("text") ?? "", max: n.textMax)
     }
 
     private static func edit(_ n: FeedLookup) -> String {
@@ -55,7 +55,7 @@ extension FeedSentence {
         let card = n.card
         if fields == ["description"] {
             guard let text = n.new("description"), !text.isEmpty else { return "cleared the description of \(card)" }
-            return "edited the description of \(card): \(FeedText.truncate(text, max: textMax))"
+            return "edited the description of \(card): \(FeedText.truncate(text, max: n.textMax))"
         }
         if fields == ["due"] {
             if let due = n.new("due") { return "set the due date of \(card) to \(due)" }

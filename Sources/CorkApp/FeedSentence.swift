@@ -15,9 +15,13 @@ public enum FeedSentence {
     public static let textMax = FeedText.textMax
 
     /// The sentence for `activity`, given the board after the change and, when known, the board before it.
-    public static func render(_ activity: Activity, after: Board, before: Board? = nil) -> String {
+    /// `textMax` cuts long comment, chat and description text with `…` (one line for `cork watch`); the full-screen
+    /// feed passes `Int.max` and wraps the whole text instead.
+    public static func render(
+        _ activity: Activity, after: Board, before: Board? = nil, textMax: Int = FeedSentence.textMax
+    ) -> String {
         let actor = FeedText.oneLine(activity.actor.rawValue)
-        let names = FeedLookup(activity: activity, after: after, before: before)
+        let names = FeedLookup(activity: activity, after: after, before: before, textMax: textMax)
         if activity.kind == "chat" {
             return "<\(actor)> \(FeedText.truncate(activity.text ?? "", max: textMax))"
         }
@@ -69,7 +73,7 @@ public enum FeedSentence {
         case .milestoneClose: return "closed milestone \(FeedText.quotedTitle(n.subjectMilestone))"
         case .milestoneReopen: return "reopened milestone \(FeedText.quotedTitle(n.subjectMilestone))"
         case .milestoneDelete: return "deleted milestone \(FeedText.quotedTitle(n.subjectMilestone))"
-        case .chat: return "said \(FeedText.truncate(n.activity.text ?? "", max: textMax))"
+        case .chat: return "said \(FeedText.truncate(n.activity.text ?? "", max: n.textMax))"
         }
     }
 
@@ -130,7 +134,7 @@ public enum FeedSentence {
         }
         if fields == ["description"] {
             guard let text = n.new("description"), !text.isEmpty else { return "cleared the description of milestone \(subject)" }
-            return "edited the description of milestone \(subject): \(FeedText.truncate(text, max: textMax))"
+            return "edited the description of milestone \(subject): \(FeedText.truncate(text, max: n.textMax))"
         }
         var clauses: [String] = []
         if n.change("title") != nil { clauses.append("title \(quoted(n.old("title"))) → \(quoted(n.new("title")))") }

@@ -78,4 +78,41 @@ public enum DisplayWidth {
         let columns = of(truncated)
         return columns < width ? truncated + String(repeating: " ", count: width - columns) : truncated
     }
+
+    /// `text` broken into lines of at most `width` columns, for text that is there to be read in full: breaks after
+    /// a space where there is one, inside a word only when the word alone is wider than a line. Later lines start
+    /// with `indent` spaces (counted in `width`). Nothing is dropped: the lines joined again hold every character.
+    public static func wrap(_ text: String, width: Int, indent: Int = 0) -> [String] {
+        guard width > 0 else { return [text] }
+        let indent = max(0, min(indent, width - 1))
+        var lines: [String] = []
+        var line = ""
+        var used = 0
+        // Where the current line could break: the index just after its last space, and the columns up to there.
+        var lastBreak: (index: String.Index, used: Int)?
+        var limit = width
+        for character in text {
+            let columns = of(character)
+            while used + columns > limit, !line.isEmpty {
+                if let lastBreak, lastBreak.index < line.endIndex {
+                    let rest = String(line[lastBreak.index...])
+                    lines.append(String(line[..<lastBreak.index]))
+                    line = rest
+                    used -= lastBreak.used
+                } else {
+                    lines.append(line)
+                    line = ""
+                    used = 0
+                }
+                lastBreak = nil
+                limit = width - indent
+            }
+            line.append(character)
+            used += columns
+            if character == " " { lastBreak = (line.endIndex, used) }
+        }
+        if !line.isEmpty || lines.isEmpty { lines.append(line) }
+        let pad = String(repeating: " ", count: indent)
+        return lines.enumerated().map { $0.offset == 0 ? $0.element : pad + $0.element }
+    }
 }

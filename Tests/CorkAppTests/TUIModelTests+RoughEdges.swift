@@ -87,3 +87,23 @@ extension TUIModelTests {
         #expect(TUIRunner.terminalProblem(["TERM": "tmux-256color"]) == nil)
     }
 }
+
+extension TUIModelTests {
+    /// A long chat line is wrapped in the feed, never cut: its end is on screen, and /lastlog finds it (without
+    /// counting its own earlier answers).
+    @Test func aLongChatLineIsWrappedAndFoundByLastlog() {
+        var model = Self.model(width: 80, height: 40)
+        let text = "starts here " + String(repeating: "and goes on ", count: 20) + "until the END"
+        var after = Self.testBoard()
+        guard let change = after.apply(.chat(text: text), as: "bob") else { return }
+        let event = ActivityEvent(activity: change.change.activity, op: .chat(text: text), isOwn: false, board: after.board)
+        _ = model.update(.client(.activity(event)))
+        #expect(model.feed.last?.text == "<bob> " + text, "the feed keeps the whole line")
+        let screen = model.render().lines.joined(separator: "\n")
+        #expect(screen.contains("until the END"), "the end of the line is on screen:\n\(screen)")
+        _ = Self.enter("/lastlog END", into: &model)
+        #expect(model.feed.suffix(2).first?.text == "lastlog END: 1 line")
+        _ = Self.enter("/lastlog END", into: &model)
+        #expect(model.feed.suffix(2).first?.text == "lastlog END: 1 line", "a second /lastlog finds the chat line, not the first one's answer")
+    }
+}

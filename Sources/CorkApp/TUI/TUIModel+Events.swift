@@ -101,7 +101,8 @@ extension TUIModel {
             if event.isOwn, let card = event.activity.card { endNotice(about: .cards([card])) }
             let isChat = event.activity.kind == "chat"
             let own = event.isOwn && !isChat ? recordOwn(event.activity, after: event.board) : nil
-            let text = own ?? FeedSentence.render(event.activity, after: event.board)
+            // The whole text: the feed wraps it, and /lastlog searches it.
+            let text = own ?? FeedSentence.render(event.activity, after: event.board, textMax: .max)
             let mentions = user.map { text.contains("@\($0.rawValue)") } ?? false
             post(FeedEntry(text, kind: isChat ? .chat : .activity, mentionsMe: mentions && !event.isOwn, seq: event.activity.seq))
             return []

@@ -187,9 +187,18 @@ extension TUIModel {
             case "/board":
                 return try boardCommand(words)
             case "/lastlog":
-                let matches = feed.filter { rest.isEmpty || $0.text.localizedCaseInsensitiveContains(rest) }.suffix(20)
-                post(FeedEntry("lastlog \(rest): \(matches.count) line\(matches.count == 1 ? "" : "s")", kind: .info))
-                for entry in matches { post(FeedEntry("  " + entry.text, kind: .info)) }
+                // Its own earlier answers are not feed lines to find again.
+                let matches = feed.filter {
+                    !$0.isLastlog && (rest.isEmpty || $0.text.localizedCaseInsensitiveContains(rest))
+                }.suffix(20)
+                var heading = FeedEntry("lastlog \(rest): \(matches.count) line\(matches.count == 1 ? "" : "s")", kind: .info)
+                heading.isLastlog = true
+                post(heading)
+                for entry in matches {
+                    var line = FeedEntry("  " + entry.text, kind: .info)
+                    line.isLastlog = true
+                    post(line)
+                }
                 return []
             case "/keep", "/theirs", "/merge":
                 guard let conflict else {

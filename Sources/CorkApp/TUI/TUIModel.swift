@@ -349,6 +349,8 @@ public struct FeedEntry: Hashable, Sendable {
     public var seq: UInt64?
     /// The joins and leaves folded into this line, when it is a folded presence line.
     public var tally: PresenceTally?
+    /// Whether the line is `/lastlog`'s own answer (which a later `/lastlog` does not search).
+    public var isLastlog = false
 
     /// A feed line.
     public init(_ text: String, kind: Kind, mentionsMe: Bool = false, seq: UInt64? = nil) {

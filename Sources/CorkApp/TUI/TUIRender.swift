@@ -210,8 +210,19 @@ extension TUIModel {
         screen.write(title + String(repeating: "─", count: max(0, width - title.count)), x: 0, y: top, style: titleStyle, maxWidth: width)
         let rows = feedHeight - 1
         let end = max(0, feed.count - feedScroll)
-        let start = max(0, end - rows)
-        for (offset, entry) in feed[start..<end].enumerated() {
+        // Every line is shown whole: wrapped to the pane's width (later rows indented), newest at the bottom; the
+        // oldest entry that does not fit shows its last rows.
+        var shown: [(text: String, entry: FeedEntry)] = []
+        var index = end
+        while shown.count < rows, index > 0 {
+            index -= 1
+            let entry = feed[index]
+            let wrapped = DisplayWidth.wrap(entry.text, width: max(1, width - 2), indent: 2)
+            shown.insert(contentsOf: wrapped.map { ($0, entry) }, at: 0)
+        }
+        shown = Array(shown.suffix(rows))
+        for (offset, row) in shown.enumerated() {
+            let entry = row.entry
             var style = Style()
             switch entry.kind {
             case .chat: style.foreground = .default
@@ -221,7 +232,7 @@ extension TUIModel {
             case .info: style.foreground = .ansi(.cyan)
             }
             if entry.mentionsMe { style = Style(foreground: .ansi(.brightYellow), attributes: .bold) }
-            screen.write(entry.text, x: 1, y: top + 1 + offset, style: style, maxWidth: width - 2)
+            screen.write(row.text, x: 1, y: top + 1 + offset, style: style, maxWidth: width - 2)
         }
     }
 
