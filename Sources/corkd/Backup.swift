@@ -9,7 +9,8 @@ struct Backup: AsyncParsableCommand {
         abstract: "Write a consistent copy of the data directory's SQLite store to FILE, also while the server runs.",
         discussion: """
             The copy is one read transaction's snapshot (VACUUM INTO), written under a temporary name and renamed into \
-            place, so FILE is never partial; an existing FILE is refused (exit 1). To restore: stop corkd, put the copy \
+            place, so FILE is never partial; an existing FILE is refused (exit 1), and so is a directory that does not exist \
+            (exit 2: make it first, owned by corkd's user). To restore: stop corkd, put the copy \
             in place as DATA_DIR/corkd.sqlite (removing corkd.sqlite-wal and corkd.sqlite-shm), start corkd; every \
             board gets a new epoch, so clients resynchronise. For PostgreSQL use pg_dump (deploy/postgres/README.md).
             """)
@@ -29,6 +30,13 @@ struct Backup: AsyncParsableCommand {
         }
         if let problem = DataDirectory.ownershipProblem(directory) { throw CorkdExit.usage(problem) }
         let target = URL(fileURLWithPath: to)
+        // SQLite would say only "unable to open database (SQLite error 14)": name the directory that is missing.
+        let folder = target.deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CorkdExit.usage(
+                "the backup's directory \(folder.path) does not exist; make it first (install -d -o corkd -m 0700 \(folder.path))")
+        }
         let store: SQLiteStore
         do {
             // A guest: the server may be running, and its marks and checkpoints are its own.

@@ -17,6 +17,11 @@ struct BackupCommandTests {
                 #expect(try await owner.expect(type: "ack", skipping: ["presence", "presence.state", "ping"])["mut"] as? Int == mut)
             }
             await owner.close()
+            // A directory that does not exist is a usage error that names it, not SQLite's "unable to open".
+            let nowhere = corkd.root.appendingPathComponent("no-such-dir/backup.sqlite")
+            let missing = try await corkd.admin(["backup", "--to", nowhere.path])
+            #expect(missing.exit.status == 2, "\(missing.exit): \(missing.standardError)")
+            #expect(missing.standardError.contains("\(corkd.root.path)/no-such-dir does not exist"), "\(missing.standardError)")
             let file = corkd.root.appendingPathComponent("backup.sqlite")
             let result = try await corkd.admin(["backup", "--to", file.path])
             #expect(result.exit.isSuccess, "\(result.exit): \(result.standardError)")
