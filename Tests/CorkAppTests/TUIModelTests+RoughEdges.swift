@@ -107,3 +107,31 @@ extension TUIModelTests {
         #expect(model.feed.suffix(2).first?.text == "lastlog END: 1 line", "a second /lastlog finds the chat line, not the first one's answer")
     }
 }
+
+extension TUIModelTests {
+    /// Carried over a column at its hard limit, the ghost says the drop would be refused before it is tried.
+    @Test func aGhostOverAFullColumnSaysItIsFull() {
+        var model = Self.model()
+        _ = model.update(Self.key(.character(" ")))
+        var lines = model.render().lines.joined(separator: "\n")
+        #expect(lines.contains("drop with Enter"), "over its own column: \(lines)")
+        _ = model.update(Self.key(.right))
+        lines = model.render().lines.joined(separator: "\n")
+        #expect(lines.contains("DOING is full (1/1): no drop"), "\(lines)")
+        #expect(!lines.contains("drop with Enter"))
+    }
+
+    /// The conflict prompt names who changed the description first, when the feed saw the change.
+    @Test func theConflictPromptNamesWhoChangedTheDescription() {
+        var model = Self.model()
+        let edit = Op.editCard(EditCard(card: "k1", description: "theirs"))
+        let activity = Activity(seq: 9, at: Timestamp(milliseconds: 0), actor: "bob", kind: "card.edit", card: "k1", changes: [:])
+        _ = model.update(.client(.activity(ActivityEvent(activity: activity, op: edit, isOwn: false, board: model.board!))))
+        let op = PendingOp(board: "main", mut: 4, request: .op(.editCard(EditCard(card: "k1", description: "mine", baseSeq: 3))))
+        let reject = OpRejection(
+            board: "main", mut: 4, code: .rejected(.conflict), message: "changed",
+            current: .object(["seq": .int(9), "description": .string("theirs")]))
+        _ = model.update(.client(.rejected(RejectedOp(op: op, reject: reject))))
+        #expect(model.feed.last?.text.hasPrefix("bob changed that description first") == true, "\(model.feed.last?.text ?? "")")
+    }
+}

@@ -104,7 +104,9 @@ extension TUIModel {
             // The whole text: the feed wraps it, and /lastlog searches it.
             let text = own ?? FeedSentence.render(event.activity, after: event.board, textMax: .max)
             let mentions = user.map { text.contains("@\($0.rawValue)") } ?? false
-            post(FeedEntry(text, kind: isChat ? .chat : .activity, mentionsMe: mentions && !event.isOwn, seq: event.activity.seq))
+            var entry = FeedEntry(text, kind: isChat ? .chat : .activity, mentionsMe: mentions && !event.isOwn, seq: event.activity.seq)
+            entry.actor = event.activity.actor
+            post(entry)
             return []
         case .presence(let event):
             let before = presence
@@ -186,7 +188,9 @@ extension TUIModel {
         else { return [] }
         conflict = DescriptionConflict(card: edit.card, mine: mine, theirs: theirs, seq: UInt64(seq))
         endNotice(about: .conflict)
-        post(FeedEntry("someone changed that description first: /keep mine, /theirs, or /merge in $EDITOR", kind: .info))
+        // The change the conflict is with is in the feed when it happened while this client watched: name its author.
+        let who = feed.last { $0.seq == UInt64(seq) }?.actor.map(\.rawValue) ?? "someone"
+        post(FeedEntry("\(who) changed that description first: /keep mine, /theirs, or /merge in $EDITOR", kind: .info))
         return []
     }
 

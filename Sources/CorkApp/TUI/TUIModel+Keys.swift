@@ -295,6 +295,17 @@ extension TUIModel {
         return [.presence(.dragging, card: carried.card, column: columns[carried.column].id, index: carried.index)]
     }
 
+    /// "DOING is full (3/3)" when the carried card hovers over a column other than its own that is at its hard WIP
+    /// limit (the drop would be refused), else nil.
+    func carryTargetFull(carrying card: CardID) -> String? {
+        guard let carry, carry.card == card, columns.indices.contains(carry.column), let board else { return nil }
+        let column = columns[carry.column]
+        guard let wip = column.wip, wip.hard, board.cards[card]?.column != column.id else { return nil }
+        let count = board.count(in: column.id)
+        guard count + 1 > wip.limit else { return nil }
+        return "\(column.name) is full (\(count)/\(wip.limit))"
+    }
+
     /// How many positions the ghost can take in column `index`: its visible cards without the carried one, plus one.
     func ghostSlots(in index: Int, carrying card: CardID) -> Int {
         visibleCards(index).filter { $0.id != card }.count

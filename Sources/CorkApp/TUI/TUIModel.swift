@@ -351,6 +351,8 @@ public struct FeedEntry: Hashable, Sendable {
     public var tally: PresenceTally?
     /// Whether the line is `/lastlog`'s own answer (which a later `/lastlog` does not search).
     public var isLastlog = false
+    /// Who made the change or said the line, when it is one.
+    public var actor: UserID?
 
     /// A feed line.
     public init(_ text: String, kind: Kind, mentionsMe: Bool = false, seq: UInt64? = nil) {

@@ -132,7 +132,12 @@ extension TUIModel {
         case .ghost(let id):
             let title = board.cards[id].map { "#\($0.number) \($0.title)" } ?? "?"
             screen.write("┄ " + title, x: x, y: y, style: Style(foreground: .ansi(.cyan), attributes: [.bold, .reverse]), maxWidth: width)
-            screen.write("  (drop with Enter)", x: x, y: y + 1, style: Style(attributes: .dim), maxWidth: width)
+            // Over a column at its hard limit the drop would be refused: say so before it, not after.
+            if let full = carryTargetFull(carrying: id) {
+                screen.write("  \(full): no drop", x: x, y: y + 1, style: Style(foreground: .ansi(.red)), maxWidth: width)
+            } else {
+                screen.write("  (drop with Enter)", x: x, y: y + 1, style: Style(attributes: .dim), maxWidth: width)
+            }
         case .othersGhost(let id, let who, _):
             let title = board.cards[id].map { "#\($0.number) \($0.title)" } ?? "?"
             screen.write("┄ " + title, x: x, y: y, style: Style(foreground: .ansi(.magenta), attributes: .dim), maxWidth: width)
