@@ -135,3 +135,20 @@ extension TUIModelTests {
         #expect(model.feed.last?.text.hasPrefix("bob changed that description first") == true, "\(model.feed.last?.text ?? "")")
     }
 }
+
+extension TUIModelTests {
+    /// A mention completed with Tab ends in a space; a comma typed next takes that space's place.
+    @Test func punctuationAfterACompletedMentionClosesUpTheSpace() {
+        var model = Self.model()
+        model.focus = .input
+        Self.type("thanks @al", into: &model)
+        _ = model.update(Self.key(.tab))
+        #expect(model.input.text == "thanks @alice ")
+        Self.type(", see #1", into: &model)
+        #expect(model.input.text == "thanks @alice, see #1")
+        // A space typed by hand stays.
+        model.input = LineEditor()
+        Self.type("@bob , hi", into: &model)
+        #expect(model.input.text == "@bob , hi")
+    }
+}

@@ -43,6 +43,7 @@ extension TUIModel {
         }
         if matches.count == 1 {
             input.set(head + first + " ")
+            completedWithSpace = input.text
             return
         }
         input.set(head + first)

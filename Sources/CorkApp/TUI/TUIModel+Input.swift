@@ -14,6 +14,8 @@ extension TUIModel {
             default: break
             }
         case .character(let c):
+            // Punctuation right after a completion goes where the word ends: `@alice,` not `@alice ,`.
+            if completedWithSpace == input.text, ",.;:!?)".contains(c), input.text.hasSuffix(" ") { input.backspace() }
             input.insert(String(c))
         case .backspace: input.backspace()
         case .delete: input.delete()

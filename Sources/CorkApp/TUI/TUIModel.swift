@@ -96,6 +96,9 @@ public struct TUIModel: Sendable {
     public var input = LineEditor()
     /// The chat line left with Esc before it was sent, until the input line is opened again.
     public var draft: String?
+    /// The input line as a completion left it, ending in the space it added (a punctuation mark typed next replaces
+    /// that space).
+    var completedWithSpace: String?
     /// What the input line is for.
     public var purpose: InputPurpose = .chat
     /// Tab completion under way, if the last key was Tab.
