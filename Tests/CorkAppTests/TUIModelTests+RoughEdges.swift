@@ -1,3 +1,4 @@
+import BoardClient
 import BoardClientCore
 import BoardCore
 import BoardWire
@@ -150,5 +151,25 @@ extension TUIModelTests {
         model.input = LineEditor()
         Self.type("@bob , hi", into: &model)
         #expect(model.input.text == "@bob , hi")
+    }
+}
+
+extension TUIModelTests {
+    /// Tab after `/board ` completes board ids, asking the server for them first when the list is not known yet.
+    @Test func tabAfterSlashBoardCompletesBoardIds() {
+        var model = Self.model()
+        model.focus = .input
+        Self.type("/board o", into: &model)
+        #expect(model.update(Self.key(.tab)) == [.listBoards])
+        _ = model.update(.boards([
+            BoardSummary(board: "main", name: "Main", role: .owner, seq: 3),
+            BoardSummary(board: "ops", name: "Ops", role: .editor, seq: 1),
+        ]))
+        #expect(model.input.text == "/board ops ")
+        // Known now: the next Tab completes at once.
+        model.input = LineEditor()
+        Self.type("/board o", into: &model)
+        #expect(model.update(Self.key(.tab)).isEmpty)
+        #expect(model.input.text == "/board ops ")
     }
 }

@@ -41,6 +41,11 @@ extension TUIModel {
         case .boards(let list):
             boardList = list
             if overlay == .boards { overlayRow = list.firstIndex { $0.board == boardID } ?? 0 }
+            if completeWhenBoardsArrive {
+                completeWhenBoardsArrive = false
+                if notice == "listing the boards…" { notice = nil }
+                if focus == .input, input.text.hasPrefix("/board ") { complete() }
+            }
             return []
         case .boardsFailed(let reason):
             post(FeedEntry("boards: \(reason)", kind: .error))

@@ -26,6 +26,14 @@ extension TUIModel {
         case .tab:
             // An empty chat line has nothing to complete: Tab moves on, as the hint line says.
             if input.text.isEmpty && purpose == .chat { return cycleFocus() }
+            // Board ids come from the server: ask for them once, and complete when they arrive.
+            if boardList == nil, purpose == .chat, input.text.hasPrefix("/board "),
+                input.text.split(separator: " ", omittingEmptySubsequences: false).count == 2
+            {
+                completeWhenBoardsArrive = true
+                notice = "listing the boards…"
+                return [.listBoards]
+            }
             complete()
         case .escape:
             // A half-typed chat line is kept, as a chat client keeps a draft: `:`, `i` or Tab brings it back.

@@ -99,6 +99,8 @@ public struct TUIModel: Sendable {
     /// The input line as a completion left it, ending in the space it added (a punctuation mark typed next replaces
     /// that space).
     var completedWithSpace: String?
+    /// Tab was pressed after `/board ` before the board list was known: complete once it arrives.
+    var completeWhenBoardsArrive = false
     /// What the input line is for.
     public var purpose: InputPurpose = .chat
     /// Tab completion under way, if the last key was Tab.
