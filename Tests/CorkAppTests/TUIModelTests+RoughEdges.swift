@@ -173,3 +173,17 @@ extension TUIModelTests {
         #expect(model.input.text == "/board ops ")
     }
 }
+
+extension TUIModelTests {
+    /// Tab completes /set's setting and its values.
+    @Test func tabCompletesTheValuesOfSlashSet() {
+        var model = Self.model()
+        model.focus = .input
+        Self.type("/set j", into: &model)
+        _ = model.update(Self.key(.tab))
+        #expect(model.input.text == "/set joins ")
+        Self.type("fo", into: &model)
+        _ = model.update(Self.key(.tab))
+        #expect(model.input.text == "/set joins fold ")
+    }
+}

@@ -90,6 +90,10 @@ extension TUIModel {
         case "/board":
             let ids = (boardList?.map(\.board.rawValue) ?? [boardID.rawValue]).filter { $0 != boardID.rawValue }
             return (head, word, argument == 1 ? ids + ["create"] : [])
+        case "/set":
+            // The settings, then each one's values.
+            if argument == 1 { return (head, word, ["joins"]) }
+            return (head, word, argument == 2 && words[1] == "joins" ? JoinsDisplay.allCases.map(\.rawValue) : [])
         default:
             return (head, word, free)
         }
