@@ -187,3 +187,36 @@ extension TUIModelTests {
         #expect(model.input.text == "/set joins fold ")
     }
 }
+
+extension TUIModelTests {
+    /// The help box and the card detail reach the last column instead of stopping one short beside its rule (`││`).
+    @Test func overlaysLeaveNoDoubleRuleAtTheRightEdge() {
+        for (width, height) in [(80, 24), (100, 30), (61, 20), (73, 24)] {
+            var model = Self.model(width: width, height: height)
+            _ = model.update(Self.key(.character("?")))
+            let help = model.render().lines
+            #expect(!help.contains { $0.contains("││") }, "help at \(width)x\(height):\n\(help.joined(separator: "\n"))")
+            _ = model.update(Self.key(.escape))
+            _ = model.update(Self.key(.enter))
+            let detail = model.render().lines
+            #expect(!detail.contains { $0.contains("││") }, "detail at \(width)x\(height):\n\(detail.joined(separator: "\n"))")
+        }
+    }
+
+    /// A long column header and its scroll count (`↑196`) share the header row: the header is cut with `…`, and
+    /// neither runs into the other or into the column's rule.
+    @Test func aLongHeaderGivesWayToItsScrollCount() {
+        var test = Self.testBoard()
+        test.apply(.renameColumn(column: "todo", name: "Everything we still have to do"))
+        for n in 0..<40 { test.apply(.addCard(AddCard(card: CardID("x\(n)"), column: "todo", title: "card \(n)"))) }
+        var model = Self.model(width: 60, height: 20)
+        model.board = test.board
+        for _ in 0..<30 { _ = model.update(Self.key(.down)) }
+        let header = model.render().lines[0]
+        let columns = Array(header)
+        let rule = columns.firstIndex(of: "│") ?? columns.count
+        let todo = String(columns[..<rule])
+        #expect(todo.contains("…"), "the header is cut: \(header)")
+        #expect(todo.range(of: #"↑\d+$"#, options: .regularExpression) != nil, "the count ends just before the rule: \(header)")
+    }
+}

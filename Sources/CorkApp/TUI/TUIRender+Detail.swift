@@ -13,8 +13,8 @@ extension TUIModel {
         let body = DetailSection.layout(detailSections(card, board: board), rows: room)
         // A blank row before the footer when there is room for it.
         let boxHeight = min(height - 2, body.count + (body.count < room ? 4 : 3))
-        let boxWidth = min(width - 2, 72)
-        let rect = Rect(x: max(0, (width - boxWidth) / 2), y: 1, width: boxWidth, height: boxHeight)
+        let boxWidth = min(width - 1, 72)
+        let rect = Rect(x: max(0, (width - boxWidth + 1) / 2), y: 1, width: boxWidth, height: boxHeight)
         screen.fill(rect)
         screen.drawBox(rect, title: " card ")
         for (n, line) in body.enumerated() {

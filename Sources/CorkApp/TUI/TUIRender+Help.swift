@@ -27,7 +27,9 @@ extension TUIModel {
     /// A terminal narrower than the lines wraps them (continuation rows indented); one shorter than them scrolls
     /// them (``overlayRow`` is the first row shown), so every line can be reached at any size.
     var helpLayout: (rows: [String], visible: Int, boxWidth: Int) {
-        let boxWidth = min(width - 2, (TUIModel.helpLines.map { DisplayWidth.of($0) }.max() ?? 40) + 4)
+        // At most the width but its first column: a box that wide puts its right edge on the last column's rule
+        // (one column short left a double rule, `││`).
+        let boxWidth = min(width - 1, (TUIModel.helpLines.map { DisplayWidth.of($0) }.max() ?? 40) + 4)
         let rows = TUIModel.helpLines.flatMap { TUIModel.wrap($0, width: max(8, boxWidth - 4)) }
         return (rows, max(1, min(height - 4, rows.count)), boxWidth)
     }
@@ -57,7 +59,7 @@ extension TUIModel {
         let layout = helpLayout
         let boxHeight = layout.visible + 2
         let rect = Rect(
-            x: max(0, (width - layout.boxWidth) / 2), y: max(0, (height - boxHeight) / 2), width: layout.boxWidth,
+            x: max(0, (width - layout.boxWidth + 1) / 2), y: max(0, (height - boxHeight) / 2), width: layout.boxWidth,
             height: boxHeight)
         screen.fill(rect)
         screen.drawBox(rect, title: " keys ")

@@ -87,7 +87,6 @@ extension TUIModel {
         }
         if index == self.column && focus == .board { headerStyle.attributes.insert(onHeader ? .reverse : .underline) }
         let inner = columnWidth - 2
-        screen.write(header, x: x + 1, y: 0, style: headerStyle, maxWidth: inner)
         // Cards, two rows each, scrolled so the selection (or the ghost) is visible.
         let rows = cardsPerPage
         // Positions into `cards` (not the cards themselves: a long column copies no card it does not draw).
@@ -110,7 +109,15 @@ extension TUIModel {
             renderEntry(entry, of: cards, x: x + 1, y: y, width: inner, selected: selected, into: &screen)
             y += 2
         }
-        if offset > 0 { screen.write("↑\(offset)", x: x + inner - 3, y: 0, style: Style(attributes: .dim)) }
+        // The header and, at its right, how many cards are scrolled off above: the header gives way (cut with `…`)
+        // so that neither runs into the other or into the column's border.
+        let scrolled = offset > 0 ? "↑\(offset)" : ""
+        let markerWidth = scrolled.isEmpty ? 0 : DisplayWidth.of(scrolled) + 1
+        let headerRoom = max(0, inner - markerWidth)
+        screen.write(DisplayWidth.truncate(header, to: headerRoom), x: x + 1, y: 0, style: headerStyle, maxWidth: headerRoom)
+        if !scrolled.isEmpty, inner >= markerWidth {
+            screen.write(scrolled, x: x + 1 + inner - DisplayWidth.of(scrolled), y: 0, style: Style(attributes: .dim))
+        }
         let below = entries.count - offset - rows
         if below > 0 { screen.write("↓\(below) more", x: x + 1, y: boardHeight - 1, style: Style(attributes: .dim)) }
         // A thin separator on the right.
