@@ -220,3 +220,18 @@ extension TUIModelTests {
         #expect(todo.range(of: #"↑\d+$"#, options: .regularExpression) != nil, "the count ends just before the rule: \(header)")
     }
 }
+
+extension TUIModelTests {
+    /// A card in a column shows its milestone; a title too long for the column ends in `…`.
+    @Test func aCardShowsItsMilestoneAndACutTitleIsMarked() {
+        var test = Self.testBoard()
+        test.apply(.createMilestone(milestone: "v1", title: "v1.0", description: nil, due: nil))
+        test.apply(.editCard(EditCard(card: "k2", milestone: .set("v1"))))
+        test.apply(.editCard(EditCard(card: "k1", title: "A title far too long for any column of this narrow terminal")))
+        var model = Self.model(width: 80, height: 24)
+        model.board = test.board
+        let lines = model.render().lines
+        #expect(lines.contains { $0.contains("◆v1.0") }, "\(lines.joined(separator: "\n"))")
+        #expect(lines[1].contains("#1 A title far") && lines[1].contains("…"), "\(lines[1])")
+    }
+}

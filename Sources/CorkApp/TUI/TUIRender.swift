@@ -158,7 +158,9 @@ extension TUIModel {
             let mark = marked.contains(card.id) ? "● " : ""
             let closed = card.closed ? "✓ " : ""
             screen.fill(Rect(x: x, y: y, width: width, height: 1), style: titleStyle)
-            screen.write("\(mark)\(closed)#\(card.number) \(card.title)", x: x, y: y, style: titleStyle, maxWidth: width)
+            // Space is the point here: a title too long for the column ends in `…` (the card detail shows it whole).
+            let line = DisplayWidth.truncate("\(mark)\(closed)#\(card.number) \(card.title)", to: width)
+            screen.write(line, x: x, y: y, style: titleStyle, maxWidth: width)
             renderDetails(card, x: x, y: y + 1, width: width, into: &screen)
         }
     }
@@ -198,6 +200,9 @@ extension TUIModel {
         }
         if !card.assignees.isEmpty {
             put(card.assignees.map { initials($0) }.joined(separator: ","), Style(foreground: .ansi(.cyan)))
+        }
+        if let id = card.milestone, let milestone = board.milestone(id) {
+            put("◆" + DisplayWidth.truncate(milestone.title, to: 16), Style(foreground: .ansi(.blue)))
         }
     }
 
