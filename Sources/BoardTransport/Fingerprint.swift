@@ -66,6 +66,20 @@ public struct Fingerprint: Hashable, Sendable, CustomStringConvertible, Lossless
     /// `sha256:` followed by 64 lowercase hex digits.
     public var description: String { "sha256:" + hex }
 
+    /// The form `openssl x509 -noout -fingerprint -sha256` prints: uppercase hex pairs joined by colons
+    /// (`5A:C7:8F:…`), so an operator can compare the two without reading one against the other by eye.
+    public var opensslForm: String {
+        let upper = hex.uppercased()
+        var pairs: [Substring] = []
+        var index = upper.startIndex
+        while index < upper.endIndex {
+            let next = upper.index(index, offsetBy: 2)
+            pairs.append(upper[index..<next])
+            index = next
+        }
+        return pairs.joined(separator: ":")
+    }
+
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")

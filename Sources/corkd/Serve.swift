@@ -143,7 +143,10 @@ struct Serve: AsyncParsableCommand {
                 } catch {
                     logger.warning("cannot write \(ListenRecord.fileName); corkd invite will not know the address", metadata: ["error": "\(error)"])
                 }
-                var lines = ["corkd listening on \(settings.host):\(port)", "certificate fingerprint \(fingerprint)"]
+                var lines = [
+                    "corkd listening on \(settings.host):\(port)", "certificate fingerprint \(fingerprint)",
+                    "  as openssl x509 -fingerprint -sha256 prints it: \(fingerprint.opensslForm)",
+                ]
                 lines += OperatorOptions.banner(settings)
                 if settings.publicHost == nil && settings.bindsEveryInterface {
                     lines.append("invite URLs name \(advertised), this machine's host name (--public-host NAME to choose)")

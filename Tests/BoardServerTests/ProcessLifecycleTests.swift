@@ -20,6 +20,7 @@ import Darwin
             let fingerprint = try corkd.pinned()
             #expect(out.contains("corkd listening on 127.0.0.1:\(corkd.port)"), "\(out)")
             #expect(out.contains("certificate fingerprint \(fingerprint)"), "\(out)")
+            #expect(out.contains("as openssl x509 -fingerprint -sha256 prints it: \(fingerprint.opensslForm)"), "\(out)")
             #expect(out.contains(corkd.ownerURL), "the owner URL on stdout is the one in owner.url: \(out)")
             #expect(corkd.ownerURL.hasPrefix("cork://127.0.0.1:\(corkd.port)/main?token=ck_"))
             let attributes = try FileManager.default.attributesOfItem(

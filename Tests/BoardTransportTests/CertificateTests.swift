@@ -60,6 +60,8 @@ struct CertificateTests {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         #expect("sha256:" + normalised == generated.fingerprint.description)
         #expect(Fingerprint("sha256:" + value.trimmingCharacters(in: .whitespacesAndNewlines)) == generated.fingerprint)
+        // corkd prints the same fingerprint in openssl's own form too, character for character.
+        #expect(generated.fingerprint.opensslForm == value.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     @Test("fingerprints print as sha256:<64 lowercase hex> and parse back; malformed ones are refused")
