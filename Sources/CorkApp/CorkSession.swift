@@ -14,6 +14,8 @@ public struct CorkSession: Sendable {
     public var oneShot = true
     /// How long to wait for the connection and the board, and for each op's outcome.
     public var timeout: Duration = .seconds(20)
+    /// The journal that keeps unconfirmed ops across runs (the full-screen client's), or nil.
+    public var journal: URL?
 
     /// A session for `target`.
     public init(target: ConnectionTarget, directory: ConfigDirectory?) {
@@ -34,6 +36,7 @@ public struct CorkSession: Sendable {
         // up as "X joined" / "X left" in anyone's feed (Protocol.md, "subscribe").
         configuration.announcesPresence = !oneShot
         configuration.clientName = "cork/0.1.0"
+        configuration.journal = journal
         configuration.connectTimeout = .seconds(10)
         // One-shot commands fail fast; long-running ones (watch) fail fast only until the first welcome, then ride
         // out outages for ever.

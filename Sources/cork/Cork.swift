@@ -35,6 +35,16 @@ struct Cork: AsyncParsableCommand {
         guard TUIRunner.hasTerminal else { throw CorkFailure(.usage, TUIRunner.noTerminal) }
         var session = try connection.session()
         session.oneShot = false
+        // Edits still queued when the person quits are kept and sent at the next start.
+        if let directory = ConnectionOptions.directory {
+            let journal = SessionJournal(directory: directory, target: session.target)
+            if try journal.acquire() {
+                session.journal = journal.file
+            } else {
+                Output.standardError(
+                    "cork: another cork has this board open with the same account; edits left queued when this one quits are not kept\n")
+            }
+        }
         try await session.withBoard { client, board in
             do {
                 try await TUIRunner(client: client).run(board: board)

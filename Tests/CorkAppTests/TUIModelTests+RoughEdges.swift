@@ -2,6 +2,7 @@ import BoardClient
 import BoardClientCore
 import BoardCore
 import BoardWire
+import Foundation
 import CorkApp
 import TerminalUI
 import Testing
@@ -233,5 +234,29 @@ extension TUIModelTests {
         let lines = model.render().lines
         #expect(lines.contains { $0.contains("◆v1.0") }, "\(lines.joined(separator: "\n"))")
         #expect(lines[1].contains("#1 A title far") && lines[1].contains("…"), "\(lines[1])")
+    }
+}
+
+extension TUIModelTests {
+    /// The full-screen client's journal is one per server, board and token, named without the token; a second
+    /// process on the same one cannot take its lock.
+    @Test func theSessionJournalIsOnePerServerBoardAndToken() throws {
+        let directory = ConfigDirectory(url: FileManager.default.temporaryDirectory.appendingPathComponent("cork-journal-\(UUID().uuidString)"))
+        defer { try? FileManager.default.removeItem(at: directory.url) }
+        func target(_ url: String, board: String? = nil) throws -> ConnectionTarget {
+            try ConnectionTarget.resolve(option: url, environment: [:], board: board) { () throws(CorkFailure) in nil }
+        }
+        let fp = "sha256:" + String(repeating: "ab", count: 32)
+        let alice = try target("cork://board.example.com:7420/main?token=ck_alice&fp=\(fp)")
+        let same = SessionJournal(directory: directory, target: alice)
+        #expect(SessionJournal(directory: directory, target: alice).file == same.file)
+        #expect(!same.file.lastPathComponent.contains("ck_alice"), "the token is not in the name: \(same.file.lastPathComponent)")
+        let bob = try target("cork://board.example.com:7420/main?token=ck_bob&fp=\(fp)")
+        #expect(SessionJournal(directory: directory, target: bob).file != same.file)
+        let ops = try target("cork://board.example.com:7420/main?token=ck_alice&fp=\(fp)", board: "ops")
+        #expect(SessionJournal(directory: directory, target: ops).file != same.file)
+        // The lock is per open file description: a second open in this process stands for a second cork.
+        #expect(try same.acquire())
+        #expect(try !SessionJournal(directory: directory, target: alice).acquire())
     }
 }
