@@ -260,3 +260,30 @@ extension TUIModelTests {
         #expect(try !SessionJournal(directory: directory, target: alice).acquire())
     }
 }
+
+extension TUIModelTests {
+    /// A client that just started shows the board's recent activity and chat above what arrives live, once each,
+    /// without counting it unread.
+    @Test func aStartingFeedShowsTheRecentBacklog() {
+        var model = Self.model()
+        let live = Activity(seq: 9, at: Timestamp(milliseconds: 0), actor: "bob", kind: "chat", text: "live now")
+        _ = model.update(.client(.activity(ActivityEvent(activity: live, op: .chat(text: "live now"), isOwn: false, board: model.board!))))
+        let unread = model.unread
+        let history = Self.testBoard().changes.map(\.activity) + [
+            Activity(seq: 8, at: Timestamp(milliseconds: 0), actor: "bob", kind: "chat", text: "good morning"), live,
+        ]
+        #expect(model.update(.backlog("main", HistoryPage(board: "main", activities: history, more: false))).isEmpty)
+        let texts = model.feed.map(\.text)
+        #expect(texts.first == #"alice added bob to the board as editor"# || texts.first?.contains("bob") == true, "\(texts)")
+        #expect(texts.contains("<bob> good morning"))
+        #expect(texts.filter { $0 == "<bob> live now" }.count == 1, "the live line is not repeated: \(texts)")
+        let marker = texts.firstIndex { $0.contains("latest before you came") }
+        let liveIndex = texts.firstIndex(of: "<bob> live now")
+        #expect(marker != nil && liveIndex != nil && marker! < liveIndex!, "\(texts)")
+        #expect(model.unread == unread, "the backlog is not unread")
+        // A backlog for another board (the person switched meanwhile) is ignored.
+        let count = model.feed.count
+        _ = model.update(.backlog("ops", HistoryPage(board: "ops", activities: history, more: false)))
+        #expect(model.feed.count == count)
+    }
+}

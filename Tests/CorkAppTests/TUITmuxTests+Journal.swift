@@ -46,6 +46,9 @@ extension TUITmuxTests {
             try await corkd.restart(options: ["--port", "\(port)"])
             try await Self.pane("A2", of: alice, corkd, in: tmux)
             try await tmux.waitFor("#1 One offline", in: "A2")
+            // The restarted client's feed is not empty: the board's recent activity is there.
+            try await tmux.waitFor("latest before you came", in: "A2")
+            try await tmux.waitFor(#"owner added #1 "One""#, in: "A2")
             let shown = try await alice.ok(["show"])
             #expect(shown.contains("#1 One offline"), "\(shown)")
             let history = try await alice.ok(["history"])

@@ -28,6 +28,9 @@ public enum TUIMessage: Sendable {
     case boardCreated(BoardID)
     /// The process was continued after someone else stopped it (SIGCONT): the screen must be drawn again.
     case continued
+    /// The board's recent activity, for the feed of a client that just started (asked for by
+    /// ``TUIEffect/fetchBacklog(_:)``).
+    case backlog(BoardID, HistoryPage)
 }
 
 /// What `$EDITOR` is editing.
@@ -56,6 +59,8 @@ public enum TUIEffect: Hashable, Sendable {
     case createBoard(BoardID, name: String)
     /// Read a card's history; the answer comes back as ``TUIMessage/history(_:_:)`` (or `historyFailed`).
     case fetchHistory(CardID)
+    /// Read the board's recent activity for the feed; the answer comes back as ``TUIMessage/backlog(_:_:)``.
+    case fetchBacklog(BoardID)
     /// Give the terminal back to the shell and stop (Ctrl-Z); on `fg`, take it again and redraw everything.
     case suspend
     /// Put raw mode and the full screen back and redraw everything (after an outside stop and continue).

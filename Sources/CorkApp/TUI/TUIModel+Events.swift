@@ -38,6 +38,10 @@ extension TUIModel {
             return edited(purpose, text)
         case .continued:
             return [.redraw]
+        case .backlog(let board, let page):
+            guard board == boardID, let current = self.board else { return [] }
+            showBacklog(page.activities, on: current)
+            return []
         case .boards(let list):
             boardList = list
             if overlay == .boards { overlayRow = list.firstIndex { $0.board == boardID } ?? 0 }
@@ -224,5 +228,26 @@ extension TUIModel {
             conflict = nil
             return [.submit(.editCard(EditCard(card: card, description: text, baseSeq: base))), viewing]
         }
+    }
+}
+
+extension TUIModel {
+    /// Puts a board's recent activity at the top of the feed, oldest first, above what arrived live meanwhile (a
+    /// change already in the feed is not repeated), under a line that says where the backlog ends. Not unread.
+    mutating func showBacklog(_ activities: [Activity], on board: Board) {
+        let known = Set(feed.compactMap(\.seq))
+        let firstLive = feed.compactMap(\.seq).min() ?? .max
+        let earlier = activities.filter { !known.contains($0.seq) && $0.seq < firstLive }.sorted { $0.seq < $1.seq }
+        guard !earlier.isEmpty else { return }
+        var lines: [FeedEntry] = earlier.map { activity in
+            let isChat = activity.kind == "chat"
+            var entry = FeedEntry(
+                FeedSentence.render(activity, after: board, textMax: .max), kind: isChat ? .chat : .activity,
+                seq: activity.seq)
+            entry.actor = activity.actor
+            return entry
+        }
+        lines.append(FeedEntry("— the \(earlier.count) latest before you came; live from here —", kind: .info))
+        feed.insert(contentsOf: lines, at: 0)
     }
 }

@@ -101,6 +101,8 @@ public struct TUIModel: Sendable {
     var completedWithSpace: String?
     /// Tab was pressed after `/board ` before the board list was known: complete once it arrives.
     var completeWhenBoardsArrive = false
+    /// How many of a board's latest changes and chat lines a starting feed shows.
+    public static let backlogLines = 30
     /// What the input line is for.
     public var purpose: InputPurpose = .chat
     /// Tab completion under way, if the last key was Tab.

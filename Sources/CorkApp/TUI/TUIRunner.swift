@@ -63,6 +63,8 @@ public struct TUIRunner {
         let (ticks, tickSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let (fetches, fetchSink) = AsyncStream.makeStream(of: CardID.self, bufferingPolicy: .bufferingNewest(1))
         let (requests, requestSink) = AsyncStream.makeStream(of: TUIEffect.self, bufferingPolicy: .bufferingNewest(4))
+        // A feed that starts empty shows what happened lately on the board (the answer comes as `.backlog`).
+        requestSink.yield(.fetchBacklog(board.id))
         let client = self.client
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -148,7 +150,7 @@ public struct TUIRunner {
                     case .quit: return .quit
                     case .edit(let text, let purpose): return .edit(text, purpose)
                     case .fetchHistory(let card): fetches.yield(card)
-                    case .listBoards, .createBoard: requests.yield(effect)
+                    case .listBoards, .createBoard, .fetchBacklog: requests.yield(effect)
                     case .repaint: previous = nil
                     case .suspend, .redraw:
                         if effect == .suspend { try terminal.suspend() } else { try terminal.resumeFullScreen() }
@@ -187,7 +189,7 @@ public struct TUIRunner {
                 await client.setPresence(state, card: card, column: column, index: index, away: away)
             case .switchBoard(let board): await client.switchBoard(to: board)
             case .reconnectNow: await client.reconnectNow()
-            case .edit, .quit, .fetchHistory, .suspend, .redraw, .repaint, .listBoards, .createBoard: break
+            case .edit, .quit, .fetchHistory, .suspend, .redraw, .repaint, .listBoards, .createBoard, .fetchBacklog: break
             }
         } catch {
             model.post(FeedEntry("\(error.message)", kind: .error))
@@ -203,6 +205,11 @@ public struct TUIRunner {
             case .createBoard(let id, let name):
                 try await client.createBoard(id, name: name, timeout: boardRequestTimeout)
                 sink.yield(.boardCreated(id))
+            case .fetchBacklog(let board):
+                // Best effort: a feed without its backlog is still a feed.
+                if let page = try? await client.history(limit: TUIModel.backlogLines, timeout: boardRequestTimeout) {
+                    sink.yield(.backlog(board, page))
+                }
             default:
                 break
             }
