@@ -16,6 +16,7 @@ extension TUIModel {
         "Card detail: j / k select a checklist item, Space ticks it, J / K move it, x removes it, a adds one",
         "/  filter (label:bug @me due:overdue is:open \"words\")   Tab  board → feed → input",
         "Ctrl-Z  suspend to the shell (fg comes back)    r  reconnect now (while the connection is down)",
+        "Ctrl-L  repaint the whole screen",
         "q  quit (asks again while ops are queued)       Esc or ? closes this help",
         "",
         "Input line: plain text is chat; Tab completes commands, #cards, columns, labels, users (again: the next one).",
