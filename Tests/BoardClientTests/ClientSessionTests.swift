@@ -36,7 +36,7 @@ import Testing
             var board = ReplicaTests.board()
             try await first.send(.snapshot(ServerMessage.Snapshot(req: subscribe.req, board: "main", seq: 1, epoch: "e1", reason: .initial, state: board)))
             try await first.send(.subscribed(ServerMessage.Subscribed(req: subscribe.req, board: "main", seq: 1, epoch: "e1")))
-            _ = try await client.ready(timeout: .seconds(5))
+            _ = try await client.ready(timeout: .seconds(30))
 
             // Two ops; the server commits the first and drops the connection before answering the second.
             let closeOp = Op.closeCard(card: "c1")
@@ -52,7 +52,7 @@ import Testing
             let (d2, afterD2) = Self.delta(closeOp, seq: 2, on: board, actor: "bob", client: "cid-1", mut: m1)
             board = afterD2
             try await first.send(.delta(d2))
-            #expect(try await client.outcome(of: m1, timeout: .seconds(5)) == .applied(seq: 2))
+            #expect(try await client.outcome(of: m1, timeout: .seconds(30)) == .applied(seq: 2))
             try await first.close()
 
             // Connection 2: hello with the client id, resume since 2, op 2 resent with its original mut.
@@ -72,7 +72,7 @@ import Testing
             let (d3, afterD3) = Self.delta(renameOp, seq: 3, on: board, actor: "bob", client: "cid-1", mut: m2)
             board = afterD3
             try await second.send(.delta(d3))
-            #expect(try await client.outcome(of: m2, timeout: .seconds(5)) == .applied(seq: 3))
+            #expect(try await client.outcome(of: m2, timeout: .seconds(30)) == .applied(seq: 3))
             #expect(await client.pendingOps.isEmpty)
 
             // A gap: seq 5 arrives before 4. The client fetches 4 … 4, then applies both in order.
@@ -199,7 +199,7 @@ import Testing
             let board = ReplicaTests.board()
             try await connection.send(.snapshot(ServerMessage.Snapshot(req: first.req, board: "main", seq: 1, epoch: "e1", reason: .initial, state: board)))
             try await connection.send(.subscribed(ServerMessage.Subscribed(req: first.req, board: "main", seq: 1, epoch: "e1")))
-            _ = try await client.ready(timeout: .seconds(5))
+            _ = try await client.ready(timeout: .seconds(30))
             let mut = try await client.submit(.editCard(EditCard(card: "c1", title: "Mine")))
             _ = try await connection.expect("op", { if case .op = $0 { true } else { false } })
             // A delta about a card the replica does not have: it has diverged.
@@ -233,7 +233,7 @@ import Testing
             // own close may find the channel closed already.
             try? await connection.close()
             do {
-                _ = try await client.ready(timeout: .seconds(5))
+                _ = try await client.ready(timeout: .seconds(30))
                 Issue.record("ready succeeded after auth_failed")
             } catch {
                 #expect((error as? ClientError)?.server?.code == .authFailed)

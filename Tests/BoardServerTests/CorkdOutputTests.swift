@@ -89,7 +89,7 @@ import Darwin
         let text = try String(contentsOf: corkd.dataDirectory.appendingPathComponent("owner.url"), encoding: .utf8)
         let url = try #require(InviteURL(text.trimmingCharacters(in: .whitespacesAndNewlines)))
         let fingerprint = try #require(url.fingerprint.flatMap(Fingerprint.init))
-        let probe = try await WireProbe.connect(port: port_, fingerprint: fingerprint, timeout: .seconds(5))
+        let probe = try await WireProbe.connect(port: port_, fingerprint: fingerprint)
         try await probe.send(#"{"type":"hello","version":1,"client":"output-test","token":"\#(url.token)"}"#)
         _ = try await probe.expect(type: "welcome")
         try await probe.send(#"{"type":"op","board":"main","mut":1,"op":{"kind":"chat","text":"still here"}}"#)
@@ -102,7 +102,7 @@ import Darwin
 
         // Nothing meant for stdout landed in a file the server had open (a closed fd 1 is reused by the next open).
         try await corkd.start()
-        let again = try await WireProbe.connect(port: corkd.port, fingerprint: fingerprint, timeout: .seconds(5))
+        let again = try await WireProbe.connect(port: corkd.port, fingerprint: fingerprint)
         try await again.send(#"{"type":"hello","version":1,"client":"output-test","token":"\#(url.token)"}"#)
         _ = try await again.expect(type: "welcome")
         try await again.send(#"{"type":"subscribe","board":"main"}"#)

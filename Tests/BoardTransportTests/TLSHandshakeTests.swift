@@ -53,13 +53,18 @@ struct TLSHandshakeTests {
         }
     }
 
-    @Test("plaintext on the TLS port is closed within a second")
+    /// The handshake fails at the first plaintext byte and the server closes at once. How long that took is a
+    /// figure, not an assertion (a loaded machine once took more than a second to run the close); the bound ends a
+    /// server that never closes.
+    @Test("plaintext on the TLS port is closed by the server")
     func plaintext() async throws {
         let certificate = try TestCertificate()
         try await withTestServer(certificate: certificate) { port, group in
             let channel = try await connectPlain(port: port, group: group)
+            let start = ContinuousClock.now
             try await channel.writeAndFlush(buffer(#"{"type":"hello","version":1}"# + "\n"))
-            try await withTimeout(1) { try await channel.closeFuture.get() }
+            try await withTimeout(30) { try await channel.closeFuture.get() }
+            print("plaintext closed after \(ContinuousClock.now - start)")
         }
     }
 
