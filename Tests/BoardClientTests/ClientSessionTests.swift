@@ -86,7 +86,7 @@ import Testing
             #expect(await client.seq == 3)
             try await second.send(.delta(d4))
             try await second.send(.ok(ServerMessage.Ok(req: fetch.req, board: "main")))
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + .seconds(30)
             while await client.seq < 5, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             #expect(await client.seq == 5)
             #expect(await client.board?.cards["c1"]?.title == "Five")
@@ -214,7 +214,7 @@ import Testing
             _ = fixed.apply(.closeCard(card: "c1"), context: ApplyContext(actor: "alice", role: .owner, now: Self.t0, seq: 2))
             try await connection.send(.snapshot(ServerMessage.Snapshot(req: again.req, board: "main", seq: 2, epoch: "e1", reason: .initial, state: fixed)))
             try await connection.send(.subscribed(ServerMessage.Subscribed(req: again.req, board: "main", seq: 2, epoch: "e1")))
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + .seconds(30)
             while await client.seq < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             #expect(await client.board?.cards["c1"]?.closed == true)
             #expect(await client.board?.cards["c1"]?.title == "Mine")

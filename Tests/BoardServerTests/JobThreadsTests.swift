@@ -48,7 +48,7 @@ import Testing
         #expect(Self.poolThreads() == before + 2)
         pool.shutdown()
         // The workers have returned; their system threads are gone a moment later.
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(30)
         while Self.poolThreads() > before, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
