@@ -47,7 +47,10 @@ func withTimeout<T: Sendable>(
     let result = await withCheckedContinuation { continuation in
         answer.withLockedValue { $0 = continuation }
         let timer = Task {
-            try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+            // Cancelled means the work finished first: only a sleep that ran its course is a timeout. (A `try?`
+            // here once reported "timed out" for work that had finished, whenever the cancelled timer won the race
+            // for the continuation.)
+            do { try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000)) } catch { return }
             answer.withLockedValue { $0.take() }?.resume(returning: .failure(TimeoutError(seconds: seconds)))
         }
         Task {

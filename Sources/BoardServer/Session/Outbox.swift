@@ -66,6 +66,15 @@ public struct Outbox: Sendable, Hashable {
         channel.close(promise: nil)
     }
 
+    /// Returns once everything written before has reached the socket (writes complete in order), or the write
+    /// failed, then starts closing the connection. For the session's own end (`bye`): the connection's scope
+    /// closes the channel as soon as the session returns, so a close that only queued itself behind the writes
+    /// would be overtaken and cut the last answers off.
+    public func closeWhenWritten() async {
+        try? await channel.writeAndFlush(ByteBuffer()).get()
+        channel.close(promise: nil)
+    }
+
     /// Closes the connection once everything written before has reached the socket (writes complete in order).
     public func close() {
         let channel = self.channel

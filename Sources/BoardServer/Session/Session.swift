@@ -234,7 +234,8 @@ final class Session {
     }
 
     /// Answer every op sent before `bye`: wait until the boards written to have committed and queued their acks,
-    /// then close once those bytes are out.
+    /// then close once those bytes are out. It waits for them here: the connection's scope closes the channel as soon
+    /// as the session returns, which would cut off answers still on their way to the socket.
     @inline(never)
     private func closeQuietly() async {
         for id in touched {
@@ -242,7 +243,7 @@ final class Session {
             if board == nil { board = await context.registry.board(id) }
             await board?.drained()
         }
-        outbox.close()
+        await outbox.closeWhenWritten()
     }
 
     /// What the token check, the failed-login slow-down and the registration, run in their own task, decided.
