@@ -19,11 +19,20 @@ public protocol ServerClock: Sendable {
     /// `rate_limited` reads nothing meanwhile, `Session.readPauseMs`). A real clock sleeps; a test clock whose time
     /// moves only when the test moves it returns at once.
     func pause(milliseconds: Int64) async
+
+    /// Returns after `milliseconds` of this clock's time: the server's timers (a presence flush, a held drag
+    /// position, a retry) wait here. Cancellation ends the wait early.
+    func sleep(milliseconds: Int64) async
 }
 
 extension ServerClock {
     /// Sleeps (cancellation ends the pause early).
     public func pause(milliseconds: Int64) async {
+        try? await Task.sleep(for: .milliseconds(milliseconds))
+    }
+
+    /// Sleeps on the system's clock (cancellation ends the wait early).
+    public func sleep(milliseconds: Int64) async {
         try? await Task.sleep(for: .milliseconds(milliseconds))
     }
 }

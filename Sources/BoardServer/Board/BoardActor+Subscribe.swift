@@ -113,9 +113,10 @@ extension BoardActor {
         guard !presenceFlushScheduled, configuration.flushesPresence else { return }
         presenceFlushScheduled = true
         let wait = Self.presenceFlushMs(subscribers: subscribers.count)
+        let clock = self.clock
         Task {
-            try? await Task.sleep(for: .milliseconds(wait))
-            self.flushPresence()
+            await clock.sleep(milliseconds: Int64(wait))
+            await self.flushPresence()
         }
     }
 
@@ -151,7 +152,7 @@ extension BoardActor {
             }
             personal[session] = pieces
         }
-        publication.withFanOut { $0.send(shared, personal: personal) }
+        publication.fanOut(shared, personal: personal)
     }
 
     /// The hash of `committed` for `subscribed`, computed once per seq.
@@ -227,8 +228,9 @@ extension BoardActor {
     /// bucket has a token then (else it waits again).
     private func releaseHeldDrag(_ session: SessionID, after waitMs: UInt64, bucket: PresenceBucket) {
         let hold = configuration.presenceHoldMs ?? min(max(waitMs, 1), 1_000)
+        let clock = self.clock
         Task {
-            try? await Task.sleep(for: .milliseconds(hold))
+            await clock.sleep(milliseconds: Int64(hold))
             guard self.heldDrags[session] != nil, !self.isClosed, self.presence[session] != nil else {
                 self.heldDrags[session] = nil
                 return

@@ -4,15 +4,12 @@ import BoardWire
 import Logging
 import NIOCore
 
-/// Owns one board: its state, its seq, its subscribers and presence (STYLE.md 4).
+/// Owns one board: drives its ``BoardMachine`` and keeps its subscribers and presence (STYLE.md 4).
 ///
-/// Ops are applied to `head` at once, in arrival order, by the pure reducer, and handed straight to the store's one
-/// writer (`BoardStore.submit`), which commits whatever every board handed over in one transaction; while this
-/// board's batch is in the writer, what it applies waits in `pending` and is handed over the moment that batch is
-/// answered. Only after a batch is durable are its acks sent and its deltas fanned out, each delta encoded once and
-/// the same bytes written to every subscriber: by the writer itself, on its thread, through `publication` (the board
-/// settles its own state afterwards, in `run()`). If a batch fails, nothing of it — nor anything applied on top of it
-/// since — is acknowledged: `head` returns to the last durable board and those ops are rejected with the store's code.
+/// The machine decides; the actor carries out what it asks for: it sends answers to sessions, hands batches to the
+/// store's one writer (which publishes each the moment it is durable, through `publication`, and then tells `run()`),
+/// reads the store for ops and catch-ups, and runs timers on the injected clock. Subscriptions, presence and the
+/// caches of encoded snapshots are the actor's own.
 actor BoardActor {
     let id: BoardID
     let epoch: String
@@ -21,30 +18,12 @@ actor BoardActor {
     let clock: any ServerClock
     let logger: Logger
 
-    /// Every op applied, durable or not.
-    var head: Board
-    /// The board as of the last durable change: what snapshots and `subscribed` report.
-    var committed: Board
-    /// Recent committed deltas, encoded.
-    var log: DeltaLog
-    /// Applied, not yet handed to the store.
-    var pending: [Pending] = []
-    /// The batch the store is writing now (a resend of one of its ops must attach to it, never apply again).
-    var inFlight: [Pending] = []
-    /// The board as of the end of `inFlight`, and whether its snapshot is written with it.
-    var inFlightEnd: (board: Board, snapshot: Bool)?
-    /// When the batch in flight was handed to the writer (for the commit latency metric).
-    var inFlightStarted: ContinuousClock.Instant?
-    /// The highest committed mutation per client.
-    var lastMut: [ClientKey: UInt64] = [:]
-    /// The highest mutation per client in `pending` or `inFlight` (so a resend is found without scanning every op).
-    var pendingMut: [ClientKey: UInt64] = [:]
-    /// The mutations an op of `submit` is reading the store about (its `await`s let other ops in): a commit of the
-    /// same mutation meanwhile is noted here, so the op is answered with that ack instead of being applied again.
-    var storeReads: [Mutation: StoreRead] = [:]
+    /// Sequencing, exactly-once, rate limits, catch-up and the recent log.
+    var machine: BoardMachine
+    /// When the batch in the writer was handed over (for the commit latency metric).
+    var commitStarted: (number: UInt64, at: ContinuousClock.Instant)?
     var subscribers: [SessionID: SessionRef] = [:]
-    /// The same subscribers, grouped by event loop for the fan-out, and the batch in flight: the store's writer
-    /// publishes it from there the moment it is durable.
+    /// The subscribers grouped by event loop, shared with the store's writer, which publishes durable batches.
     nonisolated let publication: BoardPublication
     var presence = PresenceTable()
     /// When each session last said what it is doing (milliseconds), for `presence_timeout_ms`.
@@ -55,33 +34,12 @@ actor BoardActor {
     /// The sessions in `presence` that are another node's (PostgreSQL: ``PresenceRelay``); their node times their
     /// states out and says when they leave.
     var remotePresent: Set<SessionID> = []
-    /// Seqs since the last stored snapshot.
-    var sinceSnapshot: UInt64 = 0
-    /// Whether a batch is in the store's writer.
-    var committing = false
-    /// The number of the last batch handed to the writer: its answer carries it, so an answer to a batch the board
-    /// has settled already (`settleIfPublished`) is told from the answer to the next one.
-    var batchNumber: UInt64 = 0
-    /// Whether `stop()` was called: `run()` returns once nothing is pending or being written.
-    var stopping = false
-    /// `run()` has returned after a final `stop` (a shutdown): nobody hears the writer any more, so nothing new may
-    /// be applied (a session still open during a shutdown would wait forever for its ack, and `drained()` for the
-    /// commit).
-    var runEnded = false
-    /// A final `stop` arrived.
-    var stopsForGood = false
     /// Callers of `drained()` waiting for every pending change to be durable and answered.
     var drainWaiters: [CheckedContinuation<Void, Never>] = []
-    /// Each user's op token bucket on this board (`rate_ops_per_s`, `rate_burst`).
-    var rateBuckets: [UserID: TokenBucket] = [:]
-    /// Each session's current run of rate limiting on this board (`rate_close_ms`).
-    var rateRuns: [SessionID: RateLimitRun] = [:]
     /// The stored changes the log holds but has not read yet (`loadRetained`).
     var unloaded: ClosedRange<UInt64>?
     /// The read of `unloaded` under way.
     var loadingRetained: Task<Void, Never>?
-    /// Whether the board stopped being served here (archived): every request is answered as for a missing board.
-    var isClosed = false
     /// The board hash of `committed` at a seq, for `subscribed` (computed at most once per seq).
     var hashCache: (seq: UInt64, hash: String)?
     /// The JSON of `committed` at a seq, for `snapshot` lines (encoded at most once per seq).
@@ -91,22 +49,8 @@ actor BoardActor {
     var presenceQueue: [(line: ByteBuffer, about: SessionID?)] = []
     /// Whether a presence flush is scheduled.
     var presenceFlushScheduled = false
-    /// The highest head announced for this board (another node's commit, or this node's own) that `committed` has
-    /// not reached yet, or `.max` when the board must check (the LISTEN connection was re-established); caught up
-    /// once no batch is in the writer (`catchUpIfBehind`).
-    var noticedHead: UInt64?
-    /// How many times in a row the batch in flight found the head moved and was caught up and written again.
-    var headMovedRetries = 0
-    /// Whether the batch in flight may be stored or not: the database connection was lost while it was being
-    /// committed (`commitOutcomeUnknown`). Until a read of the store says which, new ops are refused (retryable).
-    var unresolved = false
-    /// Whether the next read for the unresolved batch is scheduled.
-    var resolveScheduled = false
-    /// Server changes (the admin queue's ops) that a catch-up moved to another seq, made a no-op or refused, by the
-    /// seq `applyForAdmin` first gave them (what the admin poller asks `adminChange(at:)` about).
-    var serverChanges: [UInt64: ServerChangeFate] = [:]
 
-    /// The store writer's answers (and `stop()`), in the order they were given; `run()` handles them.
+    /// The store writer's answers, timers and `stop()`, in the order they were given; `run()` handles them.
     let outcomes: AsyncStream<Outcome>.Continuation
     private let outcomeStream: AsyncStream<Outcome>
 
@@ -116,59 +60,20 @@ actor BoardActor {
         case written(Result<Void, StoreError>, batch: UInt64)
         /// The shared store announced that the board's head is at this seq (nil: check, announcements were lost).
         case noticed(UInt64?)
-        /// Time to read the store again for the unresolved batch (`commitOutcomeUnknown`).
+        /// Time to read the store again for a commit whose outcome is unknown.
         case resolve
-        /// `stop()`; `final` when the server is shutting down (see `runEnded`).
+        /// `stop()`; `final` when the server is shutting down.
         case stop(final: Bool)
     }
 
-    /// Exactly-once delivery is keyed by user and client id.
-    struct ClientKey: Hashable {
-        var user: UserID
-        var client: ClientID
-    }
-
-    /// A change applied to `head` and waiting for the store: the event, its `delta` line and the texts the store
-    /// keeps, all from one encoding (`LineWriter.storedDelta`).
-    struct Pending {
-        var change: EncodedChange
-        /// The `delta` line every subscriber gets once the change is durable.
-        var line: [UInt8]
-        var origin: SessionRef?
-        /// Sessions that sent the same mutation again while it waited here: each line gets its own answer.
-        var resentBy: [SessionRef] = []
-        /// For an undo: the change it undoes (its activity and inverse), so a catch-up can apply it again.
-        var undoTarget: (activity: Activity, inverse: Op?)?
-
-        /// Encodes `event` once: its `delta` line, and the store's op and activity texts taken from that line.
-        init(_ event: StoredEvent, origin: SessionRef?, undoTarget: (activity: Activity, inverse: Op?)? = nil) {
-            let delta = LineWriter.storedDelta(
-                board: event.board, seq: event.seq, at: event.at, actor: event.actor,
-                clientID: event.clientID.map { ClientID($0) }, mut: event.mut, op: event.op, activity: event.activity)
-            change = EncodedChange(
-                event: event, op: delta.op, activity: delta.activity, inverse: event.inverse.map(LineWriter.opJSON))
-            line = delta.line
-            self.origin = origin
-            self.undoTarget = undoTarget
-        }
-
-        /// The change as applied.
-        var event: StoredEvent { change.event }
-
-        /// Every session owed an answer for it: the origin, then each resend.
-        var answerees: [SessionRef] { (origin.map { [$0] } ?? []) + resentBy }
-
-        /// Its entry in the batch the writer publishes.
-        var entry: BoardPublication.Entry {
-            BoardPublication.Entry(seq: event.seq, mut: event.mut, line: line, origin: origin, resentBy: resentBy)
-        }
-
-        /// Whether the change takes a member off the board (their subscriptions end when it commits).
-        var removesMember: Bool {
-            if case .removeMember = event.op { return true }
-            return false
-        }
-    }
+    /// The board as of the last durable change.
+    var committed: Board { machine.committed }
+    /// The board with every op applied, durable or not.
+    var head: Board { machine.head }
+    /// Recent committed deltas.
+    var log: DeltaLog { machine.log }
+    /// Whether the board is archived (no longer served here).
+    var isClosed: Bool { machine.isClosed }
 
     /// Loads a board: the stored snapshot plus the replayed tail, and the recent log for resumes.
     static func load(
@@ -205,8 +110,8 @@ actor BoardActor {
     ) {
         self.id = id
         self.epoch = epoch
-        self.head = board
-        self.committed = board
+        self.machine = BoardMachine(
+            id: id, board: board, limits: configuration.limits, snapshotInterval: configuration.snapshotInterval)
         self.store = store
         self.configuration = configuration
         self.clock = clock
@@ -214,17 +119,16 @@ actor BoardActor {
         logger[metadataKey: "board"] = "\(id)"
         self.logger = logger
         self.publication = BoardPublication(board: id)
-        self.log = DeltaLog(capacity: configuration.limits.historyMax, byteCapacity: configuration.limits.historyBytes)
         (outcomeStream, outcomes) = AsyncStream.makeStream(of: Outcome.self, bufferingPolicy: .unbounded)
     }
 
     /// A loaded board's log starts empty: its last `history_max` stored changes (up to `seq`) are read from the
     /// store the first time a resume or a fetch needs them (`loadRetained`), so start-up reads no history at all
-    /// (issue 14, defect 7: start time no longer grows with the log).
+    /// (so start time does not grow with the log).
     private func startLog(at seq: UInt64, sinceSnapshot: UInt64) {
         let capacity = UInt64(configuration.limits.historyMax)
         unloaded = seq == 0 ? nil : (seq >= capacity ? seq - capacity + 1 : 1)...seq
-        self.sinceSnapshot = sinceSnapshot
+        machine.sinceSnapshot = sinceSnapshot
     }
 
     /// Reads the stored changes the log has not loaded yet into it (once; concurrent callers wait for the same
@@ -235,7 +139,7 @@ actor BoardActor {
         let loading = Task {
             let limit = Int(range.upperBound - range.lowerBound + 1)
             let events = (try? await store.events(id, from: range.lowerBound, to: range.upperBound, limit: limit)) ?? []
-            log.prepend(events.map {
+            machine.log.prepend(events.map {
                 DeltaLog.Entry(seq: $0.seq, line: Self.deltaLine($0), activity: $0.activity, inverse: $0.inverse)
             })
             unloaded = nil
@@ -245,34 +149,148 @@ actor BoardActor {
         await loading.value
     }
 
-    /// Settles each batch the store writer finishes (the writer has sent its acks and deltas; on failure, the
-    /// rejects) until `stop()`; then until what is left is durable and answered, and returns.
+    /// Hands the machine each answer of the store's writer, each announced head and each timer until `stop()`;
+    /// then until what is left is durable and answered, and returns.
     func run() async {
         for await outcome in outcomeStream {
             switch outcome {
-            case .written(let result, let batch): await written(result, batch: batch)
-            case .noticed(let seq): await catchUpIfBehind(seq)
-            case .resolve:
-                resolveScheduled = false
-                if unresolved { await catchUp() }
-            case .stop(let final):
-                stopping = true
-                if final { stopsForGood = true }
+            case .written(let result, let batch): await perform(machine.written(result, batch: batch))
+            case .noticed(let seq): await perform(machine.noticed(head: seq))
+            case .resolve: await perform(machine.resolve())
+            case .stop(let final): await perform(machine.stop(final: final))
             }
-            if stopping && pending.isEmpty && !committing { break }
+            if machine.isFinished { break }
         }
-        runEnded = stopsForGood
         resumeDrainWaiters()
         await snapshotAtStop()
     }
 
+    /// Carries out the machine's actions in order; a read of other nodes' changes is awaited here and its result
+    /// handed back, so the actions it leads to follow.
+    func perform(_ actions: [BoardMachine.Action]) async {
+        var next = actions
+        while !next.isEmpty {
+            var readFrom: UInt64?
+            for action in next {
+                if case .readChanges(let from) = action {
+                    readFrom = from
+                } else {
+                    carryOut(action)
+                }
+            }
+            next = []
+            if let from = readFrom {
+                next = machine.caughtUp(await readChanges(from: from))
+            }
+        }
+        resumeDrainWaiters()
+    }
+
+    /// Carries out actions that need no await (answers, commits, fan-out).
+    func perform(now actions: [BoardMachine.Action]) {
+        for action in actions {
+            if case .readChanges = action {
+                assertionFailure("a read of the store from a synchronous path")
+                continue
+            }
+            carryOut(action)
+        }
+        resumeDrainWaiters()
+    }
+
+    private func carryOut(_ action: BoardMachine.Action) {
+        switch action {
+        case .send(let line, let session, let rejected):
+            if let rejected { configuration.metrics.rejected(rejected) }
+            session.outbox.send(line)
+        case .commit(let commit):
+            commitStarted = (commit.number, ContinuousClock.now)
+            let (outcomes, publication, number, batch) = (self.outcomes, self.publication, commit.number, commit.publication)
+            store.submit(encoded: commit.changes, snapshots: commit.snapshot.map { [$0] } ?? []) { result in
+                if case .success = result { publication.publish(batch) }
+                outcomes.yield(.written(result, batch: number))
+            }
+        case .deliver(let batch):
+            publication.deliver(batch)
+        case .fanOut(let lines, let removing):
+            publication.fanOut(lines, removing: removing)
+        case .committed(let batch, let count, let seq, let left):
+            if let batch {
+                publication.settled(batch)
+                if let started = commitStarted, started.number == batch {
+                    configuration.metrics.committed(count, in: ContinuousClock.now - started.at)
+                    commitStarted = nil
+                }
+            }
+            configuration.hookSignals.committed(id)
+            logger.debug("committed", metadata: ["seq": "\(seq)", "changes": "\(count)"])
+            if !left.isEmpty { endSubscriptionsOfNonMembers() }
+        case .commitFailed(let error, let rejected):
+            configuration.metrics.commitFailed()
+            logger.error("commit failed; \(rejected) op(s) rejected", metadata: ["error": "\(error)"])
+        case .readChanges:
+            break
+        case .retryResolve(let ms):
+            let (outcomes, clock) = (self.outcomes, self.clock)
+            Task {
+                await clock.sleep(milliseconds: ms)
+                outcomes.yield(.resolve)
+            }
+        case .rejectReused(let session, let mut):
+            Task { await self.rejectReused(session, mut: mut) }
+        case .log(let notice):
+            log(notice)
+        }
+    }
+
+    /// Reads every change after `from - 1` (in pages), for a catch-up.
+    private func readChanges(from start: UInt64) async -> Result<[StoredEvent], StoreError> {
+        var events: [StoredEvent] = []
+        do throws(StoreError) {
+            while true {
+                let from = start + UInt64(events.count)
+                let page = try await store.events(id, from: from, to: UInt64(Int64.max), limit: Self.catchUpPage)
+                events += page
+                if page.count < Self.catchUpPage { break }
+            }
+        } catch {
+            configuration.metrics.readFailed(error)
+            return .failure(error)
+        }
+        return .success(events)
+    }
+
+    /// How many events a catch-up reads per query.
+    static let catchUpPage = 1_000
+
+    private func log(_ notice: BoardMachine.Notice) {
+        switch notice {
+        case .headMoved(let retry): logger.debug("head moved; catching up", metadata: ["retry": "\(retry)"])
+        case .headMovedTooOften(let times):
+            logger.error("the head moved \(times) times in a row; rejecting the batch with storage_busy")
+        case .outcomeUnknown:
+            logger.warning(
+                "the database connection was lost during a commit; reading the store until it answers whether the commit landed")
+        case .landed: logger.info("the commit whose answer was lost is stored; acknowledging it")
+        case .notLanded: logger.info("the commit whose answer was lost is not stored; writing its changes again")
+        case .readFailed(let error):
+            logger.warning("cannot read the changes of other nodes", metadata: ["error": "\(error)"])
+        case .abandoned(let ops):
+            logger.warning("stopping with the outcome of a commit unknown; its clients resend its ops", metadata: ["ops": "\(ops)"])
+        case .eventsOutOfOrder(let after, let got):
+            logger.error("the events read do not follow seq \(after) (got \(got)); stopping there")
+        case .doesNotReplay(let seq, let rejection):
+            logger.error("another node's change at seq \(seq) does not replay: \(rejection)")
+        }
+    }
+
     /// A clean stop stores a snapshot of the durable board when changes were committed since the last one, so the
-    /// next start replays no tail (issue 14, defect 7). After a crash the tail is at most `snapshotInterval` long.
+    /// next start replays no tail. After a crash the tail is at most `snapshotInterval` long.
     private func snapshotAtStop() async {
-        guard sinceSnapshot > 0, !isClosed else { return }
+        guard machine.sinceSnapshot > 0, !isClosed else { return }
         do {
             try await store.append([], snapshots: [committed])
-            sinceSnapshot = 0
+            machine.sinceSnapshot = 0
         } catch {
             logger.warning("no snapshot at stop; the next start replays the tail", metadata: ["error": "\(error)"])
         }
@@ -280,12 +298,12 @@ actor BoardActor {
 
     /// Returns once every change applied so far is durable and its ack and delta are written to the outboxes.
     func drained() async {
-        if runEnded || (pending.isEmpty && !committing) { return }
+        if machine.isDrained { return }
         await withCheckedContinuation { drainWaiters.append($0) }
     }
 
     func resumeDrainWaiters() {
-        guard pending.isEmpty, !committing else { return }
+        guard machine.isDrained, !drainWaiters.isEmpty else { return }
         let waiters = drainWaiters
         drainWaiters = []
         for waiter in waiters { waiter.resume() }
@@ -297,9 +315,17 @@ actor BoardActor {
     /// (`storage_busy`) instead of applying what nobody would acknowledge.
     nonisolated func stop(final: Bool = false) { outcomes.yield(.stop(final: final)) }
 
-    /// The shared store announced the board's head at `seq` (nil: announcements may have been lost, check): if that
-    /// is beyond what this node has, the board reads the missing changes and fans them out (`catchUpIfBehind`).
+    /// The shared store announced the board's head at `seq` (nil: announcements may have been lost, check).
     nonisolated func noticed(head seq: UInt64?) { outcomes.yield(.noticed(seq)) }
+
+    /// Settles the batch in the writer now if the writer has published it (it is durable and its subscribers have
+    /// it), without waiting for the writer's answer to reach `run()`: whoever heard of the batch from the writer
+    /// (an `ack`, a `delta`) and asks the board next (to undo it, fetch it, resume after it, subscribe as the member
+    /// it added) finds it in `committed`. The answer, when it comes, is for a settled batch and ignored.
+    func settleIfPublished() {
+        guard let number = machine.writingBatch, publication.isPublished(number) else { return }
+        perform(now: machine.published(number))
+    }
 
     /// The delta line for a stored event: encoded once, by hand (about 0.4 µs), and the same bytes go to every
     /// subscriber.

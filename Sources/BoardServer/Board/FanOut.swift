@@ -1,3 +1,4 @@
+import BoardCore
 import BoardWire
 import NIOConcurrencyHelpers
 import NIOCore
@@ -18,6 +19,7 @@ import NIOCore
 struct FanOut {
     private struct Member {
         var id: SessionID
+        var user: UserID
         var channel: any Channel
     }
 
@@ -72,7 +74,7 @@ struct FanOut {
         ids.insert(session.id)
         for index in loops.indices { loops[index].pending = nil }
         let channel = session.outbox.channel
-        let member = Member(id: session.id, channel: channel)
+        let member = Member(id: session.id, user: session.user, channel: channel)
         if let index = loops.firstIndex(where: { $0.loop === channel.eventLoop }) {
             loops[index].members.append(member)
         } else {
@@ -95,6 +97,18 @@ struct FanOut {
                 return
             }
         }
+    }
+
+    /// Removes every subscriber of `users`; returns their connections.
+    mutating func remove(users: Set<UserID>) -> [any Channel] {
+        var removed: [any Channel] = []
+        for loop in loops {
+            for member in loop.members where users.contains(member.user) {
+                removed.append(member.channel)
+                remove(member.id)
+            }
+        }
+        return removed
     }
 
     /// Writes `shared` to every subscriber but `except`, or `personal[id]` (its pieces, in order) to those that
