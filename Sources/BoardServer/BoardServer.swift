@@ -108,7 +108,7 @@ public struct BoardServer: Service {
             tasks.addTask {
                 await withDiscardingTaskGroup { boards in
                     for await board in started {
-                        boards.addTask(executorPreference: configuration.boardExecutor) { await board.run() }
+                        boards.addTask { await board.run() }
                     }
                 }
                 // Every board has committed what was pending: now the last acks and deltas are written.

@@ -68,10 +68,6 @@ public struct ServerConfiguration: Sendable {
     /// PostgreSQL: where boards drop their presence changes for the other nodes (a sink, not a setting; set by the
     /// server when its store is a ``PresenceBus``). Default nil: presence stays on this node.
     public var presenceOutbound: PresenceOutbound?
-    /// Where each board's own task (`BoardActor.run`: settling commits, handing the next batch to the store) runs:
-    /// nil for Swift's global executor. corkd gives it threads of its own when its tasks run on the event loops
-    /// (`JobThreads`), so that a board's next commit does not wait behind the loops' writes.
-    public var boardExecutor: (any TaskExecutor)?
 
     /// The defaults.
     public init() {}

@@ -25,16 +25,6 @@ struct Corkd: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
         do {
             var command = try parseAsRoot()
-            // The server's tasks run on its event loops unless told otherwise (ConcurrencyOnLoops); the one-shot
-            // commands keep libdispatch.
-            let environment = ProcessInfo.processInfo.environment
-            if command is Serve, ConcurrencyOnLoops.wanted(environment) {
-                ConcurrencyOnLoops.install()
-            }
-            if command is Serve, let unknown = ConcurrencyOnLoops.unknownChoice(environment) {
-                Logger(label: "corkd").warning(
-                    "CORKD_EXECUTOR=\(unknown) is neither loops nor dispatch; using the default, loops")
-            }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -74,8 +74,6 @@ struct Serve: AsyncParsableCommand {
     var exitWithParent = false
 
     func run() async throws {
-        // First of all: glibc reads its tunables only at start (MallocTuning).
-        MallocTuning.applyByRestarting()
         let logger = data.logger("corkd")
         var configuration = ServerConfiguration()
         configuration.host = host
@@ -99,11 +97,6 @@ struct Serve: AsyncParsableCommand {
         configuration.limits.authTimeoutMs = authTimeoutMs
         configuration.limits.heartbeatMs = heartbeatMs
         configuration.publicHost = publicHost
-        // With the tasks on the event loops, each board's own task on threads of its own (ConcurrencyOnLoops).
-        if ConcurrencyOnLoops.installed {
-            configuration.boardExecutor = JobThreads(
-                threads: ProcessInfo.processInfo.activeProcessorCount, name: ConcurrencyOnLoops.boardThreadName)
-        }
         if let publicPort {
             guard (1...65535).contains(publicPort) else { throw CorkdExit.usage("--public-port must be 1–65535") }
             configuration.publicPort = publicPort
@@ -188,13 +181,6 @@ struct Serve: AsyncParsableCommand {
                     logger.debug("stdout cannot be written; the banner was dropped")
                 }
             })
-        // Before the first connection: the runtime's job caches filled from one block of memory (ContinuationCaches).
-        let primed = await ContinuationCaches.prime()
-        logger.debug("continuation caches primed", metadata: ["jobs_per_thread": "\(primed)"])
-        // Where this task resumed says where Swift's jobs run (ConcurrencyOnLoops).
-        let onLoops = MultiThreadedEventLoopGroup.currentEventLoop != nil
-        logger.debug(
-            "Swift tasks run on \(onLoops ? "the event loops, boards on threads of their own" : "libdispatch's worker threads")")
         if exitWithParent { Self.watchParent() }
         // Freed connection memory goes back to the system (MemoryTrim, stopped with the server).
         let opened = setup.store

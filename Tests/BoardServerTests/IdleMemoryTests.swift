@@ -2,8 +2,8 @@ import BoardTesting
 import Foundation
 import Testing
 
-/// Connection memory is returned (issue 14, defect 5): after hundreds of idle connections close, the real corkd's
-/// RSS goes back near its baseline instead of keeping the freed heap (glibc keeps it until `malloc_trim`).
+/// Connection memory is returned: after hundreds of idle connections close, the real corkd's RSS goes back to within
+/// 10 % of its level at rest instead of keeping the freed heap (glibc keeps it until `malloc_trim`).
 @Suite(.serialized, .startsProcesses(within: .minutes(3))) struct IdleMemoryTests {
     static func residentKiB(_ pid: Int32) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
@@ -38,8 +38,10 @@ import Testing
             let open = try #require(Self.residentKiB(corkd.pid))
             for probe in probes { await probe.close() }
             probes = []
-            // Closed connections' memory must go back to the system within a bounded time (the trim interval).
-            let target = baseline + (open - baseline) / 3
+            // Closed connections' memory must go back to the system within a bounded time (the trim interval): RSS
+            // within 10 % of its level at rest. The connections took more than that, so keeping it fails.
+            let target = baseline + baseline / 10
+            #expect(open > target, "300 idle connections took only \(open - baseline) KiB; the test cannot tell")
             var now = open
             let deadline = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < deadline {
@@ -49,7 +51,7 @@ import Testing
             }
             #expect(
                 now <= target,
-                "RSS \(baseline) KiB at rest, \(open) KiB with 300 idle connections, still \(now) KiB 30 s after they closed")
+                "RSS \(baseline) KiB at rest (target \(target) KiB), \(open) KiB with 300 idle connections, still \(now) KiB 30 s after they closed")
             #expect(try await corkd.terminate().isSuccess)
         }
     }
