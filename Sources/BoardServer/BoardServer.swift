@@ -156,7 +156,10 @@ public struct BoardServer: Service {
                 }
                 let failure = await withGracefulShutdownHandler {
                     await Self.accept(on: listener) { connection in
-                        tasks.addTask { await Session.serve(connection, context: context) }
+                        // The session's jobs run on its connection's loop (LoopTaskExecutor).
+                        tasks.addTask(executorPreference: LoopTaskExecutor(connection.channel.eventLoop)) {
+                            await Session.serve(connection, context: context)
+                        }
                     }
                 } onGracefulShutdown: {
                     counters.health.stopping()

@@ -14,17 +14,16 @@ public struct Outbox: Sendable, Hashable {
     public init(channel: any Channel) { self.channel = channel }
 
     /// Writes the lines in order with one flush (one TLS record and one syscall when they fit).
+    ///
+    /// Every write of an outbox is queued on the connection's loop, even from that loop: whatever was queued there
+    /// before (a board's fan-out, an earlier answer) is written first, so an answer never overtakes the lines that
+    /// precede it.
     public func send(_ lines: [ByteBuffer]) {
         guard !lines.isEmpty else { return }
         let channel = self.channel
-        if channel.eventLoop.inEventLoop {
+        channel.eventLoop.execute {
             for line in lines { channel.write(line, promise: nil) }
             channel.flush()
-        } else {
-            channel.eventLoop.execute {
-                for line in lines { channel.write(line, promise: nil) }
-                channel.flush()
-            }
         }
     }
 
@@ -62,7 +61,7 @@ public struct Outbox: Sendable, Hashable {
     /// closes the connection itself right after: closing at once would discard the line with whatever was still
     /// queued. It does not wait for the close, which under TLS waits for the peer's `close_notify` (up to 5 s).
     public func sendFinal(_ line: ByteBuffer) async {
-        try? await channel.writeAndFlush(line).get()
+        await sendAndWait(line)
         channel.close(promise: nil)
     }
 
@@ -71,8 +70,16 @@ public struct Outbox: Sendable, Hashable {
     /// closes the channel as soon as the session returns, so a close that only queued itself behind the writes
     /// would be overtaken and cut the last answers off.
     public func closeWhenWritten() async {
-        try? await channel.writeAndFlush(ByteBuffer()).get()
+        await sendAndWait(ByteBuffer())
         channel.close(promise: nil)
+    }
+
+    /// Writes `line` behind everything queued on the loop, and returns once it has reached the socket (or failed).
+    func sendAndWait(_ line: ByteBuffer) async {
+        let channel = self.channel
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        channel.eventLoop.execute { channel.writeAndFlush(line, promise: promise) }
+        try? await promise.futureResult.get()
     }
 
     /// Closes the connection once everything written before has reached the socket (writes complete in order).

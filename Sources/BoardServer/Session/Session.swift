@@ -121,6 +121,9 @@ final class Session {
         }
     }
 
+    /// How many lines a session handles in a row before it lets its loop run other work.
+    static let linesPerTurn = 16
+
     private func run() async {
         let channel = connection.channel
         // On the event loop's shared schedule (LoopTimers), not a NIO timer per connection.
@@ -132,11 +135,19 @@ final class Session {
         do {
             try await connection.executeThenClose { inbound, _ in
                 do {
+                    var sinceYield = 0
                     for try await line in inbound {
                         // `consume`: the line is let go of before any pause below. A line still held shares
                         // NIOSSL's read buffer, which then has to be copied (32 KiB) when the next record arrives.
                         await self.received(consume line, authTimeout: timeout)
                         if self.machine.state == .closed { break }
+                        // The session runs on its connection's loop: a client that pipelines many lines gives the
+                        // loop back every few of them, so its writes and the loop's other connections go on.
+                        sinceYield += 1
+                        if sinceYield == Self.linesPerTurn {
+                            sinceYield = 0
+                            await Task.yield()
+                        }
                         if let pause = self.readPauseMs {
                             // Nothing is read meanwhile: NIOAsyncChannel stops reading the socket once its buffer
                             // is full, so TCP pushes back on the sender.
@@ -161,7 +172,7 @@ final class Session {
     private func transportFailed(_ error: TransportError) async {
         context.configuration.metrics.transportClosed(error.code)
         if let code = error.wireCode, code != .slowConsumer {
-            try? await connection.channel.writeAndFlush(Lines.error(WireError(code, error.message)))
+            await outbox.sendAndWait(Lines.error(WireError(code, error.message)))
         }
         logger.debug("connection closed by the transport", metadata: ["error": "\(error)"])
     }
@@ -271,6 +282,13 @@ final class Session {
         let outcome = await Self.inOwnTask {
             await Self.admit(hello, context: context, outbox: outbox, address: address, logger: logger)
         }
+        if case .full(let ref) = outcome {
+            // The refusal reaches the socket before the session returns and its connection is closed.
+            _ = machine.authenticated(.success(ref.user))
+            machine.closed()
+            await outbox.sendFinal(Self.tooManySessionsLine(ref, hello, context))
+            return nil
+        }
         return authenticated(outcome, hello: hello, authTimeout: authTimeout)
     }
 
@@ -282,10 +300,7 @@ final class Session {
         switch outcome {
         case .refused(let error):
             return machine.authenticated(.failure(error))
-        case .full(let ref):
-            _ = machine.authenticated(.success(ref.user))
-            machine.closed()
-            outbox.sendAndClose(Self.tooManySessionsLine(ref, hello, context))
+        case .full:
             return nil
         case .admitted(let ref):
             let next = machine.authenticated(.success(ref.user))
