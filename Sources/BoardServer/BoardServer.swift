@@ -18,7 +18,9 @@ import ServiceLifecycle
 /// that `corkd` exits non-zero at once and a supervisor restarts it.
 public struct BoardServer: Service {
     let configuration: ServerConfiguration
-    let store: any BoardStore
+    let store: any AdminStore
+    /// What the store can do beyond ``BoardStore`` (PostgreSQL: serve several nodes).
+    let features: StoreFeatures
     let tls: NIOSSLContext
     let clock: any ServerClock
     let logger: Logger
@@ -39,12 +41,13 @@ public struct BoardServer: Service {
 
     /// Makes a server; `onListening` is told the bound address (useful with port 0).
     public init(
-        configuration: ServerConfiguration, store: any BoardStore, tls: NIOSSLContext, clock: any ServerClock = WallClock(),
-        logger: Logger, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        configuration: ServerConfiguration, store: any AdminStore, features: StoreFeatures = .none, tls: NIOSSLContext,
+        clock: any ServerClock = WallClock(), logger: Logger, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         onListening: @escaping @Sendable (SocketAddress) async -> Void = { _ in }
     ) {
         self.configuration = configuration
         self.store = store
+        self.features = features
         self.tls = tls
         self.clock = clock
         self.logger = logger
@@ -58,12 +61,12 @@ public struct BoardServer: Service {
         let configuration = {
             var configuration = self.configuration
             configuration.hookSignals = HookSignals()
-            configuration.presenceOutbound = store is any PresenceBus ? PresenceOutbound() : nil
+            configuration.presenceOutbound = features.presence == nil ? nil : PresenceOutbound()
             return configuration
         }()
         let (started, startedContinuation) = AsyncStream.makeStream(of: BoardActor.self)
         let registry = BoardRegistry(
-            store: store, configuration: configuration, clock: clock, logger: logger, started: startedContinuation)
+            store: store, shared: features.shared, configuration: configuration, clock: clock, logger: logger, started: startedContinuation)
         try await registry.loadAll()
         let limits = configuration.limits
         let directory = SessionDirectory(
@@ -120,7 +123,7 @@ public struct BoardServer: Service {
                 admin.addTask {
                     await AdminPoller(
                         registry: registry, directory: directory, store: store,
-                        interval: configuration.adminPollInterval, logger: logger
+                        interval: configuration.adminPollInterval, logger: logger, shared: features.shared
                     ).run()
                     logger.info("shutdown: the admin poller stopped")
                 }
@@ -128,12 +131,12 @@ public struct BoardServer: Service {
                 admin.addTask {
                     await HookDispatcher(
                         store: store, settings: configuration.hooks, signals: configuration.hookSignals, clock: clock,
-                        metrics: counters, logger: logger
+                        metrics: counters, logger: logger, shared: features.shared
                     ).run()
                     logger.info("shutdown: the webhook dispatcher stopped")
                 }
                 // PostgreSQL: learn of other nodes' commits (LISTEN) and fan them out here too.
-                if let watcher = store as? any HeadWatching {
+                if let watcher = features.heads {
                     admin.addTask {
                         await watcher.watchHeads(retryDelay: configuration.listenRetryDelay) { signal in
                             await Self.route(signal, registry: registry, metrics: counters, logger: logger)
@@ -142,7 +145,7 @@ public struct BoardServer: Service {
                     }
                 }
                 // PostgreSQL: presence across nodes (NOTIFY on a channel of its own).
-                if let bus = store as? any PresenceBus, let outbound = configuration.presenceOutbound {
+                if let bus = features.presence, let outbound = configuration.presenceOutbound {
                     let port = listener.channel.localAddress?.port ?? configuration.port
                     let relay = PresenceRelay(
                         bus: bus, registry: registry, outbound: outbound, node: PresenceRelay.newNodeID(),

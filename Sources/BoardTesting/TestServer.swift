@@ -66,7 +66,8 @@ public func withTestServer<T: Sendable>(
     let setup = try await ServerSetup.prepare(configuration, store: location, logger: logger)
     let (addresses, addressContinuation) = AsyncStream.makeStream(of: Int.self)
     let server = BoardServer(
-        configuration: configuration, store: setup.store, tls: setup.tls, clock: clock, logger: logger,
+        configuration: configuration, store: setup.store, features: setup.features, tls: setup.tls, clock: clock,
+        logger: logger,
         onListening: { address in addressContinuation.yield(address.port ?? 0) })
     let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
     // The server runs in a task of its own, not a child task: a server that never stops after its graceful

@@ -124,7 +124,7 @@ struct Serve: AsyncParsableCommand {
         let fingerprint = setup.fingerprint
         let advertised = setup.advertisedHost
         let server = BoardServer(
-            configuration: configuration, store: setup.store, tls: setup.tls, logger: logger,
+            configuration: configuration, store: setup.store, features: setup.features, tls: setup.tls, logger: logger,
             onListening: { address in
                 let port = address.port ?? settings.port
                 let record = ListenRecord(

@@ -21,12 +21,12 @@ import Testing
             try await other.channel.channel.pipeline.addHandler(mute, position: .first).get()
             try await other.send(#"{"type":"bye","reason":"done for today"}"#)
 
+            // corkd answers what came before the bye, shuts its side (close_notify, FIN) and leaves the board at
+            // once, although `other` never answers the close_notify.
             let left = try await owner.expect(type: "presence.left", skipping: ["ping"])
             #expect(left["session"] as? String == joined["session"] as? String)
-            // corkd has not closed the connection yet (no FIN reached `other`): the leave did not wait for it.
-            #expect(other.channel.channel.isActive)
 
-            try await mute.abort(other.channel.channel)
+            try? await mute.abort(other.channel.channel)
             await owner.close()
         }
     }

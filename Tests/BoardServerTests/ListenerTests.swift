@@ -40,7 +40,8 @@ import Testing
         let (listeners, found) = AsyncStream.makeStream(of: (any Channel).self)
         var hooks = hooks
         hooks.listener = { found.yield($0) }
-        var server = BoardServer(configuration: configuration, store: setup.store, tls: setup.tls, logger: logger)
+        var server = BoardServer(
+            configuration: configuration, store: setup.store, features: setup.features, tls: setup.tls, logger: logger)
         server.hooks = hooks
         let running = server
         let run = Task { try await running.run() }

@@ -21,6 +21,8 @@ struct AdminPoller {
     let store: any BoardStore
     let interval: Duration
     let logger: Logger
+    /// The store as several nodes share it (nil: only this node serves it).
+    var shared: (any SharedStore)? = nil
     /// How often presence is expired.
     var presenceSweep: Duration = .milliseconds(500)
 
@@ -30,7 +32,6 @@ struct AdminPoller {
         /// applied again (a create that worked would then be recorded as refused, and the tool told so).
         var unrecorded: [(id: Int64, failure: AdminFailure?)] = []
         var swept = ContinuousClock.now
-        let shared = store as? any SharedStore
         var follower = Follower()
         var lease = LeaseKeeper(.admin, logger: logger)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
@@ -41,7 +42,7 @@ struct AdminPoller {
                     unrecorded = []
                 }
                 let batch = try await store.pendingCommands(after: last)
-                if let newest = batch.last, await lease.holds(store) {
+                if let newest = batch.last, await lease.holds(shared) {
                     let failures = await apply(batch.map(\.command))
                     last = newest.id
                     follower.appliedHere.formUnion(batch.map(\.id))

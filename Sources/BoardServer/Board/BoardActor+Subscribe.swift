@@ -303,14 +303,15 @@ extension BoardActor {
             return
         }
         let limit = max(1, min(limit, configuration.limits.historyPageMax))
-        do {
+        do throws(StoreError) {
             let events = try await store.history(id, card: card, before: before, limit: limit + 1)
             // The store reads newest first; a page is oldest first (Protocol.md, "history").
             let page = events.prefix(limit).map(\.activity).reversed()
             session.outbox.send(
                 Lines.line(.history(ServerMessage.HistoryPage(req: req, board: id, activities: Array(page), more: events.count > limit))))
         } catch {
-            session.outbox.send(Lines.error(WireError(.storageBusy, "the store could not be read", req: req, board: id)))
+            session.outbox.send(
+                Lines.error(WireError(error.wireCode(during: .read), "the store could not be read", req: req, board: id)))
         }
     }
 }

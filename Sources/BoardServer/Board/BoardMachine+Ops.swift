@@ -116,7 +116,7 @@ extension BoardMachine {
         let session = submission.session
         switch answer {
         case .failed(let error):
-            reject(session, submission.mut, .storageBusy, "the store could not be read: \(error)")
+            reject(session, submission.mut, error.rejectCode(during: .read), "the store could not be read: \(error)")
             return (finish(submission, .answered), take())
         case .lastMutation(let stored):
             if let stored { lastMut[submission.key] = max(lastMut[submission.key] ?? 0, stored) }

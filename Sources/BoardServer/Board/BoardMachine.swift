@@ -179,8 +179,9 @@ struct BoardMachine {
     /// keeps, all from one encoding (`LineWriter.storedDelta`).
     struct Pending {
         var change: EncodedChange
-        /// The `delta` line every subscriber gets once the change is durable.
-        var line: [UInt8]
+        /// The `delta` line, encoded once: every subscriber gets these bytes once the change is durable, and the log
+        /// keeps them (its own allocation, never a slice of a larger buffer that it would keep alive).
+        var line: ByteBuffer
         var origin: SessionRef?
         /// Sessions that sent the same mutation again while it waited: each gets the `ack` when it is settled.
         var resentBy: [SessionRef] = []
@@ -193,7 +194,7 @@ struct BoardMachine {
                 clientID: event.clientID.map { ClientID($0) }, mut: event.mut, op: event.op, activity: event.activity)
             change = EncodedChange(
                 event: event, op: delta.op, activity: delta.activity, inverse: event.inverse.map(LineWriter.opJSON))
-            line = delta.line
+            line = ByteBuffer(bytes: delta.line)
             self.origin = origin
             self.undoTarget = undoTarget
         }
@@ -367,11 +368,7 @@ struct BoardMachine {
         committed = batch.end
         for change in batch.changes {
             let event = change.event
-            // The log keeps its own copy: a slice of a shared buffer would keep the whole batch alive.
-            log.append(
-                DeltaLog.Entry(
-                    seq: event.seq, line: ByteBuffer(bytes: change.line), activity: event.activity,
-                    inverse: event.inverse))
+            log.append(DeltaLog.Entry(seq: event.seq, line: change.line, activity: event.activity, inverse: event.inverse))
             if let client = event.clientID, let mut = event.mut {
                 noteCommitted(ClientKey(user: event.actor, client: ClientID(client)), mut: mut, seq: event.seq)
                 let ack = ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: event.seq))
@@ -386,12 +383,7 @@ struct BoardMachine {
     /// Rejects the changes of a batch that was not stored: a mutation reused from another board is the client's
     /// fault, not to be retried (`stale_mut`, naming the board); the others may be sent again.
     mutating func reject(_ dropped: [Pending], _ error: StoreError) {
-        let code: RejectCode =
-            switch error.code {
-            case .full: .storageFull
-            case .busy, .headMoved: .storageBusy
-            default: .internal
-            }
+        let code = error.rejectCode(during: .write)
         let reused = error.duplicateMutation
         for change in dropped {
             guard let mut = change.event.mut else { continue }

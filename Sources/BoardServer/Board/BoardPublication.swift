@@ -20,8 +20,8 @@ final class BoardPublication: Sendable {
     struct Entry {
         var seq: UInt64
         var mut: UInt64?
-        /// Its `delta` line (the bytes every subscriber gets).
-        var line: [UInt8]
+        /// Its `delta` line: the change's one encoding, which the board's log keeps too.
+        var line: ByteBuffer
         /// Who gets its `ack`, just before its delta when it subscribes.
         var origin: SessionRef?
     }
@@ -91,7 +91,7 @@ final class BoardPublication: Sendable {
         state.withLock { state in
             var lines = lines
             if let batch = state.published {
-                lines += batch.entries.lazy.filter { $0.seq > seq }.map { ByteBuffer(bytes: $0.line) }
+                lines += batch.entries.lazy.filter { $0.seq > seq }.map(\.line)
             }
             lines += trailer
             if joining { state.fanOut.insert(session) }
@@ -115,20 +115,27 @@ final class BoardPublication: Sendable {
     }
 
     /// Writes a durable batch to the subscribers: its `delta` lines back to back in one buffer that every subscriber
-    /// shares; each origin that subscribes gets its acks, each just before its own delta, as slices of the shared
+    /// shares (a batch of one change shares that change's own line, with no copy); each origin that subscribes gets its acks, each just before its own delta, as slices of the shared
     /// buffer around the acks. Returns the acks of the origins that do not subscribe and of resends, for the caller
     /// to send.
     static func deliver(_ batch: Batch, board: BoardID, to fanOut: inout FanOut) -> [DirectAcks] {
         end(batch.removing, board: board, in: &fanOut)
         let entries = batch.entries
-        var shared = ByteBufferAllocator().buffer(capacity: entries.reduce(0) { $0 + $1.line.count })
+        var shared: ByteBuffer
         var offsets: [Int] = []
         offsets.reserveCapacity(entries.count + 1)
-        for entry in entries {
+        if entries.count == 1, let only = entries.first?.line {
+            shared = only
+            offsets = [only.readerIndex, only.writerIndex]
+        } else {
+            shared = ByteBufferAllocator().buffer(capacity: entries.reduce(0) { $0 + $1.line.readableBytes })
+            for entry in entries {
+                offsets.append(shared.writerIndex)
+                var line = entry.line
+                shared.writeBuffer(&line)
+            }
             offsets.append(shared.writerIndex)
-            shared.writeBytes(entry.line)
         }
-        offsets.append(shared.writerIndex)
         var personal: [SessionID: [ByteBuffer]] = [:]
         var cut: [SessionID: Int] = [:]
         var direct: [SessionID: DirectAcks] = [:]
@@ -137,7 +144,7 @@ final class BoardPublication: Sendable {
             let ack = ByteBuffer(bytes: LineWriter.ackLine(board: board, mut: mut, seq: entry.seq))
             guard let origin = entry.origin else { continue }
             if fanOut.contains(origin.id) {
-                let from = cut[origin.id] ?? 0
+                let from = cut[origin.id] ?? shared.readerIndex
                 personal[origin.id, default: []].append(contentsOf: [
                     shared.getSlice(at: from, length: offsets[index] - from) ?? ByteBuffer(), ack,
                 ])

@@ -11,6 +11,8 @@ actor BoardRegistry {
     /// Boards being looked up and loaded from a shared store (one load per board however many ask at once).
     private var loading: [BoardID: Task<BoardActor?, Never>] = [:]
     let store: any BoardStore
+    /// The store as several nodes share it (nil: only this node serves it).
+    let shared: (any SharedStore)?
     let configuration: ServerConfiguration
     let clock: any ServerClock
     let logger: Logger
@@ -23,10 +25,11 @@ actor BoardRegistry {
     private let servedContinuation: AsyncStream<BoardID>.Continuation
 
     init(
-        store: any BoardStore, configuration: ServerConfiguration, clock: any ServerClock, logger: Logger,
-        started: AsyncStream<BoardActor>.Continuation
+        store: any BoardStore, shared: (any SharedStore)? = nil, configuration: ServerConfiguration,
+        clock: any ServerClock, logger: Logger, started: AsyncStream<BoardActor>.Continuation
     ) {
         self.store = store
+        self.shared = shared
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
@@ -62,7 +65,7 @@ actor BoardRegistry {
     /// store and loaded.
     func board(_ id: BoardID) async -> BoardActor? {
         if let actor = boards[id] { return actor }
-        guard let shared = store as? any SharedStore else { return nil }
+        guard let shared else { return nil }
         if let loading = loading[id] { return await loading.value }
         let task = Task { await self.loadShared(id, shared) }
         loading[id] = task
@@ -163,7 +166,7 @@ actor BoardRegistry {
     func unarchive(_ id: BoardID) async -> AdminFailure? {
         if boards[id] != nil { return nil }
         // Archived through another node before this one started following the queue (a shared store only).
-        if !archived.contains(id), let shared = store as? any SharedStore, (try? await shared.boardRecord(id))??.archived == true {
+        if !archived.contains(id), let shared, (try? await shared.boardRecord(id))??.archived == true {
             archived.insert(id)
         }
         guard archived.contains(id) else { return .noBoard(id) }

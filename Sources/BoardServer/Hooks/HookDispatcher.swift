@@ -17,6 +17,8 @@ struct HookDispatcher {
     let clock: any ServerClock
     let metrics: ServerMetrics
     let logger: Logger
+    /// The store as several nodes share it (nil: only this node serves it).
+    var shared: (any SharedStore)? = nil
 
     /// A running worker: its board, and how to ring it (finishing it stops the worker).
     struct Running {
@@ -61,7 +63,7 @@ struct HookDispatcher {
     private func refresh(
         _ running: inout [String: Running], _ group: inout DiscardingTaskGroup, _ lease: inout LeaseKeeper
     ) async {
-        guard await lease.holds(store) else {
+        guard await lease.holds(shared) else {
             if !running.isEmpty { logger.info("another node delivers the webhooks now; stopping this node's workers") }
             for worker in running.values { worker.bell.finish() }
             running = [:]

@@ -15,9 +15,9 @@ struct LeaseKeeper {
         self.logger = logger
     }
 
-    /// Whether this node does the work now.
-    mutating func holds(_ store: any BoardStore) async -> Bool {
-        guard let shared = store as? any SharedStore else { return true }
+    /// Whether this node does the work now: always when no other node shares the store (`shared` nil).
+    mutating func holds(_ shared: (any SharedStore)?) async -> Bool {
+        guard let shared else { return true }
         if let held = lease {
             if await held.isHeld() { return true }
             await held.release()

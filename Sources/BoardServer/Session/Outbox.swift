@@ -57,21 +57,33 @@ public struct Outbox: Sendable, Hashable {
     }
 
     /// Writes a final line after everything written before, returns once it has reached the socket (or the write
-    /// failed: the outbox's write deadline bounds the wait), and starts closing the connection. For a session that
-    /// closes the connection itself right after: closing at once would discard the line with whatever was still
-    /// queued. It does not wait for the close, which under TLS waits for the peer's `close_notify` (up to 5 s).
+    /// failed: the outbox's write deadline bounds the wait), and starts closing the connection (`closeAfterLinger`).
     public func sendFinal(_ line: ByteBuffer) async {
         await sendAndWait(line)
-        channel.close(promise: nil)
+        closeAfterLinger()
     }
 
     /// Returns once everything written before has reached the socket (writes complete in order), or the write
-    /// failed, then starts closing the connection. For the session's own end (`bye`): the connection's scope
-    /// closes the channel as soon as the session returns, so a close that only queued itself behind the writes
-    /// would be overtaken and cut the last answers off.
+    /// failed, then starts closing the connection (`closeAfterLinger`). For the session's own end (`bye`).
     public func closeWhenWritten() async {
         await sendAndWait(ByteBuffer())
-        channel.close(promise: nil)
+        closeAfterLinger()
+    }
+
+    /// How long a closing connection waits for the peer to close after its output was shut.
+    public static let linger: TimeAmount = .seconds(2)
+
+    /// Closes the connection's output now (TLS `close_notify`, then FIN) and the connection for good when the peer
+    /// closes its side or ``linger`` later, whichever comes first; the session drops what the peer still sends
+    /// meanwhile. Closing at once while the peer's lines are still arriving would reset the connection, and a reset
+    /// lets the peer's system throw away the last lines before the peer has read them (a flooder would never see
+    /// why it was closed).
+    public func closeAfterLinger() {
+        let channel = self.channel
+        channel.eventLoop.execute {
+            channel.close(mode: .output, promise: nil)
+            channel.eventLoop.scheduleTask(in: Self.linger) { channel.close(promise: nil) }
+        }
     }
 
     /// Writes `line` behind everything queued on the loop, and returns once it has reached the socket (or failed).

@@ -154,10 +154,11 @@ extension Session {
 
     /// A store failure as the wire error a hook request answers with.
     static func hookStoreError(_ error: StoreError) -> WireError {
-        switch error.code {
-        case .notFound: WireError(.notFound, "no such board")
-        case .busy, .full: WireError(.storageBusy, "the store is busy; nothing was written")
-        default: WireError(.internal, "the webhooks could not be stored or read")
+        let code = error.wireCode(during: .write)
+        return switch code {
+        case .notFound: WireError(code, "no such board")
+        case .storageBusy, .storageFull: WireError(code, "the store could not write; nothing was written")
+        default: WireError(code, "the webhooks could not be stored or read")
         }
     }
 }

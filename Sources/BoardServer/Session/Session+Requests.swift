@@ -160,10 +160,7 @@ extension Session {
         let (board, req) = (request.board, request.req)
         guard await owned(board, by: ref, req: req, refusal: "only the board's owner archives it", context: context, outbox: outbox) != nil
         else { return }
-        guard let admin = context.store as? any AdminStore else {
-            outbox.send(Lines.error(WireError(.internal, "this store has no admin queue", req: req, board: board)))
-            return
-        }
+        let admin = context.store
         do throws(StoreError) {
             let ids = try await admin.enqueue([.archiveBoard(board: board)], now: context.clock.now())
             let deadline = ContinuousClock.now + archiveWait

@@ -11,13 +11,13 @@ import NIOCore
 final class SessionContext: Sendable {
     let registry: BoardRegistry
     let directory: SessionDirectory
-    let store: any BoardStore
+    let store: any AdminStore
     let configuration: ServerConfiguration
     let clock: any ServerClock
     let logger: Logger
 
     init(
-        registry: BoardRegistry, directory: SessionDirectory, store: any BoardStore, configuration: ServerConfiguration,
+        registry: BoardRegistry, directory: SessionDirectory, store: any AdminStore, configuration: ServerConfiguration,
         clock: any ServerClock, logger: Logger
     ) {
         self.registry = registry
@@ -136,11 +136,21 @@ final class Session {
             try await connection.executeThenClose { inbound, _ in
                 do {
                     var sinceYield = 0
+                    var lingering = false
                     for try await line in inbound {
+                        // Closing: its output is shut; what the peer still sends is dropped until it closes too
+                        // (`Outbox.closeAfterLinger`), never read as a request.
+                        if lingering { continue }
                         // `consume`: the line is let go of before any pause below. A line still held shares
                         // NIOSSL's read buffer, which then has to be copied (32 KiB) when the next record arrives.
                         await self.received(consume line, authTimeout: timeout)
-                        if self.machine.state == .closed { break }
+                        if self.machine.state == .closed {
+                            lingering = true
+                            await self.leaveBoards()
+                            // Whatever closed the session, the connection closes within the linger time.
+                            channel.eventLoop.scheduleTask(in: Outbox.linger) { channel.close(promise: nil) }
+                            continue
+                        }
                         // The session runs on its connection's loop: a client that pipelines many lines gives the
                         // loop back every few of them, so its writes and the loop's other connections go on.
                         sinceYield += 1

@@ -11,6 +11,8 @@ import NIOSSL
 public struct ServerSetup: Sendable {
     /// The opened store (SQLite in the data directory, or PostgreSQL).
     public var store: any AdminStore
+    /// What the store can do beyond ``BoardStore`` (PostgreSQL: serve several nodes).
+    public var features: StoreFeatures
     /// The server's TLS context.
     public var tls: NIOSSLContext
     /// The certificate's fingerprint (what invite URLs pin).
@@ -80,7 +82,8 @@ public struct ServerSetup: Sendable {
         if certificate.created {
             logger.info("created a self-signed certificate", metadata: ["fingerprint": "\(certificate.fingerprint)", "hosts": "\(hosts)"])
         }
-        let (store, lock) = try await openStore(location, directory: directory, directoryLock: directoryLock, logger: logger)
+        let (store, features, lock) = try await openStore(
+            location, directory: directory, directoryLock: directoryLock, logger: logger)
         do {
             var (made, ownerToken) = try await firstStart(store, configuration, clock: clock, logger: logger)
             if !made, location == .dataDirectory, !FileManager.default.fileExists(
@@ -99,7 +102,7 @@ public struct ServerSetup: Sendable {
             }
             if firstStartMarked { try FirstStart.finish(in: directory) }
             return ServerSetup(
-                store: store, tls: tls, fingerprint: certificate.fingerprint, firstStart: made, ownerToken: ownerToken,
+                store: store, features: features, tls: tls, fingerprint: certificate.fingerprint, firstStart: made, ownerToken: ownerToken,
                 advertisedHost: advertisedHost, lock: lock)
         } catch {
             await lock.release()
@@ -113,10 +116,12 @@ public struct ServerSetup: Sendable {
     /// failure nothing is left open or held.
     private static func openStore(
         _ location: StoreLocation, directory: URL, directoryLock: ServingLock?, logger: Logger
-    ) async throws -> (any AdminStore, ServingLock) {
+    ) async throws -> (any AdminStore, StoreFeatures, ServingLock) {
         let store: any AdminStore
+        let features: StoreFeatures
         do {
-            store = try await location.open(directory: directory, eventJSON: WireEventJSON(), logger: logger)
+            (store, features) = try await location.openWithFeatures(
+                directory: directory, eventJSON: WireEventJSON(), logger: logger)
         } catch {
             await directoryLock?.release()
             throw ServerError(
@@ -127,9 +132,11 @@ public struct ServerSetup: Sendable {
             logger.info(
                 "store opened", metadata: ["path": "\(sqlite.path)", "check": "\(sqlite.openCheck.logDescription)"])
         }
-        if let directoryLock { return (store, directoryLock) }
+        if let directoryLock { return (store, features, directoryLock) }
         do {
-            return (store, try await location.servingLock(directory: directory, patience: .seconds(5), logger: logger))
+            return (
+                store, features, try await location.servingLock(directory: directory, patience: .seconds(5), logger: logger)
+            )
         } catch {
             try? await store.close()
             throw error

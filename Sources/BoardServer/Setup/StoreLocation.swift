@@ -39,14 +39,23 @@ public enum StoreLocation: Hashable, Sendable, CustomStringConvertible {
     func open(
         directory: URL, eventJSON: (any EventJSON)?, guest: Bool = false, logger: Logger
     ) async throws(StoreError) -> any AdminStore {
+        try await openWithFeatures(directory: directory, eventJSON: eventJSON, guest: guest, logger: logger).store
+    }
+
+    /// `open`, with what the store can do beyond ``BoardStore`` (known here, where its type is).
+    func openWithFeatures(
+        directory: URL, eventJSON: (any EventJSON)?, guest: Bool = false, logger: Logger
+    ) async throws(StoreError) -> (store: any AdminStore, features: StoreFeatures) {
         switch self {
         case .dataDirectory:
-            return try await SQLiteStore.open(
+            let store = try await SQLiteStore.open(
                 directory: directory, configuration: SQLiteStore.Configuration(eventJSON: eventJSON, guest: guest),
                 logger: logger)
+            return (store, .none)
         case .postgres(let location):
-            return try await PostgresStore.open(
+            let store = try await PostgresStore.open(
                 location, configuration: PostgresStore.Configuration(eventJSON: eventJSON), logger: logger)
+            return (store, .sharedBy(store))
         }
     }
 
