@@ -6,8 +6,6 @@ import BoardTransport
 import BoardWire
 import Foundation
 import Logging
-import NIOCore
-import NIOPosix
 import ServiceLifecycle
 
 /// `corkd`: the Corkboard server. Only this executable reads argv and the environment (STYLE.md 9).
@@ -27,9 +25,6 @@ struct Corkd: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
         do {
             var command = try parseAsRoot()
-            if command is Serve {
-                _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-            }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
