@@ -8,7 +8,9 @@ import NIOCore
 /// with a fresh id (`L<run>-<publisher>-<n>`) until the pool holds `cardsPerBoard` cards; from then on it purges the
 /// oldest card of the pool instead (one add or purge each time), so the board stays bounded (`cards_max` is 10,000)
 /// while cards keep coming and going. Purging takes the owner role: `--spawn` makes publishers owners of the load
-/// boards.
+/// boards. A card joins the pool only once its add is acknowledged (``answered(mut:accepted:)``): a publisher never
+/// moves, edits or purges a card whose add the server refused (a `rate_limited` add, say), so every `not_found` it
+/// counts is the server's doing, not its own.
 struct OpSource {
     /// The columns a new board has (Protocol.md, `board.create`).
     static let columns = ["todo", "doing", "done"]
@@ -38,6 +40,8 @@ struct OpSource {
     /// Ops picked so far, by kind (`OpMix.Kind.allCases` order).
     private(set) var sent: [Int]
     private var pools: [[PooledCard]]
+    /// Cards whose add is in flight, by the add's `mut`.
+    private var adding: [UInt64: (board: Int, card: PooledCard)] = [:]
     private var oldest: [Int]
     private var cursors: [Int]
     private var nextCard = 0
@@ -89,11 +93,20 @@ struct OpSource {
         case .add, .move, .edit:
             nextCard += 1
             let card = cardPrefix + String(nextCard)
-            pool.append(PooledCard(id: card, column: 0))
+            adding[mut] = (board, PooledCard(id: card, column: 0))
             let title = "load card \(card) " + Self.filler.prefix(110)
             return Op(line: line(board, mut, #"{"kind":"card.add","card":"\#(card)","column":"todo","title":"\#(title)"}"#), board: board, kind: .add)
         }
     }
+
+    /// The op `mut` was answered: an add that was accepted puts its card in the pool; a refused one is forgotten.
+    mutating func answered(mut: UInt64, accepted: Bool) {
+        guard let added = adding.removeValue(forKey: mut), accepted else { return }
+        pools[added.board].append(added.card)
+    }
+
+    /// Cards in the pool of board `board` (index into `boards`).
+    func poolSize(_ board: Int) -> Int { pools[board].count - oldest[board] }
 
     private func line(_ board: Int, _ mut: UInt64, _ op: String) -> ByteBuffer {
         ByteBuffer(string: #"{"type":"op","board":"\#(boards[board])","mut":\#(mut),"op":\#(op)}"# + "\n")

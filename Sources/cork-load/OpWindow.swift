@@ -92,12 +92,14 @@ struct OpWindow {
     /// The op `mut` was acknowledged; returns when it was sent (nil for an unknown `mut`).
     mutating func acked(_ mut: UInt64) -> UInt64? {
         guard let i = inflight.firstIndex(where: { $0.mut == mut }) else { return nil }
+        source.answered(mut: mut, accepted: true)
         return inflight.remove(at: i).sentNs
     }
 
     /// The op `mut` was refused; `retryAfterMs` holds the next send back. False for an unknown `mut`.
     mutating func rejected(_ mut: UInt64, retryAfterMs: UInt64?, now: UInt64) -> Bool {
         guard let i = inflight.firstIndex(where: { $0.mut == mut }) else { return false }
+        source.answered(mut: mut, accepted: false)
         inflight.remove(at: i)
         if let retryAfterMs { notBefore = max(notBefore, now + retryAfterMs * 1_000_000) }
         return true

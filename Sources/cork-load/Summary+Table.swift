@@ -55,9 +55,18 @@ extension Summary {
                 rows.append(("server RSS", "\(before) KiB before, \(after) KiB after: \(each)"))
             }
         }
-        rows.append(("verdict", ok ? "ok" : "FAILED"))
+        rows.append(("verdict", verdictText))
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+    }
+
+    /// `ok` or `FAILED`; a run the server rate-limited says so, since its figures are the limit's, not the server's.
+    var verdictText: String {
+        let limited = errors["rate_limited"] ?? 0
+        guard limited > 0 else { return ok ? "ok" : "FAILED" }
+        return (ok ? "ok" : "FAILED")
+            + ", RATE LIMITED: the server refused \(limited) op(s) with rate_limited; the figures are its per-user limit's "
+            + "(raise corkd's --rate and --burst, or use --spawn)"
     }
 
     private var convergenceText: String {

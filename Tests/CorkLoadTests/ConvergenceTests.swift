@@ -21,7 +21,11 @@ import Testing
             let seq = UInt64(lines.count + 1)
             let now = Timestamp(milliseconds: 1_700_000_000_000 + Int64(seq))
             guard case .success(let result) = board.apply(op, context: ApplyContext(actor: "pub0", role: .owner, now: now, seq: seq))
-            else { continue }
+            else {
+                source.answered(mut: mut, accepted: false)
+                continue
+            }
+            source.answered(mut: mut, accepted: true)
             board.seq = seq
             let delta = ServerMessage.Delta(
                 board: "b", seq: seq, at: now, actor: "pub0", clientID: "load-t-p0", mut: mut, op: op, activity: result.activity)

@@ -65,10 +65,36 @@ import Testing
             if case .failure(let rejection) = board.apply(try decode(op).op, context: context) {
                 Issue.record("op \(mut) was refused: \(rejection)")
             }
+            source.answered(mut: mut, accepted: true)
             #expect(board.cards.count <= 5)
         }
         #expect(purges > 40)
         #expect(board.cards.count == 5)
+    }
+
+    /// A refused add (a `rate_limited` one, say) never puts its card in the pool: nothing later moves, edits or
+    /// purges a card that does not exist, so no `not_found` is of the load tool's own making.
+    @Test func aCardWhoseAddWasRefusedIsNeverUsed() throws {
+        var source = OpSource(boards: ["a"], mix: try OpMix(parsing: "move=2,edit=1,add=1"), run: "r", publisher: 0, cardsPerBoard: 5)
+        var board = Board(id: "a", name: "A", owner: "pub0")
+        var refusedCards: Set<String> = []
+        for mut in UInt64(1)...300 {
+            let decoded = try decode(source.next(mut: mut)).op
+            // Every third add is refused, as a rate-limited server would.
+            if case .addCard(let add) = decoded, mut % 3 == 0 {
+                refusedCards.insert(add.card.rawValue)
+                source.answered(mut: mut, accepted: false)
+                continue
+            }
+            if let card = decoded.card { #expect(!refusedCards.contains(card.rawValue), "op \(mut) uses refused card \(card)") }
+            let context = ApplyContext(actor: "pub0", role: .owner, now: Timestamp(milliseconds: 0), seq: mut)
+            if case .failure(let rejection) = board.apply(decoded, context: context) {
+                Issue.record("op \(mut) was refused: \(rejection)")
+            }
+            source.answered(mut: mut, accepted: true)
+        }
+        #expect(!refusedCards.isEmpty)
+        #expect(source.poolSize(0) > 0)
     }
 }
 
