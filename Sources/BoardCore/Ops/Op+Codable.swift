@@ -38,25 +38,27 @@ extension Op: Codable {
             guard c.contains(key) else { return nil }
             return try c.decodeNil(forKey: key) ? .clear : .set(c.decode(T.self, forKey: key))
         }
-        switch kind {
-        case "board.rename": self = .renameBoard(name: try c.decode(String.self, forKey: .name))
-        case "member.set":
+        // An exhaustive switch over the closed set of kinds: a new op kind does not compile until it decodes here.
+        guard let known = Op.Kind(rawValue: kind) else { throw OpDecodingError.unknownKind(kind) }
+        switch known {
+        case .boardRename: self = .renameBoard(name: try c.decode(String.self, forKey: .name))
+        case .memberSet:
             self = .setMember(
                 user: try c.decode(UserID.self, forKey: .user), role: try c.decode(Role.self, forKey: .role),
                 name: try c.decodeIfPresent(String.self, forKey: .name))
-        case "member.remove": self = .removeMember(user: try c.decode(UserID.self, forKey: .user))
-        case "column.add":
+        case .memberRemove: self = .removeMember(user: try c.decode(UserID.self, forKey: .user))
+        case .columnAdd:
             self = .addColumn(
                 column: try c.decode(ColumnID.self, forKey: .column), name: try c.decode(String.self, forKey: .name),
                 index: try c.decodeIfPresent(Int.self, forKey: .index))
-        case "column.rename":
+        case .columnRename:
             self = .renameColumn(
                 column: try c.decode(ColumnID.self, forKey: .column), name: try c.decode(String.self, forKey: .name))
-        case "column.move":
+        case .columnMove:
             self = .moveColumn(
                 column: try c.decode(ColumnID.self, forKey: .column), index: try c.decode(Int.self, forKey: .index))
-        case "column.remove": self = .removeColumn(column: try c.decode(ColumnID.self, forKey: .column))
-        case "column.wip":
+        case .columnRemove: self = .removeColumn(column: try c.decode(ColumnID.self, forKey: .column))
+        case .columnWIP:
             let column = try c.decode(ColumnID.self, forKey: .column)
             if let limit = try c.decodeIfPresent(Int.self, forKey: .limit) {
                 let hard = try c.decodeIfPresent(Bool.self, forKey: .hard) ?? false
@@ -64,7 +66,7 @@ extension Op: Codable {
             } else {
                 self = .setWIPLimit(column: column, limit: nil)
             }
-        case "card.add":
+        case .cardAdd:
             self = .addCard(
                 AddCard(
                     card: try card(), column: try c.decodeIfPresent(ColumnID.self, forKey: .column),
@@ -75,7 +77,7 @@ extension Op: Codable {
                     assignees: try c.decodeIfPresent([UserID].self, forKey: .assignees) ?? [],
                     milestone: try c.decodeIfPresent(MilestoneID.self, forKey: .milestone),
                     ref: try c.decodeIfPresent(String.self, forKey: .ref)))
-        case "card.edit":
+        case .cardEdit:
             self = .editCard(
                 EditCard(
                     card: try card(), title: try c.decodeIfPresent(String.self, forKey: .title),
@@ -83,71 +85,69 @@ extension Op: Codable {
                     baseSeq: try c.decodeIfPresent(UInt64.self, forKey: .baseSeq),
                     due: try clearable(Day.self, .due), milestone: try clearable(MilestoneID.self, .milestone),
                     ref: try clearable(String.self, .ref)))
-        case "card.move":
+        case .cardMove:
             self = .moveCard(
                 card: try card(), column: try c.decode(ColumnID.self, forKey: .toColumn), placement: try placement())
-        case "card.label": self = .addLabel(card: try card(), label: try c.decode(LabelID.self, forKey: .label))
-        case "card.unlabel": self = .removeLabel(card: try card(), label: try c.decode(LabelID.self, forKey: .label))
-        case "card.assign": self = .assign(card: try card(), user: try c.decode(UserID.self, forKey: .user))
-        case "card.unassign": self = .unassign(card: try card(), user: try c.decode(UserID.self, forKey: .user))
-        case "card.close": self = .closeCard(card: try card())
-        case "card.reopen": self = .reopenCard(card: try card())
-        case "card.archive": self = .archiveCard(card: try card())
-        case "card.restore": self = .restoreCard(card: try card())
-        case "card.purge": self = .purgeCard(card: try card())
-        case "checklist.add":
+        case .cardLabel: self = .addLabel(card: try card(), label: try c.decode(LabelID.self, forKey: .label))
+        case .cardUnlabel: self = .removeLabel(card: try card(), label: try c.decode(LabelID.self, forKey: .label))
+        case .cardAssign: self = .assign(card: try card(), user: try c.decode(UserID.self, forKey: .user))
+        case .cardUnassign: self = .unassign(card: try card(), user: try c.decode(UserID.self, forKey: .user))
+        case .cardClose: self = .closeCard(card: try card())
+        case .cardReopen: self = .reopenCard(card: try card())
+        case .cardArchive: self = .archiveCard(card: try card())
+        case .cardRestore: self = .restoreCard(card: try card())
+        case .cardPurge: self = .purgeCard(card: try card())
+        case .checklistAdd:
             self = .addChecklistItem(
                 card: try card(), item: try c.decode(ChecklistItemID.self, forKey: .item),
                 text: try c.decode(String.self, forKey: .text),
                 done: try c.decodeIfPresent(Bool.self, forKey: .done) ?? false,
                 index: try c.decodeIfPresent(Int.self, forKey: .index))
-        case "checklist.edit":
+        case .checklistEdit:
             self = .editChecklistItem(
                 card: try card(), item: try c.decode(ChecklistItemID.self, forKey: .item),
                 text: try c.decodeIfPresent(String.self, forKey: .text),
                 done: try c.decodeIfPresent(Bool.self, forKey: .done))
-        case "checklist.remove":
+        case .checklistRemove:
             self = .removeChecklistItem(card: try card(), item: try c.decode(ChecklistItemID.self, forKey: .item))
-        case "comment.add":
+        case .commentAdd:
             self = .addComment(
                 card: try card(), comment: try c.decode(CommentID.self, forKey: .comment),
                 text: try c.decode(String.self, forKey: .text))
-        case "comment.edit":
+        case .commentEdit:
             self = .editComment(
                 card: try card(), comment: try c.decode(CommentID.self, forKey: .comment),
                 text: try c.decode(String.self, forKey: .text))
-        case "comment.delete":
+        case .commentDelete:
             self = .deleteComment(card: try card(), comment: try c.decode(CommentID.self, forKey: .comment))
-        case "label.create":
+        case .labelCreate:
             self = .createLabel(
                 label: try c.decode(LabelID.self, forKey: .label), name: try c.decode(String.self, forKey: .name),
                 color: try c.decode(HexColor.self, forKey: .color))
-        case "label.update":
+        case .labelUpdate:
             self = .updateLabel(
                 label: try c.decode(LabelID.self, forKey: .label),
                 name: try c.decodeIfPresent(String.self, forKey: .name),
                 color: try c.decodeIfPresent(HexColor.self, forKey: .color))
-        case "label.delete": self = .deleteLabel(label: try c.decode(LabelID.self, forKey: .label))
-        case "milestone.create":
+        case .labelDelete: self = .deleteLabel(label: try c.decode(LabelID.self, forKey: .label))
+        case .milestoneCreate:
             self = .createMilestone(
                 milestone: try c.decode(MilestoneID.self, forKey: .milestone),
                 title: try c.decode(String.self, forKey: .title),
                 description: try c.decodeIfPresent(String.self, forKey: .description),
                 due: try c.decodeIfPresent(Day.self, forKey: .due))
-        case "milestone.update":
+        case .milestoneUpdate:
             self = .updateMilestone(
                 milestone: try c.decode(MilestoneID.self, forKey: .milestone),
                 title: try c.decodeIfPresent(String.self, forKey: .title),
                 description: try c.decodeIfPresent(String.self, forKey: .description),
                 due: try clearable(Day.self, .due))
-        case "milestone.close": self = .closeMilestone(milestone: try c.decode(MilestoneID.self, forKey: .milestone))
-        case "milestone.reopen":
+        case .milestoneClose: self = .closeMilestone(milestone: try c.decode(MilestoneID.self, forKey: .milestone))
+        case .milestoneReopen:
             self = .reopenMilestone(milestone: try c.decode(MilestoneID.self, forKey: .milestone))
-        case "milestone.delete":
+        case .milestoneDelete:
             self = .deleteMilestone(milestone: try c.decode(MilestoneID.self, forKey: .milestone))
-        case "chat": self = .chat(text: try c.decode(String.self, forKey: .text))
-        default:
-            throw OpDecodingError.unknownKind(kind)
+        case .chat: self = .chat(text: try c.decode(String.self, forKey: .text))
         }
     }
 

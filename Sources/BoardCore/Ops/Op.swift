@@ -300,7 +300,10 @@ extension Op {
             .removeChecklistItem(let c, _), .addComment(let c, _, _), .editComment(let c, _, _),
             .deleteComment(let c, _):
             c
-        default: nil
+        case .renameBoard, .setMember, .removeMember, .addColumn, .renameColumn, .moveColumn, .removeColumn,
+            .setWIPLimit, .createLabel, .updateLabel, .deleteLabel, .createMilestone, .updateMilestone,
+            .closeMilestone, .reopenMilestone, .deleteMilestone, .chat:
+            nil
         }
     }
 }

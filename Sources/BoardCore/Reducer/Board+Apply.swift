@@ -74,7 +74,12 @@ extension Board {
                 return Rejection(.forbidden, "only an owner can purge a card; archive it instead")
             case .addColumn, .renameColumn, .moveColumn, .removeColumn, .setWIPLimit:
                 return role == .bot ? Rejection(.forbidden, "bots cannot manage columns") : nil
-            default:
+            // Every other kind by name, no `default`: a new op kind does not compile until its authorization is
+            // decided here.
+            case .addCard, .editCard, .moveCard, .addLabel, .removeLabel, .assign, .unassign, .closeCard, .reopenCard,
+                .archiveCard, .restoreCard, .addChecklistItem, .editChecklistItem, .removeChecklistItem, .addComment,
+                .editComment, .deleteComment, .createLabel, .updateLabel, .deleteLabel, .createMilestone,
+                .updateMilestone, .closeMilestone, .reopenMilestone, .deleteMilestone, .chat:
                 return nil
             }
         }

@@ -58,7 +58,12 @@ extension Op {
         case .purgeCard: "purged"
         case .addChecklistItem, .editChecklistItem, .removeChecklistItem: "changed (checklist)"
         case .addComment, .editComment, .deleteComment: "changed (comments)"
-        default: "applied"
+        // Ops on no card read "that change (kind) was not applied"; listed by name so a new kind is decided here.
+        case .renameBoard, .setMember, .removeMember, .addColumn, .renameColumn, .moveColumn, .removeColumn,
+            .setWIPLimit, .createLabel, .updateLabel, .deleteLabel, .createMilestone, .updateMilestone,
+            .closeMilestone, .reopenMilestone, .deleteMilestone:
+            "applied"
+        case .chat: "sent"
         }
     }
 }
