@@ -149,18 +149,13 @@ final class CheckpointMarker: Sendable {
     /// whether `stop()` was called. The writer's checkpoints and the checkpointer's never overlap: the writer
     /// checkpoints only once the checkpointer's pass is over, and only the writer starts one.
     private let runs = Mutex((scheduled: false, ran: false, stopped: false))
-    /// The checkpointer's connection, opened on first use; only the queue touches it.
-    private let connection = Mutex(Connection())
+    /// The checkpointer's own connection (GRDB's `DatabaseQueue` on the same file), opened on first use; only the
+    /// queue touches it.
+    private let connection = Mutex<DatabaseQueue?>(nil)
     /// Where checkpoints run. A checkpoint is a blocking C call that waits on the disk for tens of milliseconds, so
     /// it must stay off Swift's cooperative pool and the event loops: a serial dispatch queue gives it a thread of
     /// its own, as `StoreThreads` gives the writer one.
     private let queue = DispatchQueue(label: "corkd.checkpoint")
-
-    /// A SQLite connection handle. `@unchecked`: an `OpaquePointer` is not `Sendable`; this one is only used on
-    /// `queue`, under the `connection` lock.
-    private struct Connection: @unchecked Sendable {
-        var handle: OpaquePointer?
-    }
 
     init(path: String, pages: Int) {
         self.path = path
@@ -185,8 +180,8 @@ final class CheckpointMarker: Sendable {
         runs.withLock { $0.stopped = true }
         queue.sync {
             connection.withLock { connection in
-                if let handle = connection.handle { sqlite3_close_v2(handle) }
-                connection.handle = nil
+                try? connection?.close()
+                connection = nil
             }
         }
     }
@@ -275,24 +270,19 @@ final class CheckpointMarker: Sendable {
 
     private func checkpoint() {
         connection.withLock { connection in
-            if connection.handle == nil {
-                var handle: OpaquePointer?
+            if connection == nil {
                 // A first read opens the log on this connection (before that it checkpoints nothing).
                 // (A checkpoint never waits; the busy timeout is for that read, should it meet a lock.)
-                guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
-                    sqlite3_busy_timeout(handle, 1_000) == SQLITE_OK,
-                    sqlite3_exec(handle, "PRAGMA schema_version", nil, nil, nil) == SQLITE_OK
-                else {
-                    sqlite3_close_v2(handle)
-                    return
-                }
-                connection.handle = handle
+                var configuration = Configuration()
+                configuration.busyMode = .timeout(1)
+                configuration.label = "corkd.checkpoint"
+                guard let opened = try? DatabaseQueue(path: path, configuration: configuration),
+                    (try? opened.writeWithoutTransaction({ try Int.fetchOne($0, sql: "PRAGMA schema_version") })) != nil
+                else { return }
+                connection = opened
             }
-            var logFrames: Int32 = 0
-            var checkpointed: Int32 = 0
-            let code = sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, &logFrames, &checkpointed)
-            guard code == SQLITE_OK else { return }
-            wrote(checkpointed)
+            guard let done = try? connection?.writeWithoutTransaction({ try $0.checkpoint(.passive) }) else { return }
+            wrote(Int32(clamping: done.checkpointedFrameCount))
         }
     }
 }
