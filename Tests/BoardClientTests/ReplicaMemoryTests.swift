@@ -8,7 +8,7 @@ import Testing
 import Glibc
 #endif
 
-/// What a replica of a 10,000-card board costs in memory (README, "Client core (issue 16)"): the growth of the
+/// What a replica of a 10,000-card board costs in memory (docs/client-library.md, "Client core"): the growth of the
 /// process's resident size while it is built (Glibc's module has no `mallinfo`). Run it alone for the figure
 /// (`CORK_MEASURE=1 swift test --skip-build --filter ReplicaMemoryTests`): other tests allocating at the same time would add to it,
 /// which is why the bound is loose.

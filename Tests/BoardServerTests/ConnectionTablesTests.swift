@@ -7,7 +7,7 @@ import Testing
 
 /// Tables keyed by connection give their storage back when connections close (issue 14, defect 5): Swift's
 /// collections keep their capacity, so after thousands of connections closed the directory and each board kept
-/// storage for all of them, live in the middle of the heap. No sizes in bytes here: the figures are in the README.
+/// storage for all of them, live in the middle of the heap. No sizes in bytes here: the figures are in bench/results/.
 @Suite(.timeLimit(.minutes(1))) struct ConnectionTablesTests {
     static let count = 1_000
 

@@ -7,7 +7,7 @@ import Testing
 @testable import BoardServer
 @testable import BoardStore
 
-/// The admin listener (README, "Metrics and health"): known work on a live server, then `GET /metrics` over
+/// The admin listener (docs/operating.md): known work on a live server, then `GET /metrics` over
 /// loopback, and the numbers checked exactly where they are deterministic.
 @Suite(.timeLimit(.minutes(2))) struct MetricsEndpointTests {
     static let loopback0 = AdminAddress(host: "127.0.0.1", port: 0)

@@ -11,7 +11,7 @@ import Testing
 ///
 ///     CORKD_MEASURE_COMMIT=2000 swift test --skip-build --filter CommitCostMeasurement
 ///
-/// (the value is the number of commits per size; figures in the README's "The op path" section).
+/// (the value is the number of commits per size).
 @Suite struct CommitCostMeasurement {
     static let commits = Int(ProcessInfo.processInfo.environment["CORKD_MEASURE_COMMIT"] ?? "") ?? 0
 

@@ -11,7 +11,7 @@ import Glibc
 import Darwin
 #endif
 
-/// What a script sees when things go wrong (the bot author's audit): each failure has the exit code README's table
+/// What a script sees when things go wrong (the bot author's audit): each failure has the exit code docs/scripting.md's table
 /// promises, and a refused command changes nothing.
 @Suite(.serialized, .startsProcesses(within: .minutes(3))) struct CorkScriptFailureTests {
     /// Removed from the board while `watch` runs: it says so and ends with exit 5, instead of following nothing.

@@ -2,9 +2,9 @@ import CorkApp
 import Foundation
 import Testing
 
-/// Every input-line command is documented with its arguments, in the `?` help and in README's TUI section.
+/// Every input-line command is documented with its arguments, in the `?` help and in docs/terminal-client.md.
 extension TUIModelTests {
-    /// Each command as the help and README write it: the command, then its arguments.
+    /// Each command as the help and the docs write it: the command, then its arguments.
     static let documentedCommands = [
         "/add TITLE [--column COLUMN] [--label LABEL]… [--due YYYY-MM-DD] [--assign USER]… [--desc TEXT] [--ref REF] [--milestone M]",
         "/move CARD COLUMN",
@@ -36,11 +36,11 @@ extension TUIModelTests {
         "/quit",
     ]
 
-    /// README's section on the full-screen board.
+    /// The documentation's page on the full-screen board (docs/terminal-client.md).
     static func readmeTUISection() throws -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: root.appendingPathComponent("docs/terminal-client.md"), encoding: .utf8)
         let start = try #require(readme.range(of: "## The full-screen board"))
         let end = readme.range(of: "\n## ", range: start.upperBound..<readme.endIndex)?.lowerBound ?? readme.endIndex
         return String(readme[start.lowerBound..<end])
@@ -51,7 +51,7 @@ extension TUIModelTests {
         let readme = try Self.readmeTUISection()
         for usage in Self.documentedCommands {
             #expect(help.contains(usage), "the ? help lacks \(usage)")
-            #expect(readme.contains("`\(usage)`"), "README lacks `\(usage)`")
+            #expect(readme.contains("`\(usage)`"), "docs/terminal-client.md lacks `\(usage)`")
         }
         // Every command the input line takes is documented, and every documented one is taken.
         let names = Set(Self.documentedCommands.map { String($0.prefix { $0 != " " }) })

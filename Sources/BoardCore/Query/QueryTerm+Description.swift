@@ -15,7 +15,7 @@ extension QueryTerm: CustomStringConvertible {
         case .due(let values):
             return QueryTerm.field("due", values.map(\.description))
         case .status(let values):
-            // `is:` as README and the filter hints spell it (`status:` reads the same).
+            // `is:` as the docs and the filter hints spell it (`status:` reads the same).
             return QueryTerm.field("is", values.map(\.rawValue))
         case .column(let names):
             return QueryTerm.field("column", names.map { QueryTerm.quotedIfNeeded($0) })

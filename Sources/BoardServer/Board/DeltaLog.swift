@@ -11,7 +11,7 @@ import NIOCore
 ///
 /// The entries are a `Deque`: when a new board's log outgrows its storage, the entries move into the larger one.
 /// NIO's `CircularBuffer` copied them (a retain of every line, activity and inverse, then a release of the old
-/// copies), which was 2.6 % of corkd's CPU in the 100-board closed loop on fresh boards (README, "The op path").
+/// copies), which was 2.6 % of corkd's CPU in the 100-board closed loop on fresh boards.
 struct DeltaLog {
     struct Entry {
         var seq: UInt64

@@ -12,7 +12,7 @@ import Synchronization
 /// Event counts (ops applied and rejected, commits, slow consumers, subscriptions, TLS failures) are incremented
 /// where they happen; levels (connections, subscriptions per board, fan-out queue bytes, health) are sampled when
 /// the endpoint is scraped (``ServerMetrics/Sample``). `GET /metrics` on the admin listener serves ``exposition()``.
-/// The names are listed in README.md, "Metrics and health".
+/// The names are listed in docs/operating.md.
 public final class ServerMetrics: Sendable {
     /// The Prometheus registry every metric below lives in.
     public let registry: PrometheusCollectorRegistry

@@ -1,4 +1,4 @@
-/// An input-line command as the `?` help and README list it: how it is typed (the command, then its arguments) and
+/// An input-line command as the `?` help and docs/terminal-client.md list it: how it is typed (the command, then its arguments) and
 /// what it does. ``all`` is the list the input line takes, completes and documents.
 public struct SlashCommand: Hashable, Sendable {
     /// How it is typed: `/due [CARD] YYYY-MM-DD|none` (CARD is `#12`, `12` or `ref:ID`; left out, the selected card).
