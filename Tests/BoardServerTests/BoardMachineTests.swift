@@ -107,6 +107,27 @@ import Testing
         #expect(machine.committed.seq == 3 && machine.isDrained)
     }
 
+    /// A refusal on the board's rules waits for the answers to the ops the same client sent before it to the board,
+    /// so a bulk move reads "moved, moved, not moved" in the order it was sent; with nothing earlier pending it goes
+    /// out at once.
+    @Test func aClientsAnswersOnABoardKeepTheOrderOfItsOps() throws {
+        var machine = Self.machine()
+        let owner = Self.session("s1")
+        let other = Self.session("s2")
+        _ = Self.submit(&machine, .addCard(AddCard(card: "c1", title: "moved")), mut: 1, from: owner)
+        let (_, refused) = Self.submit(&machine, .moveCard(card: "nope", column: "done", placement: .bottom), mut: 2, from: owner)
+        #expect(try Self.sent(refused, to: owner) == [], "held: mut 1 is not answered yet")
+        let (_, elsewhere) = Self.submit(&machine, .moveCard(card: "nope", column: "done", placement: .bottom), mut: 1, from: other)
+        #expect(try Self.sent(elsewhere, to: other) == ["reject 1 not_found"], "another client's refusal is not held")
+        let answered = machine.written(.success(()), batch: 1)
+        #expect(try Self.sent(answered, to: owner) == ["reject 2 not_found"])
+        let committedAt = answered.firstIndex { if case .committed = $0 { true } else { false } }
+        let sentAt = answered.firstIndex { if case .send = $0 { true } else { false } }
+        #expect(committedAt != nil && sentAt != nil && committedAt! < sentAt!, "after the batch it waited for")
+        let (_, later) = Self.submit(&machine, .moveCard(card: "nope", column: "done", placement: .bottom), mut: 3, from: owner)
+        #expect(try Self.sent(later, to: owner) == ["reject 3 not_found"], "nothing earlier pending: at once")
+    }
+
     @Test func aResendWhileItsChangeIsInTheWriterIsAnsweredOnceItIsDurableAndNeverAppliedAgain() throws {
         var machine = Self.machine()
         let owner = Self.session("s1", client: "c1")

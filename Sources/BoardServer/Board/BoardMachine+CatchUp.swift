@@ -112,6 +112,7 @@ extension BoardMachine {
         writer = .idle
         pending = []
         head = committed
+        releaseHeld()
     }
 
     /// Whether the events read after `committed.seq` start with `batch` (then its commit landed: a transaction is
@@ -140,6 +141,7 @@ extension BoardMachine {
         writer = .idle
         for change in again { reapply(change, committedElsewhere: elsewhere) }
         handOver()
+        releaseHeld()
     }
 
     /// Applies changes other nodes committed (in seq order, following `committed`) and fans them out: each delta

@@ -257,7 +257,14 @@ extension BoardMachine {
         switch result {
         case .failure(let rejection):
             let line = Lines.line(.reject(ServerMessage.Reject(board: id, mut: mut, rejection: rejection)))
-            emit(.send(line, to: session, rejected: .rejected(rejection.code)))
+            if hasEarlier(submission.key, below: mut) {
+                // Sent once the client's earlier ops here are answered: its answers keep the order of its ops.
+                held.append(
+                    HeldRefusal(
+                        key: submission.key, mut: mut, line: line, session: session, code: .rejected(rejection.code)))
+            } else {
+                emit(.send(line, to: session, rejected: .rejected(rejection.code)))
+            }
         case .success(let change) where change.isNoop:
             ack(session, mut: mut, seq: head.seq, noop: true)
         case .success(let change):

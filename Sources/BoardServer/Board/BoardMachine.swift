@@ -55,6 +55,9 @@ struct BoardMachine {
     var rateRuns: [SessionID: RateLimitRun] = [:]
     /// Server changes (admin ops) that a catch-up moved, made a no-op or refused, by the seq they were first given.
     var serverChanges: [UInt64: ServerChangeFate] = [:]
+    /// Refusals on the board's rules held until the ops the same client sent before them are answered, so that a
+    /// client reads the answers to its ops on a board in the order it sent them (Protocol.md, "op").
+    var held: [HeldRefusal] = []
     /// What the calls since the last `take()` asked for.
     var actions: [Action] = []
 
@@ -134,6 +137,15 @@ struct BoardMachine {
         case rejectReused(SessionRef, mut: UInt64)
         /// Something for the operator's log.
         case log(Notice)
+    }
+
+    /// A refusal waiting for the answers to its client's earlier ops.
+    struct HeldRefusal {
+        var key: ClientKey
+        var mut: UInt64
+        var line: ByteBuffer
+        var session: SessionRef
+        var code: RejectCode
     }
 
     /// A commit to start.
@@ -362,6 +374,7 @@ struct BoardMachine {
             sinceSnapshot -= min(sinceSnapshot, UInt64(batch.changes.count))
             emit(.commitFailed(error, rejected: dropped.count))
             reject(dropped, error)
+            releaseHeld()
             return
         }
         if batch.snapshot { sinceSnapshot = 0 }
@@ -378,6 +391,36 @@ struct BoardMachine {
         if !published { emit(.deliver(batch.publication)) }
         emit(.committed(batch: batch.number, count: batch.changes.count, seq: committed.seq, left: batch.removing))
         handOver()
+        releaseHeld()
+    }
+
+    /// Whether `key` has a change below `mut` that is not answered yet (pending, or in the writer).
+    func hasEarlier(_ key: ClientKey, below mut: UInt64) -> Bool {
+        guard pendingMut[key] != nil else { return false }
+        let earlier: (Pending) -> Bool = {
+            $0.event.clientID == key.client.rawValue && $0.event.actor == key.user && ($0.event.mut ?? .max) < mut
+        }
+        if pending.contains(where: earlier) { return true }
+        switch writer {
+        case .writing(let batch), .unresolved(let batch, _), .catchingUp(redo: let batch?):
+            return batch.changes.contains(where: earlier)
+        case .idle, .catchingUp(redo: nil):
+            return false
+        }
+    }
+
+    /// Sends the held refusals whose client's earlier ops are all answered now.
+    mutating func releaseHeld() {
+        guard !held.isEmpty else { return }
+        var still: [HeldRefusal] = []
+        for refusal in held {
+            if hasEarlier(refusal.key, below: refusal.mut) {
+                still.append(refusal)
+            } else {
+                emit(.send(refusal.line, to: refusal.session, rejected: refusal.code))
+            }
+        }
+        held = still
     }
 
     /// Rejects the changes of a batch that was not stored: a mutation reused from another board is the client's
