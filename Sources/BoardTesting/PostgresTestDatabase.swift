@@ -52,6 +52,27 @@ public enum PostgresTestDatabase {
 
     /// Ends every backend of `location`'s database whose last statement was a `LISTEN` (a node's notification
     /// connection), as an operator's `pg_terminate_backend` or a database restart would; returns how many.
+    /// How many backends of the database are listening (their last statement was a `LISTEN`).
+    public static func listeners(on location: PostgresLocation) async throws -> Int {
+        let (connection, logger) = try await connect(location)
+        do {
+            var found = 0
+            for try await count in try await connection.query(
+                """
+                SELECT count(*)::bigint FROM pg_stat_activity
+                WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()
+                """, logger: logger
+            ).decode(Int64.self) {
+                found = Int(count)
+            }
+            try await connection.close()
+            return found
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
     public static func terminateListeners(on location: PostgresLocation) async throws -> Int {
         let (connection, logger) = try await connect(location)
         do {

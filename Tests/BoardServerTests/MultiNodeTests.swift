@@ -251,6 +251,14 @@ struct MultiNodeTests {
             // Live: node two fans out node one's commit.
             try await Self.follow(reader, &replica, to: try await write(1))
 
+            // Each node opens two LISTEN connections (heads and presence) as it starts; on a busy machine the last
+            // may still be on its way.
+            var listening = 0
+            let listenDeadline = ContinuousClock.now + .seconds(60)
+            while listening < 4, ContinuousClock.now < listenDeadline {
+                listening = try await PostgresTestDatabase.listeners(on: location)
+                if listening < 4 { try await Task.sleep(for: .milliseconds(100)) }
+            }
             let ended = try await PostgresTestDatabase.terminateListeners(on: location)
             #expect(ended == 4, "each node had two LISTEN backends (heads and presence)")
             // Committed while node two's LISTEN connection is down (it waits a second before reconnecting): their
