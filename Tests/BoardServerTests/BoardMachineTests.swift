@@ -154,6 +154,24 @@ import Testing
         #expect(machine.head.seq == 1)
     }
 
+    /// The store's marks are read once per op until the client's first commit here; a mark of 0 is a mark (mut 0 was
+    /// committed), so a resend of mut 0 is looked up, never applied again.
+    @Test func aStoredMarkOfZeroIsLookedUpNotAppliedAgain() throws {
+        var machine = Self.machine()
+        let owner = Self.session("s1", client: "c1")
+        var (step, _) = machine.submit(.op(.chat(text: "again")), mut: 0, from: owner, nowMs: 0, now: Self.t0)
+        guard case .read(let first, .lastMutation) = step else {
+            Issue.record("the marks are read first, got \(step)")
+            return
+        }
+        (step, _) = machine.resume(first, with: .lastMutation(0), now: Self.t0)
+        guard case .read(_, .committed(_, _, 0)) = step else {
+            Issue.record("mut 0 at or below the stored mark 0 is looked up, got \(step)")
+            return
+        }
+        #expect(machine.head.seq == 0)
+    }
+
     @Test func twoCopiesOfAMutationReadingTheStoreAreAppliedOnce() throws {
         var machine = Self.machine()
         let first = Self.session("s1", client: "c1")

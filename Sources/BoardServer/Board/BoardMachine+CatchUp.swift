@@ -23,6 +23,15 @@ extension BoardMachine {
         return take()
     }
 
+    /// The `delta` line of a stored change (another node's, or one read back for the log), encoded once: the log
+    /// keeps it and subscribers get the same bytes.
+    static func deltaLine(_ event: StoredEvent) -> ByteBuffer {
+        ByteBuffer(
+            bytes: LineWriter.deltaLine(
+                board: event.board, seq: event.seq, at: event.at, actor: event.actor,
+                clientID: event.clientID.map { ClientID($0) }, mut: event.mut, op: event.op, activity: event.activity))
+    }
+
     mutating func startCatchUp(redo: Batch?) {
         writer = .catchingUp(redo: redo)
         emit(.readChanges(from: committed.seq + 1))
@@ -163,12 +172,9 @@ extension BoardMachine {
                 break
             }
             count += 1
-            let bytes = LineWriter.deltaLine(
-                board: event.board, seq: event.seq, at: event.at, actor: event.actor,
-                clientID: event.clientID.map { ClientID($0) }, mut: event.mut, op: event.op, activity: event.activity)
-            shared.writeBytes(bytes)
-            log.append(
-                DeltaLog.Entry(seq: event.seq, line: ByteBuffer(bytes: bytes), activity: event.activity, inverse: event.inverse))
+            var line = Self.deltaLine(event)
+            log.append(DeltaLog.Entry(seq: event.seq, line: line, activity: event.activity, inverse: event.inverse))
+            shared.writeBuffer(&line)
             if let client = event.clientID, let mut = event.mut {
                 let key = ClientKey(user: event.actor, client: ClientID(client))
                 noteCommitted(key, mut: mut, seq: event.seq)

@@ -29,6 +29,8 @@ extension BoardMachine {
         fileprivate(set) var stage = Stage.marks
         /// Whether it is counted in `reads` (it waited for the store at least once).
         fileprivate(set) var reading = false
+        /// Whether the store said what the client's marks on this board are (nil marks: none committed yet).
+        fileprivate(set) var marksRead = false
         fileprivate(set) var undoTarget: (activity: Activity, inverse: Op?)?
 
         var key: ClientKey { ClientKey(user: session.user, client: session.clientID) }
@@ -120,8 +122,7 @@ extension BoardMachine {
             return (finish(submission, .answered), take())
         case .lastMutation(let stored):
             if let stored { lastMut[submission.key] = max(lastMut[submission.key] ?? 0, stored) }
-            // A commit meanwhile set a mark too: either way the mark is known now.
-            if lastMut[submission.key] == nil { lastMut[submission.key] = 0 }
+            submission.marksRead = true
             submission.stage = .applied
         case .committed(let event):
             guard let event else {
@@ -157,10 +158,12 @@ extension BoardMachine {
         while true {
             switch submission.stage {
             case .marks:
-                guard lastMut[key] != nil else { return wait(&submission, .lastMutation(user: key.user, client: key.client)) }
+                guard lastMut[key] != nil || submission.marksRead else {
+                    return wait(&submission, .lastMutation(user: key.user, client: key.client))
+                }
                 submission.stage = .applied
             case .applied:
-                if let last = lastMut[key], mut <= last, mut > 0 || last > 0 {
+                if let last = lastMut[key], mut <= last {
                     return wait(&submission, .committed(user: key.user, client: key.client, mut: mut))
                 }
                 submission.stage = .verdict

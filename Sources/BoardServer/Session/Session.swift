@@ -144,11 +144,11 @@ final class Session {
                         // `consume`: the line is let go of before any pause below. A line still held shares
                         // NIOSSL's read buffer, which then has to be copied (32 KiB) when the next record arrives.
                         await self.received(consume line, authTimeout: timeout)
+                        // Every way the session closes ends in `Outbox.closeAfterLinger`, which closes the
+                        // connection within the linger time at the latest.
                         if self.machine.state == .closed {
                             lingering = true
                             await self.leaveBoards()
-                            // Whatever closed the session, the connection closes within the linger time.
-                            channel.eventLoop.scheduleTask(in: Outbox.linger) { channel.close(promise: nil) }
                             continue
                         }
                         // The session runs on its connection's loop: a client that pipelines many lines gives the
