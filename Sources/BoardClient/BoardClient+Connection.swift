@@ -47,7 +47,10 @@ extension BoardClient {
 
     /// Dials `endpoint`: the configured connector, or TLS over TCP.
     func open(_ endpoint: ClientConfiguration.Endpoint) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
-        if let connector = configuration.connector { return try await connector(endpoint) }
+        guard let tls else {
+            guard let connector = configuration.connector else { throw ClientError(.tls, "no TLS set up") }
+            return try await connector(endpoint)
+        }
         var limits = TransportLimits.client
         limits.handshakeTimeout = .nanoseconds(Int64(configuration.connectTimeout.seconds * 1e9))
         return try await Transport.connect(

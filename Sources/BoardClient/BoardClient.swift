@@ -27,7 +27,8 @@ public actor BoardClient {
     let eventSink: AsyncStream<ClientEvent>.Continuation
     let coder = LineCoder()
     let logger: Logger
-    let tls: ClientTLS
+    /// TLS for ``Transport/connect``; nil with a ``ClientConfiguration/connector``, which opens its own channel.
+    let tls: ClientTLS?
     let journalFile: JournalFile?
     let started = ContinuousClock.now
 
@@ -69,7 +70,7 @@ public actor BoardClient {
         self.configuration = configuration
         self.logger = configuration.logger
         do {
-            tls = try ClientTLS(trust: configuration.trust)
+            tls = configuration.connector == nil ? try ClientTLS(trust: configuration.trust) : nil
         } catch {
             throw ClientError(.tls, "cannot set up TLS: \(error)")
         }

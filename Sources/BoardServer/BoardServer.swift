@@ -26,6 +26,8 @@ public struct BoardServer: Service {
     let logger: Logger
     let group: any EventLoopGroup
     let onListening: @Sendable (SocketAddress) async -> Void
+    /// Connections from other doors (the web listener), served like the listener's.
+    let accepted: AcceptedConnections?
     /// What the server counts (``ServerConfiguration/metrics``), failed connection set-ups among it.
     public var counters: ServerMetrics { configuration.metrics }
     /// Seams for tests: a failing connection set-up, the listener itself.
@@ -42,13 +44,14 @@ public struct BoardServer: Service {
     /// Makes a server; `onListening` is told the bound address (useful with port 0).
     public init(
         configuration: ServerConfiguration, store: any AdminStore, features: StoreFeatures = .none, tls: NIOSSLContext,
-        clock: any ServerClock = WallClock(), logger: Logger, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        accepted: AcceptedConnections? = nil, clock: any ServerClock = WallClock(), logger: Logger, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         onListening: @escaping @Sendable (SocketAddress) async -> Void = { _ in }
     ) {
         self.configuration = configuration
         self.store = store
         self.features = features
         self.tls = tls
+        self.accepted = accepted
         self.clock = clock
         self.logger = logger
         self.group = group
@@ -74,8 +77,7 @@ public struct BoardServer: Service {
         let context = SessionContext(
             registry: registry, directory: directory, store: store, configuration: configuration, clock: clock,
             logger: logger)
-        let slowConsumer = Lines.error(
-            WireError(.slowConsumer, "the outbox passed \(limits.outboxBytes) bytes or a write stalled; resume from your seq"))
+        let slowConsumer = Self.slowConsumerLine(limits)
         let counters = configuration.metrics
         let listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
         do {
@@ -90,6 +92,7 @@ public struct BoardServer: Service {
                 },
                 prepareChild: hooks.prepareChild)
         } catch {
+            accepted?.finish()
             throw ServerError(.network, "cannot listen on \(configuration.host):\(configuration.port): \(Self.describeBindFailure(error))")
         }
         let adminListeners: [AdminListener]
@@ -108,6 +111,20 @@ public struct BoardServer: Service {
 
         let listenerFailure: ServerError? = try await withThrowingDiscardingTaskGroup { tasks in
             for endpoint in adminListeners { tasks.addTask { await endpoint.run() } }
+            // Connections from the other doors, until the listener closes (`accepted.finish()` below); their
+            // sessions end as the listener's do.
+            if let accepted {
+                tasks.addTask {
+                    await withDiscardingTaskGroup { sessions in
+                        for await arrival in accepted.arrivals {
+                            let connection = arrival.connection
+                            sessions.addTask(executorPreference: LoopTaskExecutor(connection.channel.eventLoop)) {
+                                await Session.serve(connection, address: arrival.address, context: context)
+                            }
+                        }
+                    }
+                }
+            }
             tasks.addTask {
                 await withDiscardingTaskGroup { boards in
                     for await board in started {
@@ -169,6 +186,7 @@ public struct BoardServer: Service {
                     listener.channel.close(promise: nil)
                 }
                 counters.health.stopping()
+                accepted?.finish()
                 logger.info("shutdown: the listener closed; stopping the admin tasks")
                 admin.cancelAll()
                 return failure
@@ -213,6 +231,11 @@ public struct BoardServer: Service {
 }
 
 extension BoardServer {
+    /// The line an outbox writes before closing a slow consumer, for every door's connections.
+    public static func slowConsumerLine(_ limits: WireLimits) -> ByteBuffer {
+        Lines.error(WireError(.slowConsumer, "the outbox passed \(limits.outboxBytes) bytes or a write stalled; resume from your seq"))
+    }
+
     /// A failed bind in words (NIO's own text is `bind(descriptor:ptr:bytes:): … (errno: 98)`).
     static func describeBindFailure(_ error: any Error) -> String {
         guard let io = error as? IOError else { return "\(error)" }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -149,6 +154,58 @@ public enum Transport {
     private struct HandledConnection: Sendable {
         var channel: any Channel
         var handshake: EventLoopFuture<Void>
+    }
+
+    /// A connected pair of line channels inside this process, over a Unix socket pair (no TCP, no TLS): the
+    /// server's end carries the server pipeline without TLS (line framing, the outbox with `slowConsumerLine`,
+    /// heartbeats), the client's end the client's. Both live on `loop`. For a client the server runs itself, such as
+    /// a web page's session; the caller hands the server's end to the server and owns the client's.
+    public static func connectedPair(
+        on loop: any EventLoop, serverLimits: TransportLimits, clientLimits: TransportLimits, slowConsumerLine: ByteBuffer
+    ) async throws -> (server: NIOAsyncChannel<ByteBuffer, ByteBuffer>, client: NIOAsyncChannel<ByteBuffer, ByteBuffer>) {
+        var fds: [Int32] = [-1, -1]
+        #if canImport(Glibc)
+        let kind = Int32(SOCK_STREAM.rawValue)
+        #else
+        let kind = SOCK_STREAM
+        #endif
+        guard socketpair(AF_UNIX, kind, 0, &fds) == 0 else {
+            throw IOError(errnoCode: errno, reason: "socketpair")
+        }
+        let server: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            server = try await ClientBootstrap(group: loop).withConnectedSocket(fds[0]) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try installPlain(channel, limits: serverLimits, finalLine: slowConsumerLine)
+                    return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
+                }
+            }
+        } catch {
+            close(fds[1])
+            throw error
+        }
+        do {
+            let client = try await ClientBootstrap(group: loop).withConnectedSocket(fds[1]) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try installPlain(channel, limits: clientLimits, finalLine: nil)
+                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+            return (server, client)
+        } catch {
+            try? await server.executeThenClose { _, _ in }
+            throw error
+        }
+    }
+
+    /// Line framing, the outbox and heartbeats without TLS (``connectedPair(on:serverLimits:clientLimits:slowConsumerLine:)``).
+    private static func installPlain(_ channel: any Channel, limits: TransportLimits, finalLine: ByteBuffer?) throws {
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(LineFramer(limits: limits))
+        try pipeline.addHandler(OutboxHandler(limits: limits, finalLine: finalLine))
+        if let heartbeat = limits.heartbeat {
+            try pipeline.addHandler(HeartbeatHandler(interval: heartbeat, pingLine: ByteBuffer(string: #"{"type":"ping"}"# + "\n")))
+        }
     }
 
     // MARK: Internals

@@ -80,18 +80,20 @@ final class Session {
 
     /// Serves the connection until it closes; never throws. Each step is a function of its own, so that the frame
     /// that lives as long as the connection holds little more than the session's reference.
-    static func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, context: SessionContext) async {
-        guard let session = await admit(connection, context: context) else { return }
+    static func serve(
+        _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, address: String? = nil, context: SessionContext
+    ) async {
+        guard let session = await admit(connection, address: address, context: context) else { return }
         await session.run()
         await session.end()
     }
 
     /// Counts the connection in, or refuses it with `server_full` (then nil).
     @inline(never)
-    private static func admit(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, context: SessionContext) async
-        -> Session?
-    {
-        let address = connection.channel.remoteAddress?.ipAddress ?? "?"
+    private static func admit(
+        _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, address: String?, context: SessionContext
+    ) async -> Session? {
+        let address = address ?? connection.channel.remoteAddress?.ipAddress ?? "?"
         guard await context.directory.open(from: address, outbox: Outbox(channel: connection.channel)) else {
             await Refusal.refuse(connection, with: Lines.error(WireError(.serverFull, "the server has no room for another connection")))
             return nil
