@@ -52,6 +52,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
+                // A WebSocket client for the load generator's web sessions and the tests.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -93,11 +96,30 @@ let package = Package(
                 // A board's recent log: a ring that grows by moving its entries, not copying them.
                 .product(name: "DequeModule", package: "swift-collections"),
             ]),
+        // The web listener: the board page (files compiled in), its live channel run by a BoardClient per tab, the
+        // session cookie, and the wire protocol over WebSocket. NIO's own HTTP/1.1 and WebSocket (see docs/web.md).
+        .target(
+            name: "BoardWeb",
+            dependencies: [
+                "BoardServer", "BoardClient", "BoardClientCore", "BoardCore", "BoardWire", "BoardTransport", "CorkApp",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [
+                .embedInCode("Resources/index.html"), .embedInCode("Resources/app.js"),
+                .embedInCode("Resources/style.css"), .embedInCode("Resources/icon.svg"),
+            ]),
         // The server executable: argument parsing, configuration and lifecycle only.
         .executableTarget(
             name: "corkd",
             dependencies: [
-                "BoardServer", "BoardStore", "BoardTransport", "BoardWire", "BoardCore",
+                "BoardServer", "BoardWeb", "BoardStore", "BoardTransport", "BoardWire", "BoardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -206,6 +228,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
+        .testTarget(
+            name: "BoardWebTests",
+            dependencies: [
+                "BoardWeb", "BoardTesting", "BoardClient", "BoardTransport", "BoardWire", "BoardCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ]),
         .testTarget(
             name: "BoardClientTests",

@@ -235,6 +235,8 @@ public final class CorkdProcess {
 
     /// Where the current server listens.
     public private(set) var port = 0
+    /// The web page's port (listen.json's `web_url`), unless started with `--no-web`.
+    public private(set) var webPort: Int?
     /// The port of the current server's `--health` listener, when it was started with one (`--health HOST:PORT`).
     public private(set) var healthPort: Int?
     /// The certificate's fingerprint, from `owner.url`'s `fp`.
@@ -312,8 +314,12 @@ public final class CorkdProcess {
             if let address = CorkdProcess.listenPort(listen),
                 child.standardOutput.contains("corkd listening on \(host):\(address)\n")
             {
-                port = address
-                break
+                let web = CorkdProcess.webPort(listen)
+                if web != nil || options.contains("--no-web") {
+                    port = address
+                    webPort = web
+                    break
+                }
             }
             if !child.isRunning {
                 let exit = await child.waitForExit(timeout: .seconds(1))
@@ -431,6 +437,15 @@ public final class CorkdProcess {
             let port = object["port"] as? Int, port > 0
         else { return nil }
         return port
+    }
+
+    /// The port of listen.json's `web_url`, if any.
+    public static func webPort(_ file: URL) -> Int? {
+        guard let data = try? Data(contentsOf: file),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let url = (object["web_url"] as? String).flatMap(URL.init(string:))
+        else { return nil }
+        return url.port
     }
 
     /// SIGKILLs the server if it still runs and removes the temporary directory.

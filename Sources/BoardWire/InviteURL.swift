@@ -104,3 +104,14 @@ public struct InviteURL: Hashable, Sendable, CustomStringConvertible {
         return hex.count == 64 && hex.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }
+
+extension InviteURL {
+    /// The same invite for a browser: the web page at `base` with the token and board in the URL's fragment, which a
+    /// browser never sends to a server (nor in a `Referer`); the page trades it for a session cookie at once.
+    public func webLink(base: String) -> String {
+        let root = base.hasSuffix("/") ? base : base + "/"
+        var fragment = "token=" + token
+        if let board { fragment += "&board=" + board.rawValue }
+        return root + "#" + fragment
+    }
+}

@@ -20,11 +20,14 @@ public struct ListenRecord: Codable, Hashable, Sendable {
     public var fingerprint: String?
     /// The `members_max` it enforces (`--members-max`).
     public var membersMax: Int?
+    /// The web page's base URL (`http://127.0.0.1:7421/`), when the web listener runs.
+    public var webURL: String?
 
     enum CodingKeys: String, CodingKey {
         case host, port, bind, fingerprint
         case publicPort = "public_port"
         case membersMax = "members_max"
+        case webURL = "web_url"
     }
 
     /// The file's name in the data directory.
@@ -32,7 +35,8 @@ public struct ListenRecord: Codable, Hashable, Sendable {
 
     /// Makes a record.
     public init(
-        host: String, port: Int, publicPort: Int? = nil, bind: String? = nil, fingerprint: String? = nil, membersMax: Int? = nil
+        host: String, port: Int, publicPort: Int? = nil, bind: String? = nil, fingerprint: String? = nil, membersMax: Int? = nil,
+        webURL: String? = nil
     ) {
         self.host = host
         self.port = port
@@ -40,6 +44,7 @@ public struct ListenRecord: Codable, Hashable, Sendable {
         self.bind = bind
         self.fingerprint = fingerprint
         self.membersMax = membersMax
+        self.webURL = webURL
     }
 
     /// Writes the record to `directory/listen.json` (atomically; private, like everything in the directory).

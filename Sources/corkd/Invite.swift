@@ -53,6 +53,13 @@ struct Invite: AsyncParsableCommand {
         var role: String
         var boards: [String]
         var url: String
+        /// The same invite for a browser, when the server runs its web page.
+        var webURL: String?
+
+        enum CodingKeys: String, CodingKey {
+            case user, role, boards, url
+            case webURL = "web_url"
+        }
     }
 
     func run() async throws {
@@ -120,10 +127,16 @@ struct Invite: AsyncParsableCommand {
             let url = InviteURL(
                 host: host ?? listen?.host ?? "127.0.0.1", port: port ?? listen?.advertisedPort ?? InviteURL.defaultPort,
                 board: entry.boards[0], token: token, fingerprint: fingerprint.description)
+            let web = listen?.webURL.map { url.webLink(base: $0) }
             if admin.json {
-                output += CorkdJSON.line(Printed(user: entry.user.rawValue, role: entry.role.rawValue, boards: entry.boards.map(\.rawValue), url: url.description))
+                output += CorkdJSON.line(
+                    Printed(
+                        user: entry.user.rawValue, role: entry.role.rawValue, boards: entry.boards.map(\.rawValue),
+                        url: url.description, webURL: web))
             } else {
                 output += "\(url)\n"
+                // stdout stays one `cork join` URL per line for scripts; the browser link is for the person.
+                if let web { Console.error("\(entry.user) in a browser: \(web)\n") }
             }
         }
         try Console.result(output)

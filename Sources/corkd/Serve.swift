@@ -3,6 +3,7 @@ import BoardCore
 import BoardServer
 import BoardStore
 import BoardTransport
+import BoardWeb
 import BoardWire
 import Foundation
 import Logging
@@ -70,6 +71,8 @@ struct Serve: AsyncParsableCommand {
         help: "Interval of the server's ping, in ms; a connection silent for two intervals is closed (heartbeat_ms).")
     var heartbeatMs: Int = WireLimits().heartbeatMs
 
+    @OptionGroup(title: "The web page") var web: WebOptions
+
     @Flag(name: .customLong("exit-with-parent"), help: .hidden)
     var exitWithParent = false
 
@@ -120,22 +123,32 @@ struct Serve: AsyncParsableCommand {
         }
         let directory = data.url
         let settings = configuration
+        let listenFile = ListenFile(directory: directory, logger: logger)
+        let accepted = AcceptedConnections()
+        let webServer: WebServer?
+        do {
+            webServer = try web.server(
+                serverPort: port, serverHost: host, advertisedHost: setup.advertisedHost, tls: setup.tls,
+                settings: settings, accepted: accepted, logger: logger, directory: directory,
+                ownerToken: setup.ownerToken, listenFile: listenFile)
+        } catch {
+            Console.error("corkd: \(error)\ncorkd: refusing to serve.\n")
+            await setup.release()
+            throw ExitCode(2)
+        }
         let ownerToken = setup.ownerToken
         let fingerprint = setup.fingerprint
         let advertised = setup.advertisedHost
         let server = BoardServer(
-            configuration: configuration, store: setup.store, features: setup.features, tls: setup.tls, logger: logger,
+            configuration: configuration, store: setup.store, features: setup.features, tls: setup.tls,
+            accepted: webServer == nil ? nil : accepted, logger: logger,
             onListening: { address in
                 let port = address.port ?? settings.port
                 let record = ListenRecord(
                     host: advertised, port: port, publicPort: settings.publicPort, bind: settings.host,
                     fingerprint: fingerprint.description, membersMax: settings.limits.membersMax)
                 let urlPort = record.advertisedPort
-                do {
-                    try record.write(in: directory)
-                } catch {
-                    logger.warning("cannot write \(ListenRecord.fileName); corkd invite will not know the address", metadata: ["error": "\(error)"])
-                }
+                await listenFile.update(record)
                 var lines = [
                     "corkd listening on \(settings.host):\(port)", "certificate fingerprint \(fingerprint)",
                     "  as openssl x509 -fingerprint -sha256 prints it: \(fingerprint.opensslForm)",
@@ -187,7 +200,7 @@ struct Serve: AsyncParsableCommand {
         let trimmer = Task { await MemoryTrim.run(alsoRelease: { opened.releaseIdleMemory() }) }
         defer { trimmer.cancel() }
         let group = ServiceGroup(
-            configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            configuration: .init(services: [server] + (webServer.map { [$0] } ?? []), gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch let error as ServerError where error.code == .damaged {

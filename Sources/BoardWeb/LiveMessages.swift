@@ -1,0 +1,210 @@
+import BoardClientCore
+import BoardCore
+import BoardWire
+import Foundation
+
+/// What the web session sends the page on `/live` (docs/web.md), each encoded as one JSON text message.
+enum LiveMessage {
+    struct BoardMeta: Encodable, Equatable {
+        var id: BoardID
+        var name: String
+        var labels: [Label]
+        var milestones: [Milestone]
+        var members: [Member]
+
+        init(_ board: Board) {
+            id = board.id
+            name = board.name
+            labels = board.labels
+            milestones = board.milestones
+            members = board.members.values.sorted { $0.id < $1.id }
+        }
+    }
+
+    struct ColumnView: Encodable {
+        var column: Column
+        var cards: [Card]
+
+        enum CodingKeys: String, CodingKey { case id, name, wip, cards }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(column.id, forKey: .id)
+            try c.encode(column.name, forKey: .name)
+            try c.encodeIfPresent(column.wip, forKey: .wip)
+            try c.encode(cards, forKey: .cards)
+        }
+    }
+
+    struct Welcome: Encodable {
+        let t = "welcome"
+        var user: UserID
+        var name: String
+        var role: Role?
+        var session: SessionID
+        var boards: [BoardSummaryView]
+        var board: BoardID
+        var version: String
+    }
+
+    struct BoardSummaryView: Encodable {
+        var id: BoardID
+        var name: String
+    }
+
+    struct FullBoard: Encodable {
+        let t = "board"
+        var seq: UInt64
+        var board: BoardMeta
+        var columns: [ColumnView]
+
+        init(_ board: Board) {
+            let snapshot = board.snapshot()
+            seq = board.seq
+            self.board = BoardMeta(board)
+            columns = snapshot.columns.map { ColumnView(column: $0.column, cards: $0.cards) }
+        }
+    }
+
+    struct Diff: Encodable {
+        let t = "diff"
+        var seq: UInt64
+        var removedColumns: [Index]
+        var insertedColumns: [ColumnInsertion]
+        var movedColumns: [ColumnMove]
+        var updatedColumns: [Column]
+        var changes: [String: Changes]
+        var moves: [Move]
+        var updated: [Card]
+        var meta: BoardMeta?
+
+        struct Index: Encodable {
+            var index: Int
+            var id: String
+        }
+        struct ColumnInsertion: Encodable {
+            var index: Int
+            var column: Column
+        }
+        struct ColumnMove: Encodable {
+            var id: ColumnID
+            var from: Int
+            var to: Int
+        }
+        struct Insertion: Encodable {
+            var index: Int
+            var card: Card
+        }
+        struct Changes: Encodable {
+            var deleted: [Index]
+            var inserted: [Insertion]
+        }
+        struct Move: Encodable {
+            var card: Card
+            var fromColumn: ColumnID
+            var fromIndex: Int
+            var toColumn: ColumnID
+            var toIndex: Int
+            enum CodingKeys: String, CodingKey {
+                case card
+                case fromColumn = "from_column"
+                case fromIndex = "from_index"
+                case toColumn = "to_column"
+                case toIndex = "to_index"
+            }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case t, seq
+            case removedColumns = "removed_columns"
+            case insertedColumns = "inserted_columns"
+            case movedColumns = "moved_columns"
+            case updatedColumns = "updated_columns"
+            case changes, moves, updated, meta
+        }
+
+        init(_ diff: SnapshotDiff, meta: BoardMeta?) {
+            seq = diff.seq
+            removedColumns = diff.removedColumns.map { Index(index: $0.index, id: $0.id.rawValue) }
+            insertedColumns = diff.insertedColumns.map { ColumnInsertion(index: $0.index, column: $0.column) }
+            movedColumns = diff.movedColumns.map { ColumnMove(id: $0.id, from: $0.fromIndex, to: $0.toIndex) }
+            updatedColumns = diff.updatedColumns
+            changes = [:]
+            for (column, change) in diff.changes where !change.isEmpty {
+                changes[column.rawValue] = Changes(
+                    deleted: change.deleted.map { Index(index: $0.index, id: $0.id.rawValue) },
+                    inserted: change.inserted.map { Insertion(index: $0.index, card: $0.card) })
+            }
+            moves = diff.moves.map {
+                Move(card: $0.card, fromColumn: $0.fromColumn, fromIndex: $0.fromIndex, toColumn: $0.toColumn, toIndex: $0.toIndex)
+            }
+            updated = diff.updated
+            self.meta = meta
+        }
+    }
+
+    struct FeedItem: Encodable {
+        var seq: UInt64?
+        var at: Int64
+        var user: String
+        var kind: String
+        var text: String
+        var card: CardID?
+        var own: Bool
+    }
+
+    struct Feed: Encodable {
+        let t = "feed"
+        var items: [FeedItem]
+        var replace: Bool
+    }
+
+    struct PresenceView: Encodable {
+        var session: SessionID
+        var user: UserID
+        var name: String
+        var state: PresenceActivity
+        var card: CardID?
+        var column: ColumnID?
+        var index: Int?
+        var away: Bool
+    }
+
+    struct Presence: Encodable {
+        let t = "presence"
+        var sessions: [PresenceView]
+    }
+
+    struct Status: Encodable {
+        let t = "status"
+        var state: String
+        var detail: String
+        var pending: Int
+    }
+
+    struct Rejected: Encodable {
+        let t = "rejected"
+        var code: String
+        var reason: String
+        var op: String
+        var card: CardID?
+    }
+
+    struct Filter: Encodable {
+        let t = "filter"
+        var q: String
+        var cards: [CardID]?
+        var error: String?
+    }
+
+    struct Archived: Encodable {
+        let t = "archived"
+        var cards: [Card]
+    }
+
+    struct Failure: Encodable {
+        let t = "error"
+        var code: String
+        var message: String
+    }
+}

@@ -1,0 +1,442 @@
+import BoardClient
+import BoardClientCore
+import BoardCore
+import BoardWire
+import CorkApp
+import Foundation
+import Logging
+import NIOCore
+
+/// One browser tab's board: a ``BoardClient`` replica on the server, driven by what the page asks for and rendered
+/// to the page as the first board and then diffs between snapshots (docs/web.md, "The `/live` channel").
+///
+/// Everything the session does happens in one loop over one stream of inputs (the page's messages and the client's
+/// events), so its state (what the page shows, the undo stack, the filter) has one owner and needs no lock.
+final class LiveSession {
+    /// Where the session's inputs come from.
+    enum Input: Sendable {
+        case page(ByteBuffer)
+        case pageClosed
+        case client(ClientEvent)
+    }
+
+    /// What the page last asked for, in order.
+    enum UndoStep { case undo, redo }
+
+    let configuration: ClientConfiguration
+    let version: String
+    let logger: Logger
+    let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// The board as the page shows it (a value that shares its storage with the client's replica until either
+    /// changes).
+    var shown: Board?
+    var shownMeta: LiveMessage.BoardMeta?
+    var welcome: ServerMessage.Welcome?
+    var filter: Query?
+    var filterText = ""
+    var lastMatches: [CardID]?
+    /// Seqs of the user's own changes made here, newest last: what Ctrl-Z undoes.
+    var undoable: [UInt64] = []
+    /// Seqs of this page's undos, newest last: what Ctrl-Shift-Z undoes again.
+    var redoable: [UInt64] = []
+    /// Undo and redo requests whose changes have not come back yet.
+    var awaitingUndo: [UndoStep] = []
+    var lastStatus: LiveMessage.Status?
+    /// Set when the session must end (a fatal error was sent to the page).
+    var ended = false
+
+    init(configuration: ClientConfiguration, version: String, logger: Logger) {
+        self.configuration = configuration
+        self.version = version
+        self.logger = logger
+    }
+
+    /// Serves the page until it goes away or the session ends for good (revoked, unknown token).
+    static func run(
+        page: NIOAsyncChannel<ByteBuffer, ByteBuffer>, configuration: ClientConfiguration, version: String, logger: Logger
+    ) async {
+        do {
+            try await page.executeThenClose { inbound, outbound in
+                let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
+                try await withThrowingDiscardingTaskGroup { tasks in
+                    tasks.addTask {
+                        do {
+                            for try await line in inbound { sink.yield(.page(line)) }
+                        } catch {}
+                        sink.yield(.pageClosed)
+                    }
+                    defer { tasks.cancelAll() }
+                    // The first message names the board (`open`); a page that names none gets the first it may see.
+                    var pending = inputs.makeAsyncIterator()
+                    guard case .page(let first)? = await pending.next() else { return }
+                    var configuration = configuration
+                    configuration.board = LiveSession.requestedBoard(in: first)
+                    let session = LiveSession(configuration: configuration, version: version, logger: logger)
+                    try await withClient(configuration) { client in
+                        tasks.addTask {
+                            for await event in client.events { sink.yield(.client(event)) }
+                            sink.yield(.pageClosed)
+                        }
+                        await session.serve(client: client, inputs: &pending, outbound: outbound)
+                    }
+                    sink.finish()
+                }
+            }
+        } catch {
+            logger.debug("a web session ended", metadata: ["error": "\(error)"])
+        }
+    }
+
+    static func requestedBoard(in line: ByteBuffer) -> BoardID? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.readableBytesView)) as? [String: Any],
+            object["t"] as? String == "open", let board = object["board"] as? String, !board.isEmpty
+        else { return nil }
+        return BoardID(board)
+    }
+
+    func serve(
+        client: BoardClient, inputs: inout AsyncStream<Input>.Iterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    ) async {
+        let send = { (message: any Encodable) async in
+            guard let data = try? self.encoder.encode(message) else { return }
+            var buffer = ByteBuffer(bytes: data)
+            buffer.writeInteger(UInt8(ascii: "\n"))
+            try? await outbound.write(buffer)
+        }
+        await start(client: client, send: send)
+        while let input = await inputs.next() {
+            switch input {
+            case .pageClosed:
+                return
+            case .page(let line):
+                await handlePage(line, client: client, send: send)
+            case .client(let event):
+                await handle(event, client: client, send: send)
+            }
+            if ended { return }
+        }
+    }
+
+    /// Before the first board: when the page named none, the first board this user may see.
+    func start(client: BoardClient, send: (any Encodable) async -> Void) async {
+        guard configuration.board == nil else { return }
+        do {
+            let boards = try await client.boards(timeout: .seconds(15))
+            if let first = boards.first {
+                await client.switchBoard(to: first.board)
+            } else {
+                await fail("not_found", "there is no board you may see", send: send)
+            }
+        } catch {
+            await fail(error, send: send)
+        }
+    }
+
+    // MARK: - The client's events
+
+    func handle(_ event: ClientEvent, client: BoardClient, send: (any Encodable) async -> Void) async {
+        switch event {
+        case .board(let update):
+            await show(update.board, client: client, send: send)
+        case .activity(let activity):
+            trackUndo(activity)
+            await send(LiveMessage.Feed(items: [feedItem(activity.activity, own: activity.isOwn, after: activity.board)], replace: false))
+        case .presence(let presence):
+            await send(presenceMessage(presence.sessions))
+        case .rejected(let rejected):
+            await send(
+                LiveMessage.Rejected(
+                    code: rejected.reject.code.rawValue, reason: rejected.reject.message, op: rejected.op.request.kind,
+                    card: Self.card(of: rejected.op.request)))
+            await sendStatus(client: client, send: send)
+        case .connection(let state):
+            await connection(state, client: client, send: send)
+        case .serverError(let error):
+            if Self.endsSession(error.code.rawValue) { await fail(error.code.rawValue, error.message, send: send) }
+        }
+    }
+
+    func connection(_ state: ConnectionState, client: BoardClient, send: (any Encodable) async -> Void) async {
+        switch state {
+        case .stopped(let error):
+            if let error { await fail(error, send: send) } else { ended = true }
+        default:
+            await sendStatus(client: client, send: send)
+        }
+    }
+
+    func show(_ board: Board, client: BoardClient, send: (any Encodable) async -> Void) async {
+        let meta = LiveMessage.BoardMeta(board)
+        if let shown, shown.id == board.id {
+            let diff = SnapshotDiff(from: shown.snapshot(), to: board.snapshot())
+            await send(LiveMessage.Diff(diff, meta: meta == shownMeta ? nil : meta))
+        } else {
+            if shown == nil || welcome == nil { await sendWelcome(client: client, board: board, send: send) }
+            await send(LiveMessage.FullBoard(board))
+            let backlog = shown?.id != board.id
+            shown = board
+            shownMeta = meta
+            if backlog { await sendBacklog(client: client, board: board, send: send) }
+            await sendStatus(client: client, send: send)
+        }
+        shown = board
+        shownMeta = meta
+        await sendFilter(send: send, onlyIfChanged: true)
+    }
+
+    func sendWelcome(client: BoardClient, board: Board, send: (any Encodable) async -> Void) async {
+        guard let welcome = await client.welcome else { return }
+        self.welcome = welcome
+        let boards = (try? await client.boards(timeout: .seconds(15))) ?? []
+        let member = board.members[welcome.user]
+        await send(
+            LiveMessage.Welcome(
+                user: welcome.user, name: member?.name.isEmpty == false ? member!.name : welcome.user.rawValue,
+                role: member?.role ?? welcome.role, session: welcome.session,
+                boards: boards.map { LiveMessage.BoardSummaryView(id: $0.board, name: $0.name) }, board: board.id,
+                version: version))
+    }
+
+    func sendBacklog(client: BoardClient, board: Board, send: (any Encodable) async -> Void) async {
+        guard let page = try? await client.history(limit: 100, timeout: .seconds(15)) else { return }
+        let items = page.activities.sorted { $0.seq < $1.seq }.map {
+            feedItem($0, own: $0.actor == welcome?.user, after: board)
+        }
+        await send(LiveMessage.Feed(items: items, replace: true))
+    }
+
+    func feedItem(_ activity: Activity, own: Bool, after board: Board) -> LiveMessage.FeedItem {
+        let isChat = activity.kind == "chat"
+        let isBot = board.members[activity.actor]?.role == .bot
+        return LiveMessage.FeedItem(
+            seq: activity.seq, at: activity.at.milliseconds, user: activity.actor.rawValue,
+            kind: isChat ? "chat" : (isBot ? "bot" : "change"),
+            text: FeedSentence.render(activity, after: board, textMax: .max), card: activity.card, own: own)
+    }
+
+    func presenceMessage(_ sessions: [SessionID: PresenceEntry]) -> LiveMessage.Presence {
+        let others = sessions.values.filter { $0.session != welcome?.session }.sorted { $0.session < $1.session }
+        return LiveMessage.Presence(
+            sessions: others.map { entry in
+                let name = shown?.members[entry.user]?.name ?? ""
+                return LiveMessage.PresenceView(
+                    session: entry.session, user: entry.user, name: name.isEmpty ? entry.user.rawValue : name,
+                    state: entry.state, card: entry.card, column: entry.column, index: entry.index,
+                    away: entry.away ?? false)
+            })
+    }
+
+    func sendStatus(client: BoardClient, send: (any Encodable) async -> Void) async {
+        let state = await client.state
+        let pending = await client.pendingOps.count
+        let status: LiveMessage.Status
+        switch state {
+        case .connected:
+            status = LiveMessage.Status(state: "live", detail: "", pending: pending)
+        case .connecting:
+            status = LiveMessage.Status(state: "connecting", detail: "", pending: pending)
+        case .reconnecting(_, let lastError):
+            status = LiveMessage.Status(state: "offline", detail: lastError, pending: pending)
+        case .stopped:
+            status = LiveMessage.Status(state: "stopped", detail: "", pending: pending)
+        }
+        guard status.state != lastStatus?.state || status.pending != lastStatus?.pending || status.detail != lastStatus?.detail
+        else { return }
+        lastStatus = status
+        await send(status)
+    }
+
+    // MARK: - Undo
+
+    func trackUndo(_ event: ActivityEvent) {
+        guard event.isOwn, event.activity.kind != "chat" else { return }
+        if event.activity.undoOf != nil, !awaitingUndo.isEmpty {
+            switch awaitingUndo.removeFirst() {
+            case .undo: redoable.append(event.activity.seq)
+            case .redo: undoable.append(event.activity.seq)
+            }
+        } else {
+            undoable.append(event.activity.seq)
+            redoable.removeAll()
+        }
+        if undoable.count > 200 { undoable.removeFirst(undoable.count - 200) }
+    }
+
+    func undo(_ step: UndoStep, client: BoardClient, send: (any Encodable) async -> Void) async {
+        let seq: UInt64?
+        switch step {
+        case .undo: seq = undoable.popLast()
+        case .redo: seq = redoable.popLast()
+        }
+        guard let seq else {
+            let what = step == .undo ? "nothing of yours to undo here" : "nothing to redo"
+            await send(LiveMessage.Rejected(code: "not_found", reason: what, op: "undo", card: nil))
+            return
+        }
+        do {
+            awaitingUndo.append(step)
+            try await client.undo(seq: seq)
+        } catch {
+            awaitingUndo.removeLast()
+            await send(LiveMessage.Rejected(code: error.code.rawValue, reason: error.message, op: "undo", card: nil))
+        }
+        await sendStatus(client: client, send: send)
+    }
+
+    // MARK: - The page's messages
+
+    func handlePage(_ line: ByteBuffer, client: BoardClient, send: (any Encodable) async -> Void) async {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.readableBytesView)) as? [String: Any],
+            let type = object["t"] as? String
+        else {
+            await send(LiveMessage.Rejected(code: "invalid", reason: "not a JSON object with a \"t\"", op: "", card: nil))
+            return
+        }
+        switch type {
+        case "open":
+            guard let board = object["board"] as? String, !board.isEmpty else { return }
+            if BoardID(board) != shown?.id { await client.switchBoard(to: BoardID(board)) }
+        case "op":
+            await submit(object["op"], client: client, send: send)
+        case "presence":
+            let state = (object["state"] as? String).flatMap(PresenceActivity.init(rawValue:)) ?? .viewing
+            let card: CardID? = (object["card"] as? String).map { CardID($0) }
+            let column: ColumnID? = (object["column"] as? String).map { ColumnID($0) }
+            let index = object["index"] as? Int
+            await client.setPresence(state, card: card, column: column, index: index)
+        case "undo":
+            await undo(.undo, client: client, send: send)
+        case "redo":
+            await undo(.redo, client: client, send: send)
+        case "filter":
+            setFilter(object["q"] as? String ?? "")
+            await sendFilter(send: send, onlyIfChanged: false)
+        case "archived":
+            let cards = (shown?.cards.values.filter(\.archived) ?? []).sorted { $0.updatedAt > $1.updatedAt }
+            await send(LiveMessage.Archived(cards: cards))
+        case "resync":
+            if let board = await client.board {
+                shown = board
+                shownMeta = LiveMessage.BoardMeta(board)
+                await send(LiveMessage.FullBoard(board))
+            }
+        default:
+            await send(LiveMessage.Rejected(code: "invalid", reason: "unknown message \"\(type)\"", op: "", card: nil))
+        }
+    }
+
+    /// Submits an op the page sent in Protocol.md's shape, making the id of a new card, comment, item, label or
+    /// milestone when the page left it out.
+    func submit(_ raw: Any?, client: BoardClient, send: (any Encodable) async -> Void) async {
+        guard var object = raw as? [String: Any], let kind = object["kind"] as? String else {
+            await send(LiveMessage.Rejected(code: "invalid", reason: "an op needs a kind", op: "", card: nil))
+            return
+        }
+        switch kind {
+        case "card.add" where object["card"] == nil: object["card"] = IDGenerator.cardID().rawValue
+        case "comment.add" where object["comment"] == nil: object["comment"] = IDGenerator.commentID().rawValue
+        case "checklist.add" where object["item"] == nil: object["item"] = IDGenerator.checklistItemID().rawValue
+        case "label.create" where object["label"] == nil: object["label"] = Self.newID(prefix: "l")
+        case "milestone.create" where object["milestone"] == nil: object["milestone"] = Self.newID(prefix: "ms")
+        default: break
+        }
+        let op: Op
+        do {
+            let data = try JSONSerialization.data(withJSONObject: object)
+            op = try JSONDecoder().decode(Op.self, from: data)
+        } catch {
+            await send(LiveMessage.Rejected(code: "invalid", reason: "\(kind): \(Self.describe(error))", op: kind, card: nil))
+            return
+        }
+        do {
+            try await client.submit(op)
+        } catch {
+            await send(LiveMessage.Rejected(code: error.code.rawValue, reason: error.message, op: kind, card: op.card))
+        }
+        await sendStatus(client: client, send: send)
+    }
+
+    static func card(of request: OpRequest) -> CardID? {
+        if case .op(let op) = request { return op.card }
+        return nil
+    }
+
+    static func newID(prefix: String) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return IDGenerator.make(prefix: prefix, using: &generator)
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let decoding = error as? DecodingError {
+            switch decoding {
+            case .keyNotFound(let key, _): return "\"\(key.stringValue)\" is missing"
+            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+                let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+                return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+            @unknown default: return "\(error)"
+            }
+        }
+        return "\(error)"
+    }
+
+    // MARK: - Filter
+
+    func setFilter(_ text: String) {
+        filterText = text
+        lastMatches = nil
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        filter = trimmed.isEmpty ? nil : try? Query.parse(trimmed)
+    }
+
+    func sendFilter(send: (any Encodable) async -> Void, onlyIfChanged: Bool) async {
+        let trimmed = filterText.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else {
+            if !onlyIfChanged { await send(LiveMessage.Filter(q: filterText, cards: nil, error: nil)) }
+            return
+        }
+        let query: Query
+        do {
+            query = try Query.parse(trimmed)
+        } catch {
+            if !onlyIfChanged { await send(LiveMessage.Filter(q: filterText, cards: nil, error: "\(error)")) }
+            return
+        }
+        guard let board = shown else { return }
+        let today = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)).day
+        let context = QueryContext(today: Day(today.description) ?? Day(year: 2026, month: 1, day: 1)!, me: welcome?.user)
+        let matches = board.cards.values.filter { !$0.archived && query.matches($0, in: board, context: context) }
+            .map(\.id).sorted()
+        if onlyIfChanged, matches == lastMatches { return }
+        lastMatches = matches
+        await send(LiveMessage.Filter(q: filterText, cards: matches, error: nil))
+    }
+
+    // MARK: - The end
+
+    /// Error codes after which the page must not come back on its own (its token no longer works, or the board is
+    /// not its to see).
+    static func endsSession(_ code: String) -> Bool {
+        [
+            "unauthenticated", "auth_failed", "token_expired", "token_revoked", "forbidden", "not_found",
+            "unsupported_version",
+        ].contains(code)
+    }
+
+    func fail(_ error: ClientError, send: (any Encodable) async -> Void) async {
+        if let server = error.server {
+            await fail(server.code.rawValue, server.message, send: send)
+        } else {
+            await fail(error.code.rawValue, error.message, send: send)
+        }
+    }
+
+    func fail(_ code: String, _ message: String, send: (any Encodable) async -> Void) async {
+        await send(LiveMessage.Failure(code: code, message: message))
+        ended = true
+    }
+}

@@ -1,0 +1,1591 @@
+// Corkboard's page: a thin view of the board the server computes (docs/web.md, "The /live channel").
+// No framework, no build. Every user-written string reaches the DOM through textContent or value, never as HTML.
+
+const COLOR_RE = /^#[0-9a-fA-F]{6}$/;
+const ID_RE = /^[A-Za-z0-9_.-]{1,64}$/;
+const FEED_MAX = 500;
+const EDIT_ROLES = new Set(['owner', 'editor', 'bot']);
+
+// ---------- DOM helpers ----------
+
+const $ = (id) => document.getElementById(id);
+
+// h('li', {class: 'x', text: userText, onclick: f}, child, 'text'): props are DOM properties, `text` is textContent,
+// `on…` are listeners, names with a dash (aria-*, data-*) are attributes. Strings among the children become text nodes.
+function h(tag, props, ...kids) {
+  const el = document.createElement(tag);
+  if (props) {
+    for (const k of Object.keys(props)) {
+      const v = props[k];
+      if (v == null || v === false) continue;
+      if (k === 'class') el.className = v;
+      else if (k === 'text') el.textContent = v;
+      else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+      else if (k.includes('-') || k === 'role') el.setAttribute(k, v === true ? 'true' : String(v));
+      else el[k] = v;
+    }
+  }
+  for (const kid of kids.flat()) {
+    if (kid == null || kid === false) continue;
+    el.append(kid instanceof Node ? kid : String(kid));
+  }
+  return el;
+}
+
+// A span of user text: isolated for bidi so an RTL override cannot spill into the page.
+const utext = (tag, cls, text) => h(tag, { class: cls ? cls + ' u' : 'u', dir: 'auto', text: text ?? '' });
+const sr = (text) => h('span', { class: 'sr', text });
+
+function isTextField(el) {
+  if (!el || el.nodeType !== 1) return false;
+  if (el.isContentEditable) return true;
+  const t = el.tagName;
+  if (t === 'TEXTAREA' || t === 'SELECT') return true;
+  if (t !== 'INPUT') return false;
+  return !['button', 'checkbox', 'radio', 'submit', 'reset', 'color', 'range', 'file'].includes(el.type);
+}
+
+function reconcile(parent, nodes) {
+  let cur = parent.firstChild;
+  for (const n of nodes) {
+    if (n === cur) { cur = cur.nextSibling; continue; }
+    parent.insertBefore(n, cur);
+  }
+  while (cur) { const next = cur.nextSibling; cur.remove(); cur = next; }
+}
+
+function textOn(hex) {
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const v = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.179 ? '#000000' : '#ffffff';
+}
+
+function paint(el, color) {
+  if (typeof color === 'string' && COLOR_RE.test(color)) {
+    el.style.backgroundColor = color;
+    el.style.color = textOn(color);
+    el.style.borderColor = color;
+  } else el.classList.add('nocolor');
+  return el;
+}
+
+function initials(name) {
+  const words = String(name).trim().split(/\s+/).filter(Boolean);
+  if (words.length >= 2) return (Array.from(words[0])[0] + Array.from(words[1])[0]).toUpperCase();
+  return Array.from(words[0] || '?').slice(0, 2).join('').toUpperCase();
+}
+
+function today() {
+  const d = new Date();
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
+}
+
+function clock(ms) {
+  if (typeof ms !== 'number') return '';
+  const d = new Date(ms);
+  const p = (n) => String(n).padStart(2, '0');
+  const t = `${p(d.getHours())}:${p(d.getMinutes())}`;
+  return new Date().toDateString() === d.toDateString() ? t : `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${t}`;
+}
+
+function slug(name) {
+  const s = String(name).toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40);
+  return s || 'label';
+}
+
+// ---------- state ----------
+
+const S = {
+  me: null, // {user, name}
+  role: 'viewer',
+  boards: [],
+  boardId: null, // the board shown
+  wantBoard: null, // the board named in the URL
+  seq: 0,
+  meta: { id: '', name: '', labels: [], milestones: [], members: [] },
+  metaVer: 0,
+  columns: [], // [{id, name, wip?, cards: [Card]}], board order
+  filter: { q: '', sent: '', cards: null, error: '' },
+  presence: [],
+  sel: { card: null, col: null },
+  multi: new Set(),
+  drag: null, // {card, fromCol, fromIndex, col, index, mode: 'pointer' | 'kbd'}
+  detail: null, // card id shown in the panel
+  feed: [],
+  // connection
+  ws: null,
+  open: false,
+  stopped: false,
+  everOpen: false,
+  retry: 0,
+  retryAt: 0,
+  retryTimer: 0,
+  queue: [], // intents made while the connection was down, sent after it is back
+  server: null, // last `status`
+  resyncing: false,
+  lastPresence: '',
+};
+const colEls = new Map(); // column id -> {el, name, count, note, list, add}
+const cardEls = new Map(); // card id -> {card, key, el}
+
+const canEdit = () => EDIT_ROLES.has(S.role);
+
+function cardById(id) {
+  for (const col of S.columns) {
+    const i = col.cards.findIndex((c) => c.id === id);
+    if (i >= 0) return { card: col.cards[i], col, index: i };
+  }
+  return null;
+}
+const colById = (id) => S.columns.find((c) => c.id === id);
+const member = (id) => S.meta.members.find((m) => m.id === id);
+const memberName = (id) => { const m = member(id); return m && m.name ? m.name : String(id); };
+const labelById = (id) => S.meta.labels.find((l) => l.id === id);
+const milestoneById = (id) => S.meta.milestones.find((m) => m.id === id);
+const visible = (card) => !S.filter.cards || S.filter.cards.has(card.id);
+
+// ---------- connection ----------
+
+function raw(msg) {
+  if (S.ws && S.open && S.ws.readyState === WebSocket.OPEN) { S.ws.send(JSON.stringify(msg)); return true; }
+  return false;
+}
+
+// An intent the user made: sent now, or kept and sent once the connection is back.
+function intent(msg) {
+  if (!raw(msg)) { S.queue.push(msg); renderStatus(); }
+}
+
+function op(o) {
+  if (o.kind !== 'chat' && !canEdit()) { toast('You can only read this board (your role is ' + S.role + ').', 'error'); return; }
+  intent({ t: 'op', op: o });
+}
+
+function connect() {
+  if (S.stopped) return;
+  clearTimeout(S.retryTimer);
+  S.retryAt = 0;
+  const ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/live');
+  S.ws = ws;
+  S.open = false;
+  renderStatus();
+  ws.addEventListener('open', () => {
+    if (S.ws !== ws) return;
+    S.open = true;
+    // The server waits for this first message: it names the board (none: the first board the user may see).
+    const board = S.boardId || S.wantBoard;
+    raw(board ? { t: 'open', board } : { t: 'open' });
+    const queued = S.queue.splice(0);
+    for (const m of queued) raw(m);
+    if (S.filter.q) { S.filter.sent = S.filter.q; raw({ t: 'filter', q: S.filter.q }); }
+    if (S.everOpen) toast(queued.length ? `Connection is back: sent ${queued.length} queued change${queued.length > 1 ? 's' : ''}.` : 'Connection is back.', 'ok');
+    S.everOpen = true;
+    S.lastPresence = '';
+    renderStatus();
+  });
+  ws.addEventListener('message', (e) => {
+    if (S.ws !== ws || typeof e.data !== 'string') return;
+    for (const line of e.data.split('\n')) {
+      if (!line.trim()) continue;
+      let m;
+      try { m = JSON.parse(line); } catch { continue; }
+      if (m && typeof m === 'object') handle(m);
+    }
+  });
+  ws.addEventListener('close', () => {
+    if (S.ws !== ws) return;
+    S.ws = null;
+    S.open = false;
+    S.server = null;
+    if (S.stopped) return;
+    if (S.drag) endDrag(false);
+    S.presence = []; // shown again when the server lists it
+    renderPresence();
+    scheduleReconnect();
+  });
+}
+
+function scheduleReconnect() {
+  const delay = Math.min(500 * 2 ** S.retry, 5000);
+  S.retry++;
+  S.retryAt = Date.now() + delay;
+  S.retryTimer = setTimeout(async () => {
+    if (S.retry >= 3) {
+      // A cookie that stopped working cannot come back by retrying: say so instead of looping.
+      try {
+        const r = await fetch('/session', { credentials: 'same-origin', cache: 'no-store' });
+        if (r.status === 401) { stop(); showInvite(true); return; }
+      } catch { /* still down */ }
+    }
+    connect();
+  }, delay);
+  renderStatus();
+}
+
+function stop() {
+  S.stopped = true;
+  clearTimeout(S.retryTimer);
+  if (S.ws) { const ws = S.ws; S.ws = null; try { ws.close(); } catch { /* closed */ } }
+}
+
+setInterval(() => { if (!S.open && S.retryAt) renderStatus(); }, 1000);
+
+// ---------- server → page ----------
+
+function handle(m) {
+  switch (m.t) {
+    case 'welcome':
+      S.me = { user: String(m.user ?? ''), name: String(m.name || m.user || '') };
+      if (m.role) S.role = m.role;
+      S.boards = Array.isArray(m.boards) ? m.boards : [];
+      S.retry = 0;
+      renderBoardPicker();
+      break;
+    case 'board': loadBoard(m); break;
+    case 'diff': applyDiff(m); break;
+    case 'feed': addFeed(m); break;
+    case 'presence':
+      S.presence = Array.isArray(m.sessions) ? m.sessions : [];
+      renderPresence();
+      break;
+    case 'status': S.server = m; renderStatus(); break;
+    case 'rejected': rejected(m); break;
+    case 'filter': filterAnswer(m); break;
+    case 'archived': renderArchived(Array.isArray(m.cards) ? m.cards : []); break;
+    case 'error': fatal(m); break;
+    default: break;
+  }
+}
+
+function loadBoard(m) {
+  const b = m.board || {};
+  const switched = b.id !== S.boardId;
+  S.boardId = b.id;
+  S.seq = m.seq ?? 0;
+  S.meta = { id: b.id, name: b.name ?? '', labels: b.labels || [], milestones: b.milestones || [], members: b.members || [] };
+  S.metaVer++;
+  S.columns = (m.columns || []).map((c) => ({ id: c.id, name: c.name, wip: c.wip, cards: (c.cards || []).slice() }));
+  S.resyncing = false;
+  updateRole();
+  if (S.drag && !cardById(S.drag.card)) endDrag(false);
+  if (switched) {
+    S.sel = { card: null, col: null };
+    S.multi.clear();
+    S.presence = [];
+    if (S.drag) endDrag(false);
+    if ($('detail').open) $('detail').close();
+    if ($('archive').open) $('archive').close();
+    cardEls.clear();
+    for (const e of colEls.values()) e.el.remove();
+    colEls.clear();
+    S.wantBoard = b.id;
+    if (S.filter.q) { S.filter.cards = null; S.filter.sent = S.filter.q; raw({ t: 'filter', q: S.filter.q }); }
+    const want = '#board=' + encodeURIComponent(b.id);
+    if (location.hash !== want) history.replaceState(null, '', location.pathname + location.search + want);
+  }
+  document.title = (S.meta.name || b.id) + ' — Corkboard';
+  renderBoardPicker();
+  renderBoard();
+  renderDetail();
+  if (S.detail) sendPresence({ state: 'viewing', card: S.detail }); // again after a reconnect
+}
+
+function updateRole() {
+  const me = S.me && member(S.me.user);
+  if (me && me.role) S.role = me.role;
+  document.body.classList.toggle('readonly', !canEdit());
+}
+
+class DiffMismatch extends Error {}
+const fail = (why) => { throw new DiffMismatch(why); };
+
+function applyDiff(m) {
+  if (S.resyncing || !S.boardId) return;
+  const touched = new Set();
+  let structural = false;
+  try {
+    // (1) remove deleted cards and the cards moves take away, per column, by descending old index
+    const gone = new Map();
+    const push = (map, k, v) => { if (!map.has(k)) map.set(k, []); map.get(k).push(v); };
+    for (const [cid, ch] of Object.entries(m.changes || {})) for (const d of ch.deleted || []) push(gone, cid, { index: d.index, id: d.id });
+    const moves = m.moves || [];
+    const moveId = (mv) => (mv.card && typeof mv.card === 'object' ? mv.card.id : mv.card);
+    for (const mv of moves) push(gone, mv.from_column, { index: mv.from_index, id: moveId(mv), move: true });
+    const taken = new Map();
+    const deleted = new Set();
+    for (const [cid, list] of gone) {
+      const col = colById(cid) || fail('no column ' + cid);
+      list.sort((a, b) => b.index - a.index);
+      for (const r of list) {
+        const c = col.cards[r.index];
+        if (!c || c.id !== r.id) fail(`card ${r.id} is not at ${cid}[${r.index}]`);
+        col.cards.splice(r.index, 1);
+        if (r.move) taken.set(r.id, c); else deleted.add(r.id);
+      }
+      touched.add(cid);
+    }
+    // (2) remove columns (removed and moved) by descending old index, insert (inserted and moved) ascending
+    const cgone = [
+      ...(m.removed_columns || []).map((r) => ({ index: r.index, id: r.id })),
+      ...(m.moved_columns || []).map((r) => ({ index: r.from, id: r.id, move: true })),
+    ].sort((a, b) => b.index - a.index);
+    const movedCols = new Map();
+    for (const r of cgone) {
+      const col = S.columns[r.index];
+      if (!col || col.id !== r.id) fail(`column ${r.id} is not at ${r.index}`);
+      S.columns.splice(r.index, 1);
+      if (r.move) movedCols.set(r.id, col);
+      structural = true;
+    }
+    const cins = [
+      ...(m.inserted_columns || []).map((i) => ({ index: i.index, col: { id: i.column.id, name: i.column.name, wip: i.column.wip, cards: (i.column.cards || []).slice() } })),
+      ...(m.moved_columns || []).map((r) => ({ index: r.to, col: movedCols.get(r.id) })),
+    ].sort((a, b) => a.index - b.index);
+    for (const i of cins) {
+      if (i.index > S.columns.length || !i.col) fail('column insert out of range');
+      S.columns.splice(i.index, 0, i.col);
+      structural = true;
+    }
+    // (3) insert cards and moved-in cards by ascending new index
+    const ins = new Map();
+    for (const [cid, ch] of Object.entries(m.changes || {})) for (const a of ch.inserted || []) push(ins, cid, { index: a.index, card: a.card });
+    for (const mv of moves) {
+      const card = mv.card && typeof mv.card === 'object' ? mv.card : taken.get(mv.card);
+      push(ins, mv.to_column, { index: mv.to_index, card });
+    }
+    for (const [cid, list] of ins) {
+      const col = colById(cid) || fail('no column ' + cid);
+      list.sort((a, b) => a.index - b.index);
+      for (const a of list) {
+        if (!a.card || !a.card.id || a.index > col.cards.length) fail('card insert out of range in ' + cid);
+        col.cards.splice(a.index, 0, a.card);
+      }
+      touched.add(cid);
+    }
+    // (4) replace updated cards and columns where they are
+    for (const c of m.updated || []) {
+      const at = cardById(c.id);
+      if (!at) { if (deleted.has(c.id)) continue; fail('updated card ' + c.id + ' is not on the board'); }
+      at.col.cards[at.index] = c;
+      touched.add(at.col.id);
+    }
+    for (const uc of m.updated_columns || []) {
+      const i = S.columns.findIndex((c) => c.id === uc.id);
+      if (i < 0) fail('updated column ' + uc.id + ' is not on the board');
+      S.columns[i] = { id: uc.id, name: uc.name, wip: uc.wip, cards: S.columns[i].cards };
+      touched.add(uc.id);
+    }
+  } catch (e) {
+    if (!(e instanceof DiffMismatch)) throw e;
+    console.warn('diff does not fit, asking for the board again:', e.message);
+    S.resyncing = true;
+    raw({ t: 'resync' });
+    return;
+  }
+  if (m.meta) {
+    for (const k of ['name', 'labels', 'milestones', 'members']) if (k in m.meta) S.meta[k] = m.meta[k];
+    S.metaVer++;
+    updateRole();
+    document.title = (S.meta.name || S.boardId) + ' — Corkboard';
+    renderBoardPicker();
+    structural = true;
+  }
+  S.seq = m.seq ?? S.seq;
+  const a = document.activeElement;
+  const onBoard = !a || a === document.body || (a.classList && a.classList.contains('card'));
+  if (structural) renderBoard();
+  else {
+    $('board').dataset.seq = String(S.seq);
+    for (const id of touched) { const col = colById(id); if (col) renderColumn(col); }
+    afterRender();
+  }
+  // the selection (and the keyboard focus) follows its card wherever the diff put it
+  if (onBoard && !document.querySelector('dialog[open]') && S.sel.card && document.activeElement !== a) focusSelection();
+  if (S.drag && !cardById(S.drag.card)) endDrag(false);
+  renderDetail();
+  renderBulk();
+}
+
+function rejected(m) {
+  toast(m.reason || m.code || 'The server refused the change.', 'error');
+  if (m.card && cardById(m.card)) {
+    S.sel = { card: m.card, col: null };
+    renderBoard();
+    focusSelection();
+  }
+}
+
+function filterAnswer(m) {
+  if ((m.q ?? '') !== S.filter.sent) return; // an answer to an older query
+  if (m.error) { S.filter.error = String(m.error); S.filter.cards = null; }
+  else { S.filter.error = ''; S.filter.cards = Array.isArray(m.cards) && S.filter.q ? new Set(m.cards) : null; }
+  $('filter-error').textContent = S.filter.error;
+  document.body.classList.toggle('filtering', !!S.filter.cards);
+  renderBoard();
+}
+
+function fatal(m) {
+  stop();
+  const code = String(m.code || '');
+  const titles = {
+    revoked: 'Your access was revoked',
+    unauthenticated: 'You are signed out',
+    forbidden: 'You may not open this board',
+    not_found: 'No such board',
+    unsupported_version: 'This page is out of date',
+  };
+  const hints = {
+    revoked: 'Ask the board’s owner for a new invite link (corkd invite …).',
+    unauthenticated: 'Open the invite link you were given (corkd invite …).',
+    forbidden: 'Ask the board’s owner to add you.',
+    not_found: 'The board does not exist, or you are not a member of it.',
+    unsupported_version: 'Reload the page.',
+  };
+  showGate(titles[code] || 'The session ended', m.message || code, hints[code] || '', code === 'not_found' || code === 'unsupported_version');
+}
+
+// ---------- rendering: header ----------
+
+function renderBoardPicker() {
+  const sel = $('board-pick');
+  const boards = S.boards.length ? S.boards : S.boardId ? [{ id: S.boardId, name: S.meta.name }] : [];
+  const opts = boards.map((b) => h('option', { value: b.id, text: b.name ? `${b.name}` : b.id }));
+  if (S.boardId && !boards.some((b) => b.id === S.boardId)) opts.unshift(h('option', { value: S.boardId, text: S.meta.name || S.boardId }));
+  for (const o of opts) if (o.value === S.boardId && S.meta.name) o.textContent = S.meta.name;
+  sel.replaceChildren(...opts);
+  sel.value = S.boardId || '';
+}
+
+const STATE_WORD = { viewing: 'viewing', editing: 'editing', dragging: 'dragging', idle: 'idle' };
+
+function renderPresence() {
+  const box = $('people');
+  const items = S.presence.map((s) => {
+    const name = String(s.name || s.user || '?');
+    const c = s.card ? cardById(s.card) : null;
+    const doing = STATE_WORD[s.state] || '';
+    const what = c ? `${doing} #${c.card.number}` : s.state === 'viewing' ? 'on the board' : doing;
+    const el = h('span', { class: 'person' + (s.away ? ' away' : '') + (s.state === 'idle' ? ' idle' : '') },
+      h('span', { class: 'avatar', 'aria-hidden': 'true', text: initials(name) }),
+      utext('span', 'pname', name),
+      h('span', { class: 'pwhat', text: (s.away ? '◐ away · ' : '') + what }));
+    el.title = `${name}: ${s.away ? 'away, ' : ''}${what}`;
+    return el;
+  });
+  if (!items.length) items.push(h('span', { class: 'muted nobody', text: S.open ? 'nobody else here' : '' }));
+  box.replaceChildren(...items);
+  renderBoard();
+}
+
+function renderStatus() {
+  const el = $('conn');
+  const banner = $('banner');
+  let text, cls;
+  const q = S.queue.length;
+  const queued = q ? ` · ${q} change${q > 1 ? 's' : ''} queued` : '';
+  if (S.open) {
+    const st = S.server;
+    const pending = st && st.pending ? ` · ${st.pending} unconfirmed` : '';
+    if (!st || st.state === 'live') { text = '● live' + pending; cls = 'live'; }
+    else if (st.state === 'connecting') { text = '◌ connecting to the board…' + pending; cls = 'warn'; }
+    else if (st.state === 'offline') { text = '⚠ server offline — reconnecting' + pending + (st.detail ? ` (${st.detail})` : ''); cls = 'bad'; }
+    else { text = '■ stopped' + pending; cls = 'bad'; }
+    banner.hidden = true;
+  } else if (!S.everOpen) {
+    text = '◌ connecting…'; cls = 'warn';
+  } else {
+    const secs = S.retryAt ? Math.max(0, Math.ceil((S.retryAt - Date.now()) / 1000)) : 0;
+    text = `⚠ offline — reconnecting${secs ? ` in ${secs} s` : '…'}${queued}`;
+    cls = 'bad';
+    $('banner-text').textContent = `Connection lost — reconnecting${secs ? ` in ${secs} s` : '…'}. Your edits are kept and sent when it is back${q ? ` (${q} queued)` : ''}.`;
+    banner.hidden = false;
+  }
+  el.textContent = text;
+  el.className = 'conn ' + cls;
+  document.body.classList.toggle('offline', S.everOpen && !S.open);
+}
+
+// ---------- rendering: board ----------
+
+function renderBoard() {
+  const board = $('board');
+  board.dataset.boardId = S.boardId || '';
+  board.dataset.seq = String(S.seq);
+  const wanted = [];
+  const alive = new Set();
+  for (const col of S.columns) {
+    alive.add(col.id);
+    wanted.push(colEl(col).el);
+    renderColumn(col);
+  }
+  for (const [id, e] of colEls) if (!alive.has(id)) colEls.delete(id);
+  reconcile($('columns'), wanted);
+  if (!S.sel.card && !S.sel.col) { const first = board.querySelector('.card'); if (first) first.tabIndex = 0; } // Tab reaches the board
+  if (!S.columns.length) $('columns').replaceChildren(h('p', { class: 'muted empty-board', text: S.boardId ? 'This board has no columns.' : 'Loading…' }));
+  afterRender();
+  renderBulkColumns();
+}
+
+function afterRender() {
+  // drop cards that left the board from the caches and the marks
+  const ids = new Set();
+  for (const col of S.columns) for (const c of col.cards) ids.add(c.id);
+  for (const id of cardEls.keys()) if (!ids.has(id)) cardEls.delete(id);
+  for (const id of [...S.multi]) if (!ids.has(id)) S.multi.delete(id);
+  if (S.sel.card && !ids.has(S.sel.card)) S.sel = { card: null, col: S.sel.col };
+  renderBulk();
+}
+
+function colEl(col) {
+  let e = colEls.get(col.id);
+  if (e) return e;
+  const name = utext('h2', 'col-name', '');
+  const count = h('span', { class: 'col-count' });
+  const note = h('span', { class: 'col-note' });
+  const list = h('ol', { class: 'cards' });
+  const input = h('input', { class: 'add-input', placeholder: 'Title of the new card', maxLength: 4096, dir: 'auto', 'aria-label': 'New card title' });
+  const addBtn = h('button', { type: 'button', class: 'add-btn', text: '+ Add card' });
+  const form = h('form', { class: 'add-form', hidden: true }, input,
+    h('div', { class: 'add-row' }, h('button', { type: 'submit', text: 'Add' }), h('button', { type: 'button', class: 'add-cancel', text: 'Cancel' })));
+  const el = h('section', { class: 'column', 'data-column-id': col.id },
+    h('header', { class: 'col-head' }, name, h('span', { class: 'col-meta' }, count, note)), list, h('div', { class: 'col-foot' }, addBtn, form));
+  e = { el, name, count, note, list, addBtn, form, input };
+  addBtn.addEventListener('click', () => openAdd(col.id));
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const title = input.value.replace(/[\r\n]+/g, ' ').trim();
+    if (!title) return;
+    op({ kind: 'card.add', column: col.id, title });
+    input.value = '';
+    input.focus();
+  });
+  form.querySelector('.add-cancel').addEventListener('click', () => closeAdd(col.id));
+  input.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') { ev.preventDefault(); closeAdd(col.id); } });
+  colEls.set(col.id, e);
+  return e;
+}
+
+function openAdd(colId) {
+  const e = colEls.get(colId);
+  if (!e || !canEdit()) return;
+  e.addBtn.hidden = true;
+  e.form.hidden = false;
+  e.input.focus();
+}
+function closeAdd(colId) {
+  const e = colEls.get(colId);
+  if (!e) return;
+  e.form.hidden = true;
+  e.addBtn.hidden = false;
+  e.input.value = '';
+  S.sel = S.sel.card ? S.sel : { card: null, col: colId };
+  focusSelection();
+}
+
+// The ghosts in a column: the others' drags and our own, each {card, index, label, own}.
+function ghostsFor(colId) {
+  const out = [];
+  for (const s of S.presence) {
+    if (s.state === 'dragging' && s.column === colId && s.card && Number.isInteger(s.index)) {
+      const c = cardById(s.card);
+      out.push({ card: s.card, index: s.index, own: false, title: c ? `#${c.card.number} ${c.card.title}` : '', who: String(s.name || s.user) });
+    }
+  }
+  if (S.drag && S.drag.col === colId) {
+    const c = cardById(S.drag.card);
+    const col = colById(colId);
+    const wip = col && col.wip;
+    // like cork: say so when the drop would be refused by a hard limit
+    const full = wip && wip.hard && colId !== S.drag.fromCol && col.cards.length + 1 > wip.limit ? `${col.name} is full (${col.cards.length}/${wip.limit})` : '';
+    out.push({ card: S.drag.card, index: S.drag.index, own: true, title: c ? `#${c.card.number} ${c.card.title}` : '', who: '', full });
+  }
+  return out;
+}
+
+function renderColumn(col) {
+  const e = colEl(col);
+  e.name.textContent = col.name;
+  const total = col.cards.length;
+  const shown = S.filter.cards ? col.cards.filter(visible).length : total;
+  const wip = col.wip && Number.isInteger(col.wip.limit) ? col.wip : null;
+  e.count.textContent = wip ? `${total}/${wip.limit}` : String(total);
+  const over = wip && total > wip.limit;
+  const full = wip && wip.hard && total >= wip.limit;
+  e.el.classList.toggle('over', !!over);
+  e.el.classList.toggle('full', !!full && !over);
+  let note = '';
+  if (wip) note = over ? (wip.hard ? '▲ over hard limit' : '▲ over limit') : full ? '⊘ full (hard limit)' : wip.hard ? 'hard limit' : '';
+  if (S.filter.cards) note = (note ? note + ' · ' : '') + `${shown} shown`;
+  e.note.textContent = note;
+  e.count.title = wip ? `${total} cards, limit ${wip.limit}${wip.hard ? ' (hard)' : ''}` : `${total} cards`;
+  e.el.setAttribute('aria-label', `${col.name}, ${total} card${total === 1 ? '' : 's'}${wip ? `, limit ${wip.limit}` : ''}`);
+  e.el.classList.toggle('selected-col', !S.sel.card && S.sel.col === col.id);
+  e.el.tabIndex = !S.sel.card && S.sel.col === col.id ? 0 : -1;
+
+  // where each ghost goes: before the first shown card at or after its index (the dragged card itself left out)
+  const before = new Map();
+  const atEnd = [];
+  for (const g of ghostsFor(col.id)) {
+    const others = col.cards.filter((c) => c.id !== g.card);
+    let anchor = null;
+    for (let i = g.index; i < others.length; i++) if (visible(others[i])) { anchor = others[i].id; break; }
+    const el = ghostEl(g);
+    if (anchor) { if (!before.has(anchor)) before.set(anchor, []); before.get(anchor).push(el); } else atEnd.push(el);
+  }
+  const nodes = [];
+  for (const c of col.cards) {
+    if (before.has(c.id)) nodes.push(...before.get(c.id));
+    if (visible(c)) nodes.push(cardEl(c));
+  }
+  nodes.push(...atEnd);
+  if (!nodes.length) nodes.push(h('li', { class: 'empty', text: S.filter.cards && total ? 'no match' : 'empty' }));
+  const had = document.activeElement;
+  reconcile(e.list, nodes);
+  if (had && had !== document.activeElement && document.contains(had)) had.focus({ preventScroll: true });
+  e.addBtn.disabled = !canEdit();
+}
+
+function ghostEl(g) {
+  const el = h('li', { class: 'ghost' + (g.own ? ' own' : ''), 'aria-hidden': g.own ? 'true' : null });
+  el.append(utext('span', 'ghost-title', g.title || 'a card'));
+  if (!g.own) el.append(h('span', { class: 'ghost-who' }, utext('span', '', g.who), ' is dragging'));
+  if (g.full) { el.classList.add('refused'); el.append(h('span', { class: 'ghost-who', text: '⊘ ' + g.full })); }
+  return el;
+}
+
+function presenceOn(cardId) {
+  return S.presence.filter((s) => s.card === cardId && (s.state === 'viewing' || s.state === 'editing' || s.state === 'dragging'));
+}
+
+function cardEl(card) {
+  const pres = presenceOn(card.id);
+  const key = [S.metaVer, today(), pres.map((s) => `${s.session}:${s.state}:${s.name}`).join(',')].join('|');
+  const cached = cardEls.get(card.id);
+  let el;
+  if (cached && cached.card === card && cached.key === key) el = cached.el;
+  else {
+    el = buildCard(card, pres);
+    cardEls.set(card.id, { card, key, el });
+  }
+  // selection, marks and the drag source change the element in place, so a click in progress keeps its target
+  const selected = S.sel.card === card.id;
+  el.classList.toggle('selected', selected);
+  el.classList.toggle('marked', S.multi.has(card.id));
+  el.classList.toggle('drag-src', !!(S.drag && S.drag.card === card.id));
+  el.tabIndex = selected ? 0 : -1;
+  if (selected) el.setAttribute('aria-current', 'true'); else el.removeAttribute('aria-current');
+  return el;
+}
+
+function buildCard(card, pres) {
+  const li = h('li', { class: 'card' + (card.closed ? ' closed' : ''), 'data-card-id': card.id });
+  const top = h('div', { class: 'card-top' }, h('span', { class: 'num', text: `#${card.number}` }), h('span', { class: 'mark', text: '✓ marked' }));
+  if (card.closed) top.append(h('span', { class: 'closed-tag', text: '✓ closed' }));
+  for (const s of pres) {
+    const icon = s.state === 'editing' ? '✎' : s.state === 'dragging' ? '✥' : '◉';
+    const b = h('span', { class: 'pbadge ' + s.state, title: `${s.name || s.user} is ${s.state} this card` },
+      h('span', { 'aria-hidden': 'true', text: icon + ' ' }), utext('span', '', String(s.name || s.user)), sr(` is ${s.state}`));
+    top.append(b);
+  }
+  li.append(top, utext('div', 'title', card.title));
+
+  if (card.labels && card.labels.length) {
+    const chips = h('div', { class: 'chips' });
+    for (const lid of card.labels) {
+      const l = labelById(lid);
+      chips.append(paint(utext('span', 'chip', l ? l.name : lid), l && l.color));
+    }
+    li.append(chips);
+  }
+
+  const meta = h('div', { class: 'card-meta' });
+  if (card.due) {
+    const overdue = !card.closed && card.due < today();
+    meta.append(h('span', { class: 'due' + (overdue ? ' overdue' : ''), title: overdue ? `overdue since ${card.due}` : `due ${card.due}` },
+      overdue ? '⚠ overdue ' : 'due ', card.due));
+  }
+  if (card.milestone) {
+    const ms = milestoneById(card.milestone);
+    meta.append(h('span', { class: 'ms', title: 'milestone' }, h('span', { 'aria-hidden': 'true', text: '◆ ' }), sr('milestone '), utext('span', '', ms ? ms.title : card.milestone)));
+  }
+  const list = card.checklist || [];
+  if (list.length) {
+    const done = list.filter((i) => i.done).length;
+    meta.append(h('span', { class: 'cl' + (done === list.length ? ' all' : ''), title: 'checklist' }, h('span', { 'aria-hidden': 'true', text: '☑ ' }), sr('checklist '), `${done}/${list.length}`));
+  }
+  const comments = (card.comments || []).length;
+  if (comments) meta.append(h('span', { class: 'cm', title: `${comments} comment${comments > 1 ? 's' : ''}` }, h('span', { 'aria-hidden': 'true', text: '✉ ' }), String(comments), sr(comments > 1 ? ' comments' : ' comment')));
+  if (card.assignees && card.assignees.length) {
+    const who = h('span', { class: 'who' });
+    for (const u of card.assignees) {
+      const n = memberName(u);
+      who.append(h('span', { class: 'avatar', title: n }, h('span', { 'aria-hidden': 'true', text: initials(n) }), sr(n)));
+    }
+    meta.append(who);
+  }
+  if (meta.childNodes.length) li.append(meta);
+  return li;
+}
+
+// ---------- selection and keyboard ----------
+
+function shownCards(col) { return col.cards.filter(visible); }
+
+function selectCard(id, focus = true) {
+  const at = cardById(id);
+  S.sel = { card: id, col: at ? at.col.id : null };
+  renderBoard();
+  if (focus) focusSelection();
+}
+
+function focusSelection() {
+  let el = null;
+  if (S.sel.card) el = $('board').querySelector(`.card[data-card-id="${CSS.escape(S.sel.card)}"]`);
+  else if (S.sel.col) { const e = colEls.get(S.sel.col); el = e && e.el; }
+  if (!el) return;
+  if (!el.contains(document.activeElement)) el.focus({ preventScroll: true });
+  el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+}
+
+function currentPlace() {
+  // {ci, col, shown, i}: the selection as a column index and a position among the column's shown cards
+  if (!S.columns.length) return null;
+  let ci = 0;
+  let i = -1;
+  if (S.sel.card) {
+    const at = cardById(S.sel.card);
+    if (at) { ci = S.columns.indexOf(at.col); i = shownCards(at.col).indexOf(at.card); }
+  } else if (S.sel.col) ci = Math.max(0, S.columns.findIndex((c) => c.id === S.sel.col));
+  const col = S.columns[ci];
+  return { ci, col, shown: shownCards(col), i };
+}
+
+function moveSel(dx, dy, to) {
+  const p = currentPlace();
+  if (!p) return;
+  if (!S.sel.card && !S.sel.col) { // nothing selected yet: the first card
+    const first = S.columns.find((c) => shownCards(c).length);
+    if (first) selectCard(shownCards(first)[0].id); else { S.sel = { card: null, col: S.columns[0].id }; renderBoard(); focusSelection(); }
+    return;
+  }
+  if (dx) {
+    const ci = Math.min(S.columns.length - 1, Math.max(0, p.ci + dx));
+    const col = S.columns[ci];
+    const shown = shownCards(col);
+    if (shown.length) selectCard(shown[Math.min(Math.max(p.i, 0), shown.length - 1)].id);
+    else { S.sel = { card: null, col: col.id }; renderBoard(); focusSelection(); }
+    return;
+  }
+  if (!p.shown.length) return;
+  let i = to === 'first' ? 0 : to === 'last' ? p.shown.length - 1 : p.i < 0 ? 0 : p.i + dy;
+  i = Math.min(p.shown.length - 1, Math.max(0, i));
+  selectCard(p.shown[i].id);
+}
+
+function onKey(e) {
+  const t = e.target;
+  const mod = e.ctrlKey || e.metaKey;
+  // undo / redo anywhere but in a text field
+  if (mod && !e.altKey && !isTextField(t)) {
+    const k = e.key.toLowerCase();
+    if (k === 'z' || k === 'y') {
+      e.preventDefault();
+      intent({ t: (k === 'y' || e.shiftKey) ? 'redo' : 'undo' });
+      return;
+    }
+  }
+  if (mod || e.altKey || isTextField(t)) return;
+  if (document.querySelector('dialog[open]')) return;
+  if (S.drag && S.drag.mode === 'pointer') { if (e.key === 'Escape') { e.preventDefault(); endDrag(false); } return; }
+  // a focused button or link keeps the keys that press it
+  if ((e.key === ' ' || e.key === 'Enter') && t && t.closest && t.closest('button, a, summary') && !S.drag) return;
+  if (S.drag && S.drag.mode === 'kbd') { carryKey(e); return; }
+  const k = e.key;
+  const handled = () => e.preventDefault();
+  switch (k) {
+    case 'h': case 'ArrowLeft': handled(); moveSel(-1, 0); break;
+    case 'l': case 'ArrowRight': handled(); moveSel(1, 0); break;
+    case 'j': case 'ArrowDown': handled(); moveSel(0, 1); break;
+    case 'k': case 'ArrowUp': handled(); moveSel(0, -1); break;
+    case 'g': case 'Home': handled(); moveSel(0, 0, 'first'); break;
+    case 'G': case 'End': handled(); moveSel(0, 0, 'last'); break;
+    case ' ': case 'm': handled(); if (S.sel.card) startDrag(S.sel.card, 'kbd'); break;
+    case 'Enter': if (S.sel.card) { handled(); openDetail(S.sel.card); } break;
+    case 'e': if (S.sel.card) { handled(); openDetail(S.sel.card, 'title'); } break;
+    case 'v': if (S.sel.card) { handled(); toggleMark(S.sel.card); } break;
+    case 'n': { handled(); const p = currentPlace(); if (p) openAdd(p.col.id); break; }
+    case 'x': if (S.sel.card) { handled(); archiveCard(S.sel.card); } break;
+    case 'C': if (S.sel.card) { handled(); toggleClosed(S.sel.card); } break;
+    case 'J': case 'K': if (S.sel.card) { handled(); nudge(S.sel.card, k === 'J' ? 1 : -1); } break;
+    case 'H': case 'L': if (S.sel.card) { handled(); shiftColumn(S.sel.card, k === 'L' ? 1 : -1); } break;
+    case 'u': handled(); intent({ t: 'undo' }); break;
+    case 'U': handled(); intent({ t: 'redo' }); break;
+    case '/': handled(); $('app').querySelector('input[name="filter"]').focus(); break;
+    case '?': handled(); $('help').showModal(); break;
+    case 'Escape':
+      if (S.multi.size) { handled(); S.multi.clear(); renderBoard(); }
+      break;
+    default: break;
+  }
+}
+
+function toggleMark(id) {
+  if (S.multi.has(id)) S.multi.delete(id); else S.multi.add(id);
+  renderBoard();
+  focusSelection();
+}
+
+function archiveCard(id) {
+  const at = cardById(id);
+  if (!at) return;
+  // the selection goes to a neighbour
+  const shown = shownCards(at.col);
+  const i = shown.indexOf(at.card);
+  const next = shown[i + 1] || shown[i - 1];
+  op({ kind: 'card.archive', card: id });
+  if (S.sel.card === id) S.sel = next ? { card: next.id, col: at.col.id } : { card: null, col: at.col.id };
+  toast(`Archived #${at.card.number} — Ctrl-Z undoes it, “Archived” restores it.`, 'ok');
+}
+
+function toggleClosed(id) {
+  const at = cardById(id);
+  if (at) op({ kind: at.card.closed ? 'card.reopen' : 'card.close', card: id });
+}
+
+function nudge(id, dir) {
+  const at = cardById(id);
+  if (!at) return;
+  const shown = shownCards(at.col);
+  const i = shown.indexOf(at.card);
+  if (dir > 0) {
+    const below = shown[i + 1];
+    if (below) op({ kind: 'card.move', card: id, to_column: at.col.id, after: below.id });
+  } else {
+    const above = shown[i - 1];
+    if (!above) return;
+    const above2 = shown[i - 2];
+    op(above2 ? { kind: 'card.move', card: id, to_column: at.col.id, after: above2.id } : { kind: 'card.move', card: id, to_column: at.col.id, before: above.id });
+  }
+}
+
+function shiftColumn(id, dir) {
+  const at = cardById(id);
+  if (!at) return;
+  const to = S.columns[S.columns.indexOf(at.col) + dir];
+  if (to) op({ kind: 'card.move', card: id, to_column: to.id });
+}
+
+// ---------- drag and drop (pointer and keyboard) ----------
+
+// A drop position is (column, index among the column's cards with the dragged card left out).
+// Slots count only the shown cards (a filter may hide some): slot i is "just above the i-th shown card".
+function slotToIndex(col, slot, dragId) {
+  const others = col.cards.filter((c) => c.id !== dragId);
+  const shown = others.filter(visible);
+  return slot < shown.length ? others.indexOf(shown[slot]) : others.length;
+}
+function indexToSlot(col, index, dragId) {
+  const others = col.cards.filter((c) => c.id !== dragId);
+  let slot = 0;
+  for (let i = 0; i < Math.min(index, others.length); i++) if (visible(others[i])) slot++;
+  return slot;
+}
+
+function startDrag(id, mode) {
+  if (!canEdit()) { toast('You can only read this board.', 'error'); return false; }
+  const at = cardById(id);
+  if (!at) return false;
+  S.drag = { card: id, fromCol: at.col.id, fromIndex: at.index, col: at.col.id, index: at.index, mode };
+  S.sel = { card: id, col: at.col.id };
+  document.body.classList.add('dragging');
+  renderBoard();
+  dragPresence();
+  if (mode === 'kbd' && !S.carryHint) S.carryHint = toast('Carrying the card: h j k l or arrows move it, Space, m or Enter drops it, Esc puts it back.', 'info', 4000);
+  return true;
+}
+
+function setDragTarget(colId, index) {
+  const d = S.drag;
+  if (!d || (d.col === colId && d.index === index)) return;
+  const old = d.col;
+  d.col = colId;
+  d.index = index;
+  const a = colById(old);
+  const b = colById(colId);
+  if (a) renderColumn(a);
+  if (b && b !== a) renderColumn(b);
+  dragPresence();
+}
+
+function endDrag(commit) {
+  const d = S.drag;
+  if (!d) return;
+  S.drag = null;
+  document.body.classList.remove('dragging');
+  clearTimeout(S.dragPresTimer);
+  S.dragPresTimer = 0;
+  if (floatEl) { floatEl.remove(); floatEl = null; }
+  if (commit && !(d.col === d.fromCol && d.index === d.fromIndex)) {
+    const col = colById(d.col);
+    if (col) {
+      const others = col.cards.filter((c) => c.id !== d.card);
+      const o = { kind: 'card.move', card: d.card, to_column: d.col };
+      if (d.index > 0 && others[d.index - 1]) o.after = others[d.index - 1].id;
+      else if (others.length) o.before = others[0].id;
+      op(o);
+    }
+  }
+  sendPresence({ state: 'idle' });
+  if (S.detail) sendPresence({ state: 'viewing', card: S.detail });
+  renderBoard();
+  if (d.mode === 'kbd') focusSelection();
+}
+
+function dragPresence() {
+  const now = performance.now();
+  const wait = 100 - (now - (S.dragPresAt || 0));
+  if (wait <= 0) { flushDragPresence(); return; }
+  if (!S.dragPresTimer) S.dragPresTimer = setTimeout(flushDragPresence, wait);
+}
+function flushDragPresence() {
+  S.dragPresTimer = 0;
+  const d = S.drag;
+  if (!d) return;
+  S.dragPresAt = performance.now();
+  sendPresence({ state: 'dragging', card: d.card, column: d.col, index: d.index });
+}
+
+function sendPresence(p) {
+  const key = JSON.stringify(p);
+  if (key === S.lastPresence) return;
+  if (raw({ t: 'presence', ...p })) S.lastPresence = key;
+}
+
+function carryKey(e) {
+  const d = S.drag;
+  const k = e.key;
+  const col = colById(d.col);
+  if (!col) { endDrag(false); return; }
+  const slot = indexToSlot(col, d.index, d.card);
+  const nShown = col.cards.filter((c) => c.id !== d.card && visible(c)).length;
+  e.preventDefault();
+  switch (k) {
+    case 'j': case 'ArrowDown': setDragTarget(col.id, slotToIndex(col, Math.min(nShown, slot + 1), d.card)); break;
+    case 'k': case 'ArrowUp': setDragTarget(col.id, slotToIndex(col, Math.max(0, slot - 1), d.card)); break;
+    case 'g': setDragTarget(col.id, slotToIndex(col, 0, d.card)); break;
+    case 'G': setDragTarget(col.id, slotToIndex(col, nShown, d.card)); break;
+    case 'h': case 'l': case 'ArrowLeft': case 'ArrowRight': {
+      const to = S.columns[S.columns.indexOf(col) + (k === 'h' || k === 'ArrowLeft' ? -1 : 1)];
+      if (!to) break;
+      const n = to.cards.filter((c) => c.id !== d.card && visible(c)).length;
+      setDragTarget(to.id, slotToIndex(to, Math.min(slot, n), d.card));
+      break;
+    }
+    case ' ': case 'm': case 'Enter': endDrag(true); break;
+    case 'Escape': endDrag(false); break;
+    default: break;
+  }
+  const g = colEls.get(d.col);
+  const ghost = g && g.list.querySelector('.ghost.own');
+  if (ghost) ghost.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+}
+
+let P = null; // a pointer press on a card that may become a drag
+let floatEl = null;
+let suppressClick = false;
+
+function onPointerDown(e) {
+  const cardNode = e.target.closest('.card');
+  if (!cardNode || e.button !== 0 || S.drag || !canEdit()) return;
+  if (e.target.closest('button, input, textarea, select, a')) return;
+  P = { id: cardNode.dataset.cardId, pid: e.pointerId, x0: e.clientX, y0: e.clientY, x: e.clientX, y: e.clientY, type: e.pointerType, el: cardNode, timer: 0 };
+  if (e.pointerType !== 'mouse') {
+    // touch and pen: press and hold, so that a swipe still scrolls
+    P.timer = setTimeout(() => { if (P && !S.drag) beginPointerDrag(); }, 380);
+  }
+}
+
+function beginPointerDrag() {
+  const p = P;
+  const rect = p.el.getBoundingClientRect();
+  if (!startDrag(p.id, 'pointer')) { P = null; return; }
+  floatEl = p.el.cloneNode(true);
+  floatEl.classList.add('drag-float');
+  floatEl.classList.remove('drag-src', 'selected');
+  floatEl.removeAttribute('data-card-id');
+  floatEl.style.width = rect.width + 'px';
+  p.dx = p.x0 - rect.left;
+  p.dy = p.y0 - rect.top;
+  document.body.append(floatEl);
+  moveFloat(p.x, p.y);
+  autoScroll();
+}
+
+function moveFloat(x, y) {
+  if (floatEl && P) floatEl.style.transform = `translate(${Math.round(x - P.dx)}px, ${Math.round(y - P.dy)}px) rotate(2deg)`;
+}
+
+function onPointerMove(e) {
+  if (!P || e.pointerId !== P.pid) return;
+  P.x = e.clientX;
+  P.y = e.clientY;
+  if (!S.drag) {
+    const dist = Math.hypot(P.x - P.x0, P.y - P.y0);
+    if (P.type !== 'mouse') { if (dist > 10) { clearTimeout(P.timer); P = null; } return; }
+    if (dist < 6) return;
+    beginPointerDrag();
+    if (!S.drag) return;
+  }
+  e.preventDefault();
+  moveFloat(P.x, P.y);
+  trackPointer(P.x, P.y);
+}
+
+function trackPointer(x, y) {
+  const under = document.elementFromPoint(x, y);
+  const colNode = under && under.closest('.column');
+  if (!colNode || !S.drag) return;
+  const col = colById(colNode.dataset.columnId);
+  if (!col) return;
+  const els = [...colEls.get(col.id).list.children].filter((n) => n.classList.contains('card') && n.dataset.cardId !== S.drag.card);
+  let slot = els.length;
+  for (let i = 0; i < els.length; i++) {
+    const r = els[i].getBoundingClientRect();
+    if (y < r.top + r.height / 2) { slot = i; break; }
+  }
+  setDragTarget(col.id, slotToIndex(col, slot, S.drag.card));
+}
+
+function onPointerUp(e) {
+  if (!P || e.pointerId !== P.pid) return;
+  clearTimeout(P.timer);
+  if (S.drag && S.drag.mode === 'pointer') {
+    trackPointer(e.clientX, e.clientY);
+    endDrag(true);
+    suppressClick = true;
+    setTimeout(() => { suppressClick = false; }, 0);
+  }
+  P = null;
+}
+
+function onPointerCancel(e) {
+  if (!P || e.pointerId !== P.pid) return;
+  clearTimeout(P.timer);
+  if (S.drag && S.drag.mode === 'pointer') endDrag(false);
+  P = null;
+}
+
+// near an edge of the board, a column or the window, scroll while dragging
+function autoScroll() {
+  if (!S.drag || S.drag.mode !== 'pointer' || !P) return;
+  const edge = 40;
+  const step = (d) => Math.ceil((edge - d) / 3);
+  const { x, y } = P;
+  const board = $('board');
+  const b = board.getBoundingClientRect();
+  if (x < b.left + edge) board.scrollLeft -= step(x - b.left);
+  else if (x > b.right - edge) board.scrollLeft += step(b.right - x);
+  const under = document.elementFromPoint(x, y);
+  const list = under && under.closest('.cards');
+  if (list && list.scrollHeight > list.clientHeight) {
+    const r = list.getBoundingClientRect();
+    if (y < r.top + edge) list.scrollTop -= step(y - r.top);
+    else if (y > r.bottom - edge) list.scrollTop += step(r.bottom - y);
+  }
+  const vh = window.innerHeight;
+  if (y < edge) window.scrollBy(0, -step(y));
+  else if (y > vh - edge) window.scrollBy(0, step(vh - y));
+  trackPointer(x, y);
+  requestAnimationFrame(autoScroll);
+}
+
+function onBoardClick(e) {
+  if (suppressClick) { e.preventDefault(); return; }
+  const cardNode = e.target.closest('.card');
+  if (!cardNode) {
+    const colNode = e.target.closest('.column');
+    if (colNode && !e.target.closest('button, input, form') && !S.sel.card) { S.sel = { card: null, col: colNode.dataset.columnId }; renderBoard(); }
+    return;
+  }
+  const id = cardNode.dataset.cardId;
+  if (e.shiftKey || e.ctrlKey || e.metaKey) { S.sel = { card: id, col: null }; toggleMark(id); return; }
+  selectCard(id);
+  openDetail(id);
+}
+
+// ---------- multi-select ----------
+
+function renderBulk() {
+  const n = S.multi.size;
+  $('bulk').hidden = n === 0;
+  $('bulk-count').textContent = `${n} card${n === 1 ? '' : 's'} marked`;
+}
+function renderBulkColumns() {
+  const sel = $('bulk-col');
+  const v = sel.value;
+  sel.replaceChildren(...S.columns.map((c) => h('option', { value: c.id, text: c.name })));
+  if (v && colById(v)) sel.value = v;
+}
+function bulkMove() {
+  const to = $('bulk-col').value;
+  if (!colById(to)) return;
+  const ids = [];
+  for (const col of S.columns) for (const c of col.cards) if (S.multi.has(c.id)) ids.push(c.id);
+  for (const id of ids) op({ kind: 'card.move', card: id, to_column: to });
+  S.multi.clear();
+  renderBoard();
+}
+
+// ---------- card detail ----------
+
+const D = {}; // the detail panel's parts
+
+function buildDetail() {
+  const dlg = $('detail');
+  const title = h('textarea', { id: 'd-title', class: 'd-title u', rows: 2, dir: 'auto', maxLength: 16384 });
+  const colSel = h('select', { id: 'd-col' });
+  const due = h('input', { id: 'd-due', type: 'date' });
+  const ms = h('select', { id: 'd-ms' });
+  const labels = h('div', { class: 'd-labels', role: 'group', 'aria-label': 'Labels' });
+  const lname = h('input', { id: 'd-lname', placeholder: 'New label', maxLength: 200, dir: 'auto', 'aria-label': 'New label name' });
+  const lcolor = h('input', { id: 'd-lcolor', type: 'color', value: '#0075ca', 'aria-label': 'New label colour' });
+  const people = h('div', { class: 'd-people', role: 'group', 'aria-label': 'Assignees' });
+  const desc = h('textarea', { id: 'd-desc', class: 'd-desc u', rows: 5, dir: 'auto', placeholder: 'No description' });
+  const clList = h('ul', { class: 'd-checklist' });
+  const clCount = h('span', { class: 'muted' });
+  const clInput = h('input', { placeholder: 'New checklist item', maxLength: 1000, dir: 'auto', 'aria-label': 'New checklist item' });
+  const cmList = h('ol', { class: 'd-comments' });
+  const cmInput = h('textarea', { rows: 3, dir: 'auto', placeholder: 'Write a comment… (Ctrl-Enter sends)', 'aria-label': 'New comment' });
+  const state = h('span', { class: 'd-state' });
+  const pres = h('span', { class: 'd-pres' });
+  const closeBtn = h('button', { type: 'button', class: 'd-close' });
+  const markBtn = h('button', { type: 'button' });
+  const gone = h('p', { class: 'd-gone', hidden: true, text: 'This card is no longer on the board (archived or removed).' });
+  const edit = h('div', { class: 'd-edit' },
+    h('label', { class: 'field' }, h('span', { text: 'Title' }), title),
+    h('div', { class: 'd-row' },
+      h('label', { class: 'field' }, h('span', { text: 'Column' }), colSel),
+      h('label', { class: 'field' }, h('span', { text: 'Due' }), due),
+      h('label', { class: 'field' }, h('span', { text: 'Milestone' }), ms)),
+    h('fieldset', {}, h('legend', { text: 'Labels' }), labels,
+      h('form', { class: 'd-newlabel' }, lname, lcolor, h('button', { type: 'submit', text: 'Create label' }))),
+    h('fieldset', {}, h('legend', { text: 'Assignees' }), people),
+    h('label', { class: 'field' }, h('span', { text: 'Description' }), desc),
+    h('section', { class: 'd-sec' }, h('h3', {}, 'Checklist ', clCount), clList,
+      h('form', { class: 'd-addrow' }, clInput, h('button', { type: 'submit', text: 'Add item' }))),
+    h('section', { class: 'd-sec' }, h('h3', { text: 'Comments' }), cmList,
+      h('form', { class: 'd-comment' }, cmInput, h('button', { type: 'submit', text: 'Comment' }))),
+    h('div', { class: 'd-actions' }, closeBtn, markBtn,
+      h('button', { type: 'button', class: 'danger', text: 'Archive', onclick: () => { if (S.detail) { archiveCard(S.detail); dlg.close(); } } })));
+  dlg.append(
+    h('div', { class: 'phead' }, h('h2', { id: 'detail-h', class: 'num' }), state, pres,
+      h('button', { type: 'button', class: 'close-x', 'aria-label': 'Close', text: '×', onclick: () => dlg.close() })),
+    gone, edit);
+  Object.assign(D, { dlg, title, colSel, due, ms, labels, lname, lcolor, people, desc, clList, clCount, clInput, cmList, cmInput, state, pres, closeBtn, markBtn, gone, edit, descBase: 0, descShown: null });
+
+  title.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); title.blur(); } });
+  title.addEventListener('input', fitTitle);
+  title.addEventListener('change', () => {
+    const c = detailCard();
+    const v = title.value.replace(/[\r\n]+/g, ' ').trim();
+    if (c && v && v !== c.title) op({ kind: 'card.edit', card: c.id, title: v });
+    else if (c && !v) title.value = c.title;
+  });
+  colSel.addEventListener('change', () => { const c = detailCard(); if (c) op({ kind: 'card.move', card: c.id, to_column: colSel.value }); });
+  due.addEventListener('change', () => { const c = detailCard(); if (c) op({ kind: 'card.edit', card: c.id, due: due.value || null }); });
+  ms.addEventListener('change', () => { const c = detailCard(); if (c) op({ kind: 'card.edit', card: c.id, milestone: ms.value || null }); });
+  desc.addEventListener('focus', () => { const c = detailCard(); if (c && desc.value === c.description) D.descBase = c.description_seq; });
+  desc.addEventListener('change', () => {
+    const c = detailCard();
+    if (!c || desc.value === c.description) return;
+    op({ kind: 'card.edit', card: c.id, description: desc.value, base_seq: D.descBase || c.description_seq || 0 });
+  });
+  lname.form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const c = detailCard();
+    const name = lname.value.replace(/[\r\n]+/g, ' ').trim();
+    const color = COLOR_RE.test(lcolor.value) ? lcolor.value.toLowerCase() : '#0075ca';
+    if (!name) return;
+    const existing = S.meta.labels.find((l) => l.name.toLowerCase() === name.toLowerCase());
+    let id = existing ? existing.id : slug(name);
+    if (!existing) {
+      if (labelById(id)) id = id + '-' + Math.random().toString(36).slice(2, 6);
+      op({ kind: 'label.create', label: id, name, color });
+    }
+    if (c && !(c.labels || []).includes(id)) op({ kind: 'card.label', card: c.id, label: id });
+    lname.value = '';
+  });
+  clInput.form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const c = detailCard();
+    const text = clInput.value.replace(/[\r\n]+/g, ' ').trim();
+    if (c && text) op({ kind: 'checklist.add', card: c.id, text });
+    clInput.value = '';
+  });
+  cmInput.form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const c = detailCard();
+    if (c && cmInput.value.trim()) op({ kind: 'comment.add', card: c.id, text: cmInput.value });
+    cmInput.value = '';
+  });
+  cmInput.addEventListener('keydown', (e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); cmInput.form.requestSubmit(); } });
+  closeBtn.addEventListener('click', () => { const c = detailCard(); if (c) toggleClosed(c.id); });
+  markBtn.addEventListener('click', () => { if (S.detail) { if (S.multi.has(S.detail)) S.multi.delete(S.detail); else S.multi.add(S.detail); renderBoard(); renderDetail(); } });
+  dlg.addEventListener('close', () => {
+    const id = S.detail;
+    S.detail = null;
+    sendPresence({ state: 'viewing' });
+    if (id && cardById(id)) { S.sel = { card: id, col: null }; renderBoard(); focusSelection(); }
+  });
+  dlg.addEventListener('focusin', () => editingPresence());
+  dlg.addEventListener('focusout', () => setTimeout(() => { editingPresence(); renderDetail(); }, 0));
+}
+
+function editingPresence() {
+  if (!S.detail) return;
+  const a = document.activeElement;
+  const editing = a && D.dlg.contains(a) && isTextField(a);
+  sendPresence({ state: editing ? 'editing' : 'viewing', card: S.detail });
+}
+
+// the whole title shows in the panel (up to 40% of the window, then it scrolls)
+function fitTitle() {
+  const t = D.title;
+  t.style.height = 'auto';
+  t.style.height = Math.min(t.scrollHeight + 4, Math.round(window.innerHeight * 0.4)) + 'px';
+}
+
+const detailCard = () => { const at = S.detail && cardById(S.detail); return at ? at.card : null; };
+
+function openDetail(id, focus) {
+  if (!D.dlg) buildDetail();
+  S.detail = id;
+  D.descShown = null;
+  D.cmInput.value = '';
+  D.clInput.value = '';
+  if (!D.dlg.open) D.dlg.showModal();
+  renderDetail();
+  sendPresence({ state: 'viewing', card: id });
+  if (focus === 'title') { D.title.focus(); D.title.select(); } else D.dlg.querySelector('.close-x').focus();
+  D.dlg.scrollTop = 0;
+}
+
+// Refreshes the panel from the model, leaving alone the field that has the focus.
+function renderDetail() {
+  if (!S.detail || !D.dlg || !D.dlg.open && S.detail == null) return;
+  const at = cardById(S.detail);
+  D.gone.hidden = !!at;
+  D.edit.hidden = !at;
+  if (!at) { D.state.textContent = ''; return; }
+  const c = at.card;
+  const a = document.activeElement;
+  const keep = (el) => el === a || (el.contains && el.contains(a));
+  const ro = !canEdit();
+  $('detail-h').textContent = `#${c.number}`;
+  D.state.textContent = c.closed ? '✓ closed' : 'open';
+  D.state.className = 'd-state' + (c.closed ? ' closed' : '');
+  const pres = presenceOn(c.id);
+  D.pres.textContent = pres.map((s) => `${s.state === 'editing' ? '✎' : '◉'} ${s.name || s.user} ${s.state}`).join(' · ');
+  if (!keep(D.title)) { D.title.value = c.title; fitTitle(); }
+  D.title.readOnly = ro;
+  if (!keep(D.colSel)) {
+    D.colSel.replaceChildren(...S.columns.map((col) => h('option', { value: col.id, text: col.name })));
+    D.colSel.value = at.col.id;
+  }
+  if (!keep(D.due)) D.due.value = c.due || '';
+  if (!keep(D.ms)) {
+    D.ms.replaceChildren(h('option', { value: '', text: '— none —' }),
+      ...S.meta.milestones.map((m) => h('option', { value: m.id, text: m.title + (m.closed ? ' (closed)' : '') + (m.due ? ` · ${m.due}` : '') })));
+    D.ms.value = c.milestone || '';
+  }
+  for (const el of [D.colSel, D.due, D.ms, D.lname, D.lcolor, D.clInput, D.cmInput]) el.disabled = ro;
+  if (!keep(D.labels)) {
+    D.labels.replaceChildren(...S.meta.labels.map((l) => {
+      const on = (c.labels || []).includes(l.id);
+      const b = paint(h('button', { type: 'button', class: 'chip toggle' + (on ? ' on' : ''), 'aria-pressed': on ? 'true' : 'false', disabled: ro },
+        h('span', { 'aria-hidden': 'true', text: on ? '✓ ' : '+ ' }), utext('span', '', l.name)), l.color);
+      b.addEventListener('click', () => op({ kind: on ? 'card.unlabel' : 'card.label', card: c.id, label: l.id }));
+      return b;
+    }));
+    if (!S.meta.labels.length) D.labels.append(h('span', { class: 'muted', text: 'No labels yet.' }));
+  }
+  if (!keep(D.people)) {
+    D.people.replaceChildren(...S.meta.members.filter((m) => m.role !== 'viewer').map((m) => {
+      const on = (c.assignees || []).includes(m.id);
+      const n = m.name || m.id;
+      const b = h('button', { type: 'button', class: 'toggle person-t' + (on ? ' on' : ''), 'aria-pressed': on ? 'true' : 'false', disabled: ro },
+        h('span', { class: 'avatar', 'aria-hidden': 'true', text: initials(n) }), utext('span', '', n));
+      b.addEventListener('click', () => op({ kind: on ? 'card.unassign' : 'card.assign', card: c.id, user: m.id }));
+      return b;
+    }));
+  }
+  if (!keep(D.desc)) {
+    if (D.descShown !== c.description) { D.desc.value = c.description || ''; D.descShown = c.description; D.descBase = c.description_seq; }
+  }
+  D.desc.readOnly = ro;
+  const list = c.checklist || [];
+  D.clCount.textContent = list.length ? `${list.filter((i) => i.done).length}/${list.length}` : '';
+  if (!keep(D.clList)) {
+    D.clList.replaceChildren(...list.map((item) => {
+      const box = h('input', { type: 'checkbox', checked: !!item.done, disabled: ro, 'aria-label': 'done' });
+      const text = h('input', { class: 'u', value: item.text, dir: 'auto', readOnly: ro, 'aria-label': 'Checklist item' });
+      box.addEventListener('change', () => op({ kind: 'checklist.edit', card: c.id, item: item.id, done: box.checked }));
+      text.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); text.blur(); } });
+      text.addEventListener('change', () => {
+        const v = text.value.replace(/[\r\n]+/g, ' ').trim();
+        if (v && v !== item.text) op({ kind: 'checklist.edit', card: c.id, item: item.id, text: v });
+        else text.value = item.text;
+      });
+      const rm = h('button', { type: 'button', class: 'icon', 'aria-label': 'Remove item', title: 'Remove', text: '×', disabled: ro });
+      rm.addEventListener('click', () => op({ kind: 'checklist.remove', card: c.id, item: item.id }));
+      return h('li', { class: item.done ? 'done' : '' }, box, text, rm);
+    }));
+  }
+  const comments = c.comments || [];
+  const atBottom = D.cmList.childElementCount !== comments.length;
+  D.cmList.replaceChildren(...comments.map((cm) => {
+    const mine = S.me && cm.author === S.me.user;
+    const li = h('li', { class: 'comment' + (mine ? ' mine' : '') },
+      h('div', { class: 'c-head' }, utext('b', '', memberName(cm.author)), ' ', h('time', { text: clock(cm.at) + (cm.edited_at ? ' (edited)' : '') })),
+      utext('p', 'c-text', cm.text));
+    if (mine || S.role === 'owner') {
+      const del = h('button', { type: 'button', class: 'icon', 'aria-label': 'Delete comment', title: 'Delete', text: '×', disabled: ro });
+      del.addEventListener('click', () => op({ kind: 'comment.delete', card: c.id, comment: cm.id }));
+      li.firstChild.append(del);
+    }
+    return li;
+  }));
+  if (!comments.length) D.cmList.append(h('li', { class: 'muted', text: 'No comments yet.' }));
+  if (atBottom && D.cmList.lastChild) { /* new comment: keep it in view only if the form has focus */ if (keep(D.cmInput)) D.cmList.lastChild.scrollIntoView({ block: 'nearest' }); }
+  D.cmInput.readOnly = ro;
+  D.closeBtn.textContent = c.closed ? 'Reopen card' : 'Close card';
+  D.closeBtn.disabled = ro;
+  D.markBtn.textContent = S.multi.has(c.id) ? 'Unmark' : 'Mark for bulk move';
+}
+
+// ---------- archived ----------
+
+function openArchived() {
+  $('archive-list').replaceChildren(h('li', { class: 'muted', text: 'Loading…' }));
+  $('archive-empty').hidden = true;
+  if (!$('archive').open) $('archive').showModal();
+  if (!raw({ t: 'archived' })) $('archive-list').replaceChildren(h('li', { class: 'muted', text: 'Offline: the archive shows once the connection is back.' }));
+}
+
+function renderArchived(cards) {
+  if (!$('archive').open) return;
+  $('archive-empty').hidden = cards.length > 0;
+  $('archive-list').replaceChildren(...cards.map((c) => {
+    const btn = h('button', { type: 'button', text: 'Restore', disabled: !canEdit(), 'aria-label': `Restore #${c.number}` });
+    const li = h('li', {}, h('span', { class: 'num', text: `#${c.number}` }), utext('span', 'a-title', c.title), btn);
+    btn.addEventListener('click', () => {
+      op({ kind: 'card.restore', card: c.id });
+      li.remove();
+      setTimeout(() => raw({ t: 'archived' }), 300);
+    });
+    return li;
+  }));
+}
+
+// ---------- feed and chat ----------
+
+function addFeed(m) {
+  const items = Array.isArray(m.items) ? m.items : [];
+  const list = $('feed-list');
+  const nearBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+  if (m.replace) { S.feed = []; list.replaceChildren(); }
+  for (const it of items) { S.feed.push(it); list.append(feedEl(it)); }
+  while (S.feed.length > FEED_MAX) { S.feed.shift(); list.firstChild && list.firstChild.remove(); }
+  if (!list.childElementCount) list.append(h('li', { class: 'muted', text: 'Nothing yet.' }));
+  else { const empty = list.querySelector(':scope > .muted'); if (empty) empty.remove(); }
+  if (nearBottom || m.replace) list.scrollTop = list.scrollHeight;
+}
+
+function mentionsMe(text) {
+  if (!S.me) return false;
+  const me = S.me.user.toLowerCase();
+  for (const m of String(text).matchAll(/@([A-Za-z0-9_.-]+)/g)) if (m[1].toLowerCase().replace(/[.]+$/, '') === me) return true;
+  return false;
+}
+
+// The text with @mentions of the user in <mark>, as text nodes only.
+function withMentions(text) {
+  const out = [];
+  const me = S.me ? S.me.user.toLowerCase() : null;
+  let last = 0;
+  for (const m of String(text).matchAll(/@([A-Za-z0-9_.-]+)/g)) {
+    const who = m[1].toLowerCase().replace(/[.]+$/, '');
+    if (who !== me) continue;
+    out.push(text.slice(last, m.index), h('mark', { text: m[0] }));
+    last = m.index + m[0].length;
+  }
+  out.push(text.slice(last));
+  return out;
+}
+
+function feedEl(it) {
+  const kind = ['change', 'chat', 'bot', 'system'].includes(it.kind) ? it.kind : 'change';
+  const text = String(it.text ?? '');
+  const mention = !it.own && mentionsMe(text);
+  const li = h('li', { class: `fi k-${kind}` + (it.own ? ' own' : '') + (mention ? ' mention' : '') });
+  li.append(h('time', { class: 'fi-time', text: clock(it.at) }));
+  const body = h('span', { class: 'fi-text u', dir: 'auto' });
+  const prefix = `<${it.user}> `;
+  if (kind === 'chat' && text.startsWith(prefix)) body.append(h('b', { class: 'fi-who', text: memberName(it.user) + ': ' }), ...withMentions(text.slice(prefix.length)));
+  else body.append(...withMentions(text));
+  if (mention) body.append(sr(' (mentions you)'));
+  if (it.card) {
+    const btn = h('button', { type: 'button', class: 'fi-link', title: 'Open the card' }, body);
+    btn.addEventListener('click', () => { if (cardById(it.card)) { selectCard(it.card, false); openDetail(it.card); } else toast('That card is not on the board any more (see Archived).', 'info'); });
+    li.append(btn);
+  } else li.append(body);
+  return li;
+}
+
+// ---------- toasts ----------
+
+function toast(text, kind = 'info', ms) {
+  const box = $('toasts');
+  const el = h('div', { class: 'toast ' + kind, role: kind === 'error' ? 'alert' : 'status' }, utext('span', '', text),
+    h('button', { type: 'button', class: 'icon', 'aria-label': 'Dismiss', text: '×', onclick: () => el.remove() }));
+  box.append(el);
+  while (box.childElementCount > 4) box.firstChild.remove();
+  setTimeout(() => el.remove(), ms || (kind === 'error' ? 8000 : 3500));
+  return el;
+}
+
+// ---------- gate screens ----------
+
+function showGate(title, text, hint, retry) {
+  $('app').hidden = true;
+  for (const d of document.querySelectorAll('dialog[open]')) d.close();
+  $('gate').hidden = false;
+  $('toasts').replaceChildren();
+  $('gate-title').textContent = title;
+  $('gate-text').textContent = text || '';
+  $('gate-hint').textContent = hint || '';
+  $('gate-retry').hidden = !retry;
+}
+
+function showInvite(expired) {
+  showGate(expired ? 'You are signed out' : 'Welcome to Corkboard',
+    'Open the invite link you were given (corkd invite …).',
+    'The link looks like https://host/#token=…&board=…; it signs this browser in.', false);
+}
+
+// ---------- start ----------
+
+function bindStatic() {
+  document.addEventListener('keydown', onKey);
+  const board = $('board');
+  board.addEventListener('pointerdown', onPointerDown);
+  board.addEventListener('click', onBoardClick);
+  board.addEventListener('focusin', (e) => {
+    const c = e.target.closest && e.target.closest('.card');
+    if (c && S.sel.card !== c.dataset.cardId && !S.drag) { S.sel = { card: c.dataset.cardId, col: null }; renderBoard(); }
+  });
+  board.addEventListener('contextmenu', (e) => { if (P || S.drag) e.preventDefault(); });
+  window.addEventListener('pointermove', onPointerMove, { passive: false });
+  window.addEventListener('pointerup', onPointerUp);
+  window.addEventListener('pointercancel', onPointerCancel);
+  // once a touch drag has begun, the page must not scroll under the finger
+  document.addEventListener('touchmove', (e) => { if (S.drag && S.drag.mode === 'pointer') e.preventDefault(); }, { passive: false });
+
+  $('board-pick').addEventListener('change', (e) => {
+    const id = e.target.value;
+    if (id && id !== S.boardId) intent({ t: 'open', board: id });
+  });
+  const filter = $('app').querySelector('input[name="filter"]');
+  let debounce = 0;
+  filter.addEventListener('input', () => {
+    clearTimeout(debounce);
+    debounce = setTimeout(() => {
+      const q = filter.value.trim();
+      if (q === S.filter.q) return;
+      S.filter.q = q;
+      S.filter.sent = q;
+      if (!q) { S.filter.cards = null; S.filter.error = ''; $('filter-error').textContent = ''; document.body.classList.remove('filtering'); renderBoard(); }
+      raw({ t: 'filter', q });
+    }, 250);
+  });
+  filter.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && filter.value) { e.preventDefault(); filter.value = ''; filter.dispatchEvent(new Event('input')); }
+    else if (e.key === 'Escape' || e.key === 'Enter') { e.preventDefault(); focusSelection(); }
+  });
+  $('chat-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const input = $('chat-input');
+    if (!input.value.trim()) return;
+    op({ kind: 'chat', text: input.value });
+    input.value = '';
+  });
+  $('btn-undo').addEventListener('click', () => intent({ t: 'undo' }));
+  $('btn-redo').addEventListener('click', () => intent({ t: 'redo' }));
+  $('btn-archived').addEventListener('click', openArchived);
+  $('btn-help').addEventListener('click', () => $('help').showModal());
+  $('banner-retry').addEventListener('click', () => { if (!S.open && !S.stopped) { S.retry = 0; connect(); } });
+  $('bulk-move').addEventListener('click', bulkMove);
+  $('bulk-clear').addEventListener('click', () => { S.multi.clear(); renderBoard(); });
+  $('gate-retry').addEventListener('click', () => { history.replaceState(null, '', location.pathname); location.reload(); });
+  $('btn-signout').addEventListener('click', async () => {
+    try { await fetch('/session', { method: 'DELETE', credentials: 'same-origin' }); } catch { /* gone anyway */ }
+    stop();
+    showInvite(true);
+  });
+  for (const b of document.querySelectorAll('[data-close]')) b.addEventListener('click', () => b.closest('dialog').close());
+  for (const d of document.querySelectorAll('dialog')) d.addEventListener('click', (e) => { if (e.target === d) d.close(); });
+  window.addEventListener('beforeunload', (e) => { if (S.queue.length && !S.stopped) e.preventDefault(); });
+  document.addEventListener('visibilitychange', () => {
+    if (!S.open || S.drag) return;
+    if (document.hidden) sendPresence({ state: 'idle' });
+    else sendPresence(S.detail ? { state: 'viewing', card: S.detail } : { state: 'viewing' });
+  });
+  window.addEventListener('hashchange', () => {
+    const b = new URLSearchParams(location.hash.slice(1)).get('board');
+    if (b && ID_RE.test(b) && b !== S.boardId) intent({ t: 'open', board: b });
+  });
+}
+
+async function start() {
+  bindStatic();
+  const params = new URLSearchParams(location.hash.slice(1));
+  const token = params.get('token');
+  const board = params.get('board');
+  S.wantBoard = board && ID_RE.test(board) ? board : null;
+  let tokenRefused = false;
+  if (token) {
+    try {
+      const r = await fetch('/session', {
+        method: 'POST', body: JSON.stringify({ token }), headers: { 'content-type': 'application/json' }, credentials: 'same-origin',
+      });
+      tokenRefused = !r.ok;
+    } catch { tokenRefused = true; }
+    // the token leaves the address bar (and the history) at once
+    history.replaceState(null, '', location.pathname + location.search + (S.wantBoard ? '#board=' + encodeURIComponent(S.wantBoard) : ''));
+  }
+  let r;
+  try {
+    r = await fetch('/session', { credentials: 'same-origin', cache: 'no-store' });
+  } catch {
+    showGate('The server cannot be reached', 'Check that corkd is running, then try again.', '', true);
+    return;
+  }
+  if (r.status === 401) {
+    showInvite(false);
+    if (tokenRefused) $('gate-hint').textContent = 'The invite link in the address was not accepted (revoked, or mistyped). Ask for a new one.';
+    return;
+  }
+  if (!r.ok) { showGate('Something went wrong', `The server answered ${r.status}.`, '', true); return; }
+  try { const j = await r.json(); if (j && j.user) S.me = { user: String(j.user), name: String(j.user) }; } catch { /* the welcome says */ }
+  $('gate').hidden = true;
+  $('app').hidden = false;
+  renderBoard();
+  renderPresence();
+  renderStatus();
+  connect();
+}
+
+start();

@@ -1,0 +1,133 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// The plain HTTP side of the web listener: the page's files and the session cookie. Every response carries the
+/// page's security headers (a Content-Security-Policy that allows only the page's own script and style, no
+/// `Referer`, no framing, no content sniffing).
+struct WebPages {
+    let configuration: WebConfiguration
+    let logger: Logger
+
+    /// The largest request body read (`POST /session`).
+    static let bodyMax = 16 * 1024
+
+    static let securityHeaders: [(String, String)] = [
+        (
+            "Content-Security-Policy",
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+                + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        ),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+        ("X-Frame-Options", "DENY"),
+    ]
+
+    struct Response {
+        var status: HTTPResponseStatus
+        var headers: [(String, String)] = []
+        var body: ByteBuffer = ByteBuffer()
+        var contentType = "application/json"
+
+        static func json(_ status: HTTPResponseStatus, _ object: [String: String]) -> Response {
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+            return Response(status: status, body: ByteBuffer(bytes: data))
+        }
+    }
+
+    func serve(_ http: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
+        do {
+            try await http.executeThenClose { inbound, outbound in
+                var head: HTTPRequestHead?
+                var body = ByteBuffer()
+                var tooLarge = false
+                for try await part in inbound {
+                    switch part {
+                    case .head(let requestHead):
+                        head = requestHead
+                        body.clear()
+                        tooLarge = false
+                    case .body(var chunk):
+                        if body.readableBytes + chunk.readableBytes > Self.bodyMax { tooLarge = true } else { body.writeBuffer(&chunk) }
+                    case .end:
+                        guard let request = head else {
+                            // A request whose head never arrived here: nothing to answer; close rather than hang.
+                            return
+                        }
+                        let response =
+                            tooLarge ? .json(.payloadTooLarge, ["error": "the body is larger than \(Self.bodyMax) bytes"]) : answer(request, body: body)
+                        try await write(response, for: request, to: outbound)
+                        if !request.isKeepAlive { return }
+                        head = nil
+                    }
+                }
+            }
+        } catch {
+            logger.debug("a web connection ended", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func write(
+        _ response: Response, for request: HTTPRequestHead, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: response.contentType)
+        headers.add(name: "Content-Length", value: "\(response.body.readableBytes)")
+        for (name, value) in Self.securityHeaders { headers.add(name: name, value: value) }
+        for (name, value) in response.headers { headers.add(name: name, value: value) }
+        if !request.isKeepAlive { headers.add(name: "Connection", value: "close") }
+        try await outbound.write(.head(HTTPResponseHead(version: request.version, status: response.status, headers: headers)))
+        if request.method != .HEAD, response.body.readableBytes > 0 {
+            try await outbound.write(.body(.byteBuffer(response.body)))
+        }
+        try await outbound.write(.end(nil))
+    }
+
+    func answer(_ request: HTTPRequestHead, body: ByteBuffer) -> Response {
+        let path = WebServer.path(of: request.uri)
+        switch (request.method, path) {
+        case (.GET, "/session"), (.HEAD, "/session"):
+            return WebServer.token(in: request, configuration.cookie) != nil
+                ? .json(.ok, ["session": "ok"]) : .json(.unauthorized, ["error": "no session; open your invite link"])
+        case (.POST, "/session"):
+            return exchange(request, body: body)
+        case (.DELETE, "/session"):
+            var response = Response(status: .noContent)
+            response.headers.append(("Set-Cookie", WebCookie.clearCookie(secure: configuration.tls != nil)))
+            return response
+        case (.GET, _), (.HEAD, _):
+            guard let file = WebResources.file(at: path) else {
+                return .json(.notFound, ["error": "no such page"])
+            }
+            if request.headers.first(name: "if-none-match") == file.etag {
+                return Response(status: .notModified, headers: [("ETag", file.etag)], contentType: file.contentType)
+            }
+            return Response(
+                status: .ok, headers: [("ETag", file.etag), ("Cache-Control", "no-cache")], body: ByteBuffer(bytes: file.bytes),
+                contentType: file.contentType)
+        default:
+            return .json(.methodNotAllowed, ["error": "\(request.method) \(path) is not served here"])
+        }
+    }
+
+    /// `POST /session {"token":"…"}`: the invite token for a cookie. The token itself is checked when the page's
+    /// session says `hello` (a token that does not work ends that session with `unauthenticated`).
+    func exchange(_ request: HTTPRequestHead, body: ByteBuffer) -> Response {
+        if let origin = request.headers.first(name: "origin"),
+            !WebServer.isSameOrigin(origin, host: request.headers.first(name: "host"), secure: configuration.tls != nil)
+        {
+            return .json(.forbidden, ["error": "a session is made only by the page itself"])
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
+            let token = object["token"] as? String, (1...512).contains(token.utf8.count),
+            token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f })
+        else {
+            return .json(.badRequest, ["error": "the body must be {\"token\": \"…\"} with the token of an invite link"])
+        }
+        var response = Response(status: .noContent)
+        response.headers.append(("Set-Cookie", configuration.cookie.setCookie(token, secure: configuration.tls != nil)))
+        response.headers.append(("Cache-Control", "no-store"))
+        return response
+    }
+}

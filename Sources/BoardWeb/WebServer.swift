@@ -1,0 +1,284 @@
+import BoardClient
+import BoardServer
+import BoardTransport
+import BoardWire
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+import ServiceLifecycle
+
+/// What the web listener needs.
+public struct WebConfiguration: Sendable {
+    /// The address to bind.
+    public var host = "127.0.0.1"
+    /// The port (0 picks a free one).
+    public var port = 7421
+    /// TLS for HTTPS; nil serves plain HTTP, which ``WebServer`` allows only on a loopback address.
+    public var tls: NIOSSLContext?
+    /// The wire limits of the server (lines, outbox, timeouts), for `/v1` and for the web sessions' connections.
+    public var limits = WireLimits()
+    /// Seals the session cookie.
+    public var cookie: WebCookie
+    /// Origins besides the page's own that may open `/v1` from a browser (`https://dash.example.com`).
+    public var allowedOrigins: [String] = []
+    /// The product version, told to the page.
+    public var version = "0"
+    /// The event loops for the listener and its connections.
+    public var group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+
+    public init(cookie: WebCookie) { self.cookie = cookie }
+
+    /// Whether `host` is a loopback address (where plain HTTP is allowed).
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}
+
+/// The web listener: the board page and its live channel (`/live`), the session cookie (`/session`) and the wire
+/// protocol over WebSocket (`/v1`). HTTP/1.1 and WebSocket come from SwiftNIO's own `NIOHTTP1` and `NIOWebSocket`:
+/// a WebSocket here ends in the same line channel a TLS connection does, so the server's sessions serve it with no
+/// adapter, and the page is four static files that need no router.
+///
+/// Connections it accepts for the server go through ``BoardServer/AcceptedConnections``. A failing connection is
+/// closed alone; the listener goes on.
+public struct WebServer: Service {
+    let configuration: WebConfiguration
+    let accepted: AcceptedConnections
+    let logger: Logger
+    let onListening: @Sendable (SocketAddress) async -> Void
+
+    public init(
+        configuration: WebConfiguration, accepted: AcceptedConnections, logger: Logger,
+        onListening: @escaping @Sendable (SocketAddress) async -> Void = { _ in }
+    ) {
+        self.configuration = configuration
+        self.accepted = accepted
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    /// What an accepted connection turned out to be.
+    enum Arrival: Sendable {
+        case http(NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>)
+        case protocolLines(NIOAsyncChannel<ByteBuffer, ByteBuffer>, address: String)
+        case live(NIOAsyncChannel<ByteBuffer, ByteBuffer>, token: String, address: String)
+        /// A WebSocket this listener does not serve (a path, an origin or a cookie it refuses): closed with 1008.
+        case refused(any Channel, reason: String)
+    }
+
+    public func run() async throws {
+        if configuration.tls == nil, !WebConfiguration.isLoopback(configuration.host) {
+            throw WebError(
+                "the web listener serves plain HTTP only on a loopback address; \(configuration.host) needs TLS (--cert/--key, or the server's own certificate)")
+        }
+        let listener: NIOAsyncChannel<EventLoopFuture<Arrival>, Never>
+        do {
+            listener = try await bind()
+        } catch {
+            throw WebError("cannot listen for the web page on \(configuration.host):\(configuration.port): \(error)")
+        }
+        if let address = listener.channel.localAddress { await onListening(address) }
+        logger.info("web page listening", metadata: ["address": "\(listener.channel.localAddress?.description ?? "?")"])
+        await withDiscardingTaskGroup { connections in
+            await withGracefulShutdownHandler {
+                do {
+                    try await listener.executeThenClose { inbound in
+                        for try await arrival in inbound {
+                            connections.addTask { await self.handle(arrival) }
+                        }
+                    }
+                } catch {
+                    logger.error("the web listener stopped", metadata: ["error": "\(error)"])
+                }
+            } onGracefulShutdown: {
+                listener.channel.close(promise: nil)
+            }
+        }
+    }
+
+    private func bind() async throws -> NIOAsyncChannel<EventLoopFuture<Arrival>, Never> {
+        let configuration = self.configuration
+        let logger = self.logger
+        return try await ServerBootstrap(group: configuration.group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.backlog, value: 256)
+            .bind(host: configuration.host, port: configuration.port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    do {
+                        return try Self.configure(channel, configuration)
+                    } catch {
+                        logger.warning("a web connection failed its set-up", metadata: ["error": "\(error)"])
+                        channel.close(promise: nil)
+                        throw error
+                    }
+                }
+            }
+    }
+
+    /// TLS (when configured), HTTP/1.1 and the WebSocket upgrade of `/v1` and `/live`.
+    static func configure(_ channel: any Channel, _ configuration: WebConfiguration) throws -> EventLoopFuture<Arrival> {
+        if let tls = configuration.tls {
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+        }
+        try channel.syncOptions?.setOption(.tcpOption(.tcp_nodelay), value: 1)
+        let limits = configuration.limits
+        let upgrader = NIOTypedWebSocketServerUpgrader<Arrival>(
+            maxFrameSize: limits.lineMax + 16,
+            // Frame errors reach WebSocketLines, which answers an oversized message as TLS answers a long line.
+            enableAutomaticErrorHandling: false,
+            // Every upgrade goes ahead and a refused one is closed at once with 1008 and the reason: NIO's typed
+            // upgrade handler hands a declined upgrade request to the HTTP side without its head, so it could not be
+            // answered with a 403 there.
+            shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
+            upgradePipelineHandler: { channel, head in
+                channel.eventLoop.makeCompletedFuture {
+                    let address = channel.remoteAddress?.ipAddress ?? "?"
+                    let path = Self.path(of: head.uri)
+                    if let refusal = Self.refusal(head, configuration) { return .refused(channel, reason: refusal) }
+                    let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(
+                        NIOWebSocketFrameAggregator(
+                            minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1_024,
+                            maxAccumulatedFrameSize: limits.lineMax))
+                    let transport = TransportLimits(wire: limits)
+                    if path == "/v1" {
+                        try pipeline.addHandler(WebSocketLines(preauthLineMax: limits.preauthLineMax, lineMax: limits.lineMax))
+                        try pipeline.addHandler(OutboxHandler(limits: transport, finalLine: BoardServer.slowConsumerLine(limits)))
+                        if let heartbeat = transport.heartbeat {
+                            try pipeline.addHandler(
+                                HeartbeatHandler(interval: heartbeat, pingLine: ByteBuffer(string: #"{"type":"ping"}"# + "\n")))
+                        }
+                        return .protocolLines(try NIOAsyncChannel(wrappingChannelSynchronously: channel), address: address)
+                    }
+                    // `/live`: the page's channel; refusal() has checked the cookie.
+                    let token = Self.token(in: head, configuration.cookie) ?? ""
+                    try pipeline.addHandler(WebSocketKeepAlive(interval: .seconds(30)))
+                    try pipeline.addHandler(WebSocketLines(preauthLineMax: limits.lineMax, lineMax: limits.lineMax))
+                    try pipeline.addHandler(
+                        OutboxHandler(
+                            preauthOutboxBytes: max(limits.outboxBytes, 8 << 20), outboxBytes: max(limits.outboxBytes, 8 << 20),
+                            writeTimeout: transport.writeTimeout, finalLine: nil))
+                    return .live(try NIOAsyncChannel(wrappingChannelSynchronously: channel), token: token, address: address)
+                }
+            })
+        var pipeline = NIOUpgradableHTTPServerPipelineConfiguration(
+            upgradeConfiguration: NIOTypedHTTPServerUpgradeConfiguration(
+                upgraders: [upgrader],
+                notUpgradingCompletionHandler: { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        // A kept-alive connection that sends nothing for a minute is closed.
+                        try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: .seconds(60)))
+                        try channel.pipeline.syncOperations.addHandler(CloseWhenIdle())
+                        return .http(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
+                    }
+                }))
+        pipeline.enablePipelining = true
+        return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: pipeline)
+    }
+
+    /// Why a WebSocket is refused, or nil when it may go on: `/v1` from no browser, the page's own origin or an
+    /// allowed one; `/live` only from the page's own origin and with a cookie this server sealed.
+    static func refusal(_ head: HTTPRequestHead, _ configuration: WebConfiguration) -> String? {
+        let origin = head.headers.first(name: "origin")
+        let sameOrigin = origin.map { isSameOrigin($0, host: head.headers.first(name: "host"), secure: configuration.tls != nil) } ?? false
+        switch path(of: head.uri) {
+        case "/v1":
+            guard let origin, !sameOrigin, !configuration.allowedOrigins.contains(origin) else { return nil }
+            return "origin not allowed"
+        case "/live":
+            guard sameOrigin else { return "origin not allowed" }
+            return token(in: head, configuration.cookie) == nil ? "no session; open your invite link" : nil
+        default:
+            return "no WebSocket at this path"
+        }
+    }
+
+    static func isSameOrigin(_ origin: String, host: String?, secure: Bool) -> Bool {
+        guard let host else { return false }
+        return origin == (secure ? "https://" : "http://") + host
+    }
+
+    static func token(in head: HTTPRequestHead, _ cookie: WebCookie) -> String? {
+        for header in head.headers["cookie"] {
+            if let value = WebCookie.value(inCookieHeader: header), let token = cookie.open(value) { return token }
+        }
+        return nil
+    }
+
+    static func path(of uri: String) -> String {
+        String(uri.prefix { $0 != "?" && $0 != "#" })
+    }
+
+    private func handle(_ arrival: EventLoopFuture<Arrival>) async {
+        let connection: Arrival
+        do {
+            connection = try await arrival.get()
+        } catch {
+            logger.debug("a web connection ended before its first request", metadata: ["error": "\(error)"])
+            return
+        }
+        switch connection {
+        case .http(let http):
+            await WebPages(configuration: configuration, logger: logger).serve(http)
+        case .refused(let channel, let reason):
+            Self.refuse(channel, reason: reason)
+        case .protocolLines(let lines, let address):
+            accepted.serve(lines, address: address)
+        case .live(let page, let token, let address):
+            await LiveSession.run(page: page, configuration: clientConfiguration(token: token, address: address, loop: page.channel.eventLoop), version: configuration.version, logger: logger)
+        }
+    }
+
+    /// Closes a WebSocket with 1008 (policy violation) and `reason`, reading nothing from it.
+    static func refuse(_ channel: any Channel, reason: String) {
+        channel.eventLoop.execute {
+            var data = channel.allocator.buffer(capacity: 2 + reason.utf8.count)
+            data.write(webSocketErrorCode: .policyViolation)
+            data.writeString(String(reason.prefix(120)))
+            let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
+            channel.writeAndFlush(frame).whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    /// A web session's client: the user's token, an in-process connection to this server, no journal (the page keeps
+    /// what it did while offline).
+    func clientConfiguration(token: String, address: String, loop: any EventLoop) -> ClientConfiguration {
+        var client = ClientConfiguration(
+            endpoints: [.init(host: "in-process", port: 0)], trust: .systemRoots, token: token, board: nil)
+        client.clientName = "corkboard-web/\(configuration.version)"
+        client.eventLoopGroup = loop
+        let accepted = self.accepted
+        let limits = configuration.limits
+        client.connector = { _ in
+            let pair = try await Transport.connectedPair(
+                on: loop, serverLimits: TransportLimits(wire: limits), clientLimits: .client,
+                slowConsumerLine: BoardServer.slowConsumerLine(limits))
+            guard accepted.serve(pair.server, address: address) else {
+                try? await pair.client.executeThenClose { _, _ in }
+                throw WebError("the server is stopping")
+            }
+            return pair.client
+        }
+        return client
+    }
+}
+
+/// Closes a connection on `IdleStateHandler`'s read timeout.
+final class CloseWhenIdle: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { context.fireChannelRead(data) }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}

@@ -1,0 +1,276 @@
+import BoardClient
+import BoardCore
+import BoardTesting
+import BoardTransport
+import BoardWire
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOWebSocket
+import Testing
+
+/// The web listener of a real corkd (started as an unprivileged user): the page's files, the cookie exchange, the
+/// protocol over WebSocket, and a page's live session beside a `cork`-style TLS client.
+@Suite(.serialized, .startsProcesses(within: .minutes(3))) struct WebListenerTests {
+    @Test func thePageIsServedWithItsSecurityHeaders() async throws {
+        try await withCorkd { corkd in
+            let port = try #require(corkd.webPort)
+            let page = try await HTTPProbe.exchange("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", port: port)
+            #expect(page.hasPrefix("HTTP/1.1 200"))
+            #expect(page.contains("Content-Security-Policy: default-src 'self'; script-src 'self'"))
+            #expect(page.contains("Referrer-Policy: no-referrer"))
+            #expect(page.contains("<html"))
+            let script = try await HTTPProbe.exchange("GET /app.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", port: port)
+            #expect(script.contains("Content-Type: text/javascript"))
+            let missing = try await HTTPProbe.exchange("GET /secret.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", port: port)
+            #expect(missing.hasPrefix("HTTP/1.1 404"))
+            // HTTP/1.0 without keep-alive is answered and closed too.
+            let old = try await HTTPProbe.exchange("GET /style.css HTTP/1.0\r\n\r\n", port: port)
+            #expect(old.hasPrefix("HTTP/1.0 200") && old.contains("text/css"))
+        }
+    }
+
+    @Test func theTokenIsTradedForAnHttpOnlyCookie() async throws {
+        try await withCorkd { corkd in
+            let port = try #require(corkd.webPort)
+            let body = #"{"token":"\#(corkd.ownerToken)"}"#
+            let answer = try await HTTPProbe.exchange(
+                "POST /session HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)",
+                port: port)
+            #expect(answer.hasPrefix("HTTP/1.1 204"))
+            let cookie = try #require(Self.cookie(in: answer))
+            #expect(answer.contains("HttpOnly") && answer.contains("SameSite=Strict"))
+            #expect(!answer.contains(corkd.ownerToken))
+            let good = try await HTTPProbe.exchange(
+                "GET /session HTTP/1.1\r\nHost: x\r\nCookie: \(cookie)\r\nConnection: close\r\n\r\n", port: port)
+            #expect(good.hasPrefix("HTTP/1.1 200"))
+            let none = try await HTTPProbe.exchange("GET /session HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", port: port)
+            #expect(none.hasPrefix("HTTP/1.1 401"))
+            let foreign = try await HTTPProbe.exchange(
+                "POST /session HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://evil.example\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)",
+                port: port)
+            #expect(foreign.hasPrefix("HTTP/1.1 403"))
+            let bad = try await HTTPProbe.exchange(
+                "POST /session HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}", port: port)
+            #expect(bad.hasPrefix("HTTP/1.1 400"))
+        }
+    }
+
+    @Test func theProtocolRunsOverAWebSocket() async throws {
+        try await withCorkd { corkd in
+            let port = try #require(corkd.webPort)
+            let socket = try await WebPage.open(port: port, path: "/v1")
+            try await socket.send(#"{"type":"hello","version":1,"client":"ws-test","token":"\#(corkd.ownerToken)"}"#)
+            _ = try await socket.next(where: { $0["type"] as? String == "welcome" })
+            try await socket.send(#"{"type":"subscribe","req":1,"board":"main"}"#)
+            _ = try await socket.next(where: { $0["type"] as? String == "subscribed" })
+            try await socket.send(#"{"type":"op","board":"main","mut":1,"op":{"kind":"card.add","card":"cws","title":"over ws"}}"#)
+            let ack = try await socket.next(where: { $0["type"] as? String == "ack" })
+            #expect(ack["mut"] as? Int == 1)
+            // Exactly-once holds on this transport too: the same mut again is answered with the same seq.
+            try await socket.send(#"{"type":"op","board":"main","mut":1,"op":{"kind":"card.add","card":"cws","title":"over ws"}}"#)
+            let again = try await socket.next(where: { $0["type"] as? String == "ack" })
+            #expect(again["seq"] as? Int == ack["seq"] as? Int)
+            // A malformed line gets the same error as over TLS.
+            try await socket.send("{not json")
+            let error = try await socket.next(where: { $0["type"] as? String == "error" })
+            #expect(error["code"] as? String == "bad_json")
+            await socket.close()
+        }
+    }
+
+    @Test func aForeignOriginOrNoCookieIsRefusedWith1008() async throws {
+        try await withCorkd { corkd in
+            let port = try #require(corkd.webPort)
+            let foreign = try await WebPage.open(port: port, path: "/v1", headers: [("Origin", "http://evil.example")])
+            #expect(try await foreign.closeCode() == .policyViolation)
+            let noCookie = try await WebPage.open(port: port, path: "/live", headers: [("Origin", "http://127.0.0.1:\(port)")])
+            #expect(try await noCookie.closeCode() == .policyViolation)
+        }
+    }
+
+    @Test func aPageAndATerminalClientSeeEachOthersChanges() async throws {
+        try await withCorkd { corkd in
+            let port = try #require(corkd.webPort)
+            let page = try await WebPage.live(port: port, token: corkd.ownerToken)
+            try await page.send(#"{"t":"open","board":"main"}"#)
+            let board = try await page.next(where: { $0["t"] as? String == "board" })
+            #expect((board["board"] as? [String: Any])?["id"] as? String == "main")
+
+            // The page adds a card (the server makes its id); a TLS client sees it.
+            try await page.send(#"{"t":"op","op":{"kind":"card.add","column":"todo","title":"from the page"}}"#)
+            var configuration = try ClientConfiguration(invite: try #require(InviteURL(corkd.ownerURL)))
+            configuration.announcesPresence = false
+            try await withClient(configuration) { client in
+                let seen = try await Self.eventually { await client.board?.cards.values.contains { $0.title == "from the page" } == true }
+                #expect(seen)
+                let card = try #require(await client.board?.cards.values.first { $0.title == "from the page" })
+                // The terminal side moves it; the page gets a diff with the move.
+                _ = try await client.perform(.moveCard(card: card.id, column: "doing", placement: .bottom))
+                let diff = try await page.next(where: { message in
+                    guard message["t"] as? String == "diff", let moves = message["moves"] as? [[String: Any]] else { return false }
+                    return moves.contains { $0["to_column"] as? String == "doing" }
+                })
+                #expect((diff["seq"] as? Int ?? 0) >= 2)
+            }
+            // Undo from the page: its add cannot be undone once someone moved the card, and the page is told why.
+            try await page.send(#"{"t":"undo"}"#)
+            let refused = try await page.next(where: { $0["t"] as? String == "rejected" })
+            #expect(refused["code"] as? String == "undo_conflict")
+            #expect(refused["op"] as? String == "undo")
+            // A change of the page's own that nobody touched since is undone (the card is archived) and redone.
+            try await page.send(#"{"t":"op","op":{"kind":"card.add","column":"todo","title":"second"}}"#)
+            _ = try await page.next(where: { message in
+                guard message["t"] as? String == "feed", let items = message["items"] as? [[String: Any]] else { return false }
+                return items.contains { $0["own"] as? Bool == true && ($0["text"] as? String ?? "").contains("second") }
+            })
+            try await page.send(#"{"t":"undo"}"#)
+            _ = try await page.next(where: { Self.feedSays($0, "archived #2") })
+            try await page.send(#"{"t":"redo"}"#)
+            _ = try await page.next(where: { Self.feedSays($0, "restored #2") })
+            await page.close()
+        }
+    }
+
+    @Test func aRevokedTokenEndsTheWebSession() async throws {
+        try await withCorkd { corkd in
+            let port = try #require(corkd.webPort)
+            let invite = try await corkd.invite("dana")
+            let page = try await WebPage.live(port: port, token: invite.token)
+            try await page.send(#"{"t":"open","board":"main"}"#)
+            _ = try await page.next(where: { $0["t"] as? String == "board" })
+            let revoke = try await corkd.admin(["revoke", "--user", "dana"])
+            #expect(revoke.exit.isSuccess, "\(revoke.standardError)")
+            let error = try await page.next(where: { $0["t"] as? String == "error" }, timeout: .seconds(30))
+            #expect(error["code"] as? String == "token_revoked")
+            await page.close()
+        }
+    }
+
+    static func feedSays(_ message: [String: Any], _ text: String) -> Bool {
+        guard message["t"] as? String == "feed", let items = message["items"] as? [[String: Any]] else { return false }
+        return items.contains { ($0["text"] as? String ?? "").contains(text) }
+    }
+
+    static func cookie(in response: String) -> String? {
+        for line in response.split(separator: "\r\n") where line.lowercased().hasPrefix("set-cookie:") {
+            let value = line.dropFirst("set-cookie:".count).trimmingCharacters(in: .whitespaces)
+            return value.split(separator: ";").first.map(String.init)
+        }
+        return nil
+    }
+
+    static func eventually(_ condition: () async -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+}
+
+/// A WebSocket to the web listener, read one JSON message at a time, every wait bounded.
+final class WebPage {
+    /// A frame, or a tick that wakes a reader whose deadline may have passed.
+    typealias Item = WebSocketFrame?
+    let items: AsyncStream<Item>.Continuation
+    var iterator: AsyncStream<Item>.Iterator
+    let outgoing: AsyncStream<WebSocketFrame>.Continuation
+    let task: Task<Void, Never>
+    /// The last messages read (for a failure's message).
+    var recent: [String] = []
+
+    init(_ channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>) {
+        let (stream, sink) = AsyncStream.makeStream(of: Item.self)
+        let (toSend, sender) = AsyncStream.makeStream(of: WebSocketFrame.self)
+        items = sink
+        iterator = stream.makeAsyncIterator()
+        outgoing = sender
+        task = Task {
+            try? await channel.executeThenClose { inbound, outbound in
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        do { for try await frame in inbound { sink.yield(frame) } } catch {}
+                        sink.finish()
+                    }
+                    group.addTask {
+                        for await frame in toSend { try? await outbound.write(frame) }
+                    }
+                    await group.next()
+                    group.cancelAll()
+                }
+            }
+            sink.finish()
+        }
+    }
+
+    static func open(port: Int, path: String, headers: [(String, String)] = []) async throws -> WebPage {
+        WebPage(
+            try await Transport.connectWebSocket(
+                host: "127.0.0.1", port: port, path: path, headers: headers, group: MultiThreadedEventLoopGroup.singleton))
+    }
+
+    /// A page's `/live` channel: the token traded for a cookie first, as the page does.
+    static func live(port: Int, token: String) async throws -> WebPage {
+        let body = #"{"token":"\#(token)"}"#
+        let answer = try await HTTPProbe.exchange(
+            "POST /session HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)",
+            port: port)
+        let cookie = try #require(WebListenerTests.cookie(in: answer))
+        return try await open(port: port, path: "/live", headers: [("Origin", "http://127.0.0.1:\(port)"), ("Cookie", cookie)])
+    }
+
+    func send(_ text: String) async throws {
+        // The encoder masks the data with the key.
+        outgoing.yield(WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: text)))
+    }
+
+    /// The next text message that `matches`, skipping others; fails after `timeout`.
+    func next(where matches: ([String: Any]) -> Bool, timeout: Duration = .seconds(20)) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + timeout
+        while let frame = await nextFrame(until: deadline) {
+            guard frame.opcode == .text else {
+                if frame.opcode == .connectionClose { throw TestFailure("the server closed the WebSocket") }
+                continue
+            }
+            let data = Data(frame.unmaskedData.readableBytesView)
+            recent = Array((recent + [String(decoding: data.prefix(300), as: UTF8.self)]).suffix(8))
+            if let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], matches(object) { return object }
+        }
+        throw TestFailure("no matching message within \(timeout); the last ones:\n\(recent.joined(separator: "\n"))")
+    }
+
+    /// The code of the server's close frame.
+    func closeCode(timeout: Duration = .seconds(20)) async throws -> WebSocketErrorCode? {
+        let deadline = ContinuousClock.now + timeout
+        while let frame = await nextFrame(until: deadline) {
+            if frame.opcode == .connectionClose {
+                var data = frame.unmaskedData
+                return data.readWebSocketErrorCode()
+            }
+        }
+        return nil
+    }
+
+    /// The next frame, or nil once the deadline has passed or the connection ended.
+    private func nextFrame(until deadline: ContinuousClock.Instant) async -> WebSocketFrame? {
+        let items = self.items
+        let tick = Task {
+            try? await Task.sleep(until: deadline)
+            items.yield(nil)
+        }
+        defer { tick.cancel() }
+        while true {
+            guard let item = await iterator.next() else { return nil }
+            if let frame = item { return frame }
+            if ContinuousClock.now >= deadline { return nil }
+        }
+    }
+
+    func close() async {
+        outgoing.finish()
+        task.cancel()
+        await task.value
+    }
+}
