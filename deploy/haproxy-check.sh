@@ -26,18 +26,25 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 wait_for() { for _ in $(seq 1 100); do if eval "$1"; then return 0; fi; sleep 0.1; done; echo "timed out: $1" >&2; return 1; }
 
 FRONT=$(free_port); N1=$(free_port); N2=$(free_port); H1=$(free_port); H2=$(free_port); M1=$(free_port)
+WEBFRONT=$(free_port); W1=$(free_port); W2=$(free_port)
 
 # One certificate for both nodes: a client pins one fingerprint, whichever node HAProxy picks.
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj /CN=localhost \
     -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
 chmod 600 "$WORK/key.pem"
+# HAProxy's web certificate (here the same one): chain and key in one PEM.
+cat "$WORK/cert.pem" "$WORK/key.pem" >"$WORK/web.pem"; chmod 600 "$WORK/web.pem"
+# One web cookie key for both nodes: a page's session cookie is good on either.
+head -c 32 /dev/urandom >"$WORK/web-cookie.key"; chmod 600 "$WORK/web-cookie.key"
 
 # Both nodes on the same database; invite URLs name HAProxy's port (--public-port), not the node's.
 "$BIN/corkd" serve --data-dir "$WORK/n1" --port "$N1" --public-port "$FRONT" --cert "$WORK/cert.pem" --key "$WORK/key.pem" \
-    --health "127.0.0.1:$H1" --metrics "127.0.0.1:$M1" >"$WORK/n1.out" 2>"$WORK/n1.err" &
+    --health "127.0.0.1:$H1" --metrics "127.0.0.1:$M1" --web-port "$W1" --web-key "$WORK/web-cookie.key" \
+    --public-web-url "https://localhost:$WEBFRONT/" >"$WORK/n1.out" 2>"$WORK/n1.err" &
 PIDS+=($!); NODE1=$!
 "$BIN/corkd" serve --data-dir "$WORK/n2" --port "$N2" --public-port "$FRONT" --cert "$WORK/cert.pem" --key "$WORK/key.pem" \
-    --health "127.0.0.1:$H2" >"$WORK/n2.out" 2>"$WORK/n2.err" &
+    --health "127.0.0.1:$H2" --web-port "$W2" --web-key "$WORK/web-cookie.key" \
+    --public-web-url "https://localhost:$WEBFRONT/" >"$WORK/n2.out" 2>"$WORK/n2.err" &
 PIDS+=($!)
 wait_for "curl -fs http://127.0.0.1:$H1/health >/dev/null && curl -fs http://127.0.0.1:$H2/health >/dev/null"
 
@@ -45,6 +52,9 @@ wait_for "curl -fs http://127.0.0.1:$H1/health >/dev/null && curl -fs http://127
 sed -e "s/bind :7420/bind 127.0.0.1:$FRONT/" \
     -e "s/127.0.0.1:7421 check port 9431/127.0.0.1:$N1 check port $H1/" \
     -e "s/127.0.0.1:7422 check port 9432/127.0.0.1:$N2 check port $H2/" \
+    -e "s|bind :443 ssl crt /etc/haproxy/corkboard-web.pem|bind 127.0.0.1:$WEBFRONT ssl crt $WORK/web.pem|" \
+    -e "s/127.0.0.1:8441 check port 9431/127.0.0.1:$W1 check port $H1/" \
+    -e "s/127.0.0.1:8442 check port 9432/127.0.0.1:$W2 check port $H2/" \
     -e "s/inter 2s/inter 500ms/" -e "s/maxconn [0-9]*/maxconn 4000/" -e "s/log stdout format raw local0 info/log stderr format raw local0 notice/" \
     deploy/haproxy.cfg >"$WORK/haproxy.cfg"
 haproxy -c -q -f "$WORK/haproxy.cfg"
@@ -68,4 +78,12 @@ for i in 5 6 7 8; do "$BIN/cork" add --url "$URL" "card $i via haproxy" >/dev/nu
 "$BIN/cork" show --url "$URL" | grep -E "via haproxy|seq" | head -12
 wait_for "grep -q 'node1 is DOWN' $WORK/haproxy.log"
 grep -E "node1.*(DOWN|UP)" "$WORK/haproxy.log" | sed -e 's/^/haproxy: /' | cut -c1-120 || true
+echo "== the web page through HAProxy (https://localhost:$WEBFRONT/), both nodes' web listeners behind it"
+curl -fsk "https://localhost:$WEBFRONT/" | grep -o "<title>[^<]*</title>"
+TOKEN=${URL#*token=}; TOKEN=${TOKEN%%&*}
+curl -fsk -D - -o /dev/null -H "Origin: https://localhost:$WEBFRONT" -d "{\"token\":\"$TOKEN\"}" \
+    "https://localhost:$WEBFRONT/session" >"$WORK/session.txt"
+grep -qi '^set-cookie:.*HttpOnly; SameSite=Strict; Secure' "$WORK/session.txt" \
+    || { echo "no Secure session cookie through HAProxy: $(cat "$WORK/session.txt")" >&2; exit 1; }
+echo "session cookie: HttpOnly, SameSite=Strict, Secure (X-Forwarded-Proto from HAProxy)"
 echo "== ok"

@@ -200,6 +200,7 @@ public enum Transport {
 
     /// Line framing, the outbox and heartbeats without TLS (``connectedPair(on:serverLimits:clientLimits:slowConsumerLine:)``).
     private static func installPlain(_ channel: any Channel, limits: TransportLimits, finalLine: ByteBuffer?) throws {
+        try channel.syncOptions?.setOption(.recvAllocator, value: serverReceiveBuffers)
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(LineFramer(limits: limits))
         try pipeline.addHandler(OutboxHandler(limits: limits, finalLine: finalLine))
@@ -273,7 +274,7 @@ public enum Transport {
     /// read, so an idle connection holds one for as long as it is open: starting at 512 bytes instead of NIO's 2 KiB
     /// keeps that small for the many connections that only ever send short lines, and the buffer still grows (to
     /// 64 KiB) for a connection whose reads fill it.
-    static let serverReceiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
+    public static let serverReceiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
 
     /// Turns Nagle's algorithm off: every line is written whole, and latency matters more than packet count.
     ///

@@ -18,7 +18,13 @@ final class LiveSession {
         case page(ByteBuffer)
         case pageClosed
         case client(ClientEvent)
+        /// Time to send the presence that changed since the last time.
+        case flushPresence
     }
+
+    /// How long presence changes gather before the page is told (a board with hundreds of people present would
+    /// otherwise send every page hundreds of lists when they all arrive).
+    static let presenceDelay: Duration = .milliseconds(100)
 
     /// What the page last asked for, in order.
     enum UndoStep { case undo, redo }
@@ -32,10 +38,34 @@ final class LiveSession {
         return encoder
     }()
 
-    /// The board as the page shows it (a value that shares its storage with the client's replica until either
-    /// changes).
-    var shown: Board?
-    var shownMeta: LiveMessage.BoardMeta?
+    /// What the page shows: the board, its columns and the ids of each column's cards in order. Ids only: holding
+    /// the client's `Board` value would make the replica copy its card table at the next change.
+    var shown: Shown?
+    /// Members' display names (only those that have one), for presence.
+    var names: [UserID: String] = [:]
+    /// Presence not yet sent to the page, and whether a flush is on its way.
+    var pendingPresence: [SessionID: PresenceEntry]?
+    var presenceFlushScheduled = false
+    /// Where timers put their inputs.
+    var inputs: AsyncStream<Input>.Continuation?
+
+    struct Shown {
+        var board: BoardID
+        var columns: [Column]
+        var cards: [ColumnID: [CardID]]
+
+        init(_ board: Board) {
+            self.board = board.id
+            columns = board.columns
+            cards = [:]
+            for column in columns { cards[column.id] = Self.order(of: column.id, in: board) }
+        }
+
+        /// The ids of a column's cards as the page shows them (archived ones left out), in board order.
+        static func order(of column: ColumnID, in board: Board) -> [CardID] {
+            board.cards.values.filter { $0.column == column && !$0.archived }.sorted(by: Card.positionOrder).map(\.id)
+        }
+    }
     var welcome: ServerMessage.Welcome?
     var filter: Query?
     var filterText = ""
@@ -77,6 +107,7 @@ final class LiveSession {
                     var configuration = configuration
                     configuration.board = LiveSession.requestedBoard(in: first)
                     let session = LiveSession(configuration: configuration, version: version, logger: logger)
+                    session.inputs = sink
                     try await withClient(configuration) { client in
                         tasks.addTask {
                             for await event in client.events { sink.yield(.client(event)) }
@@ -117,6 +148,12 @@ final class LiveSession {
                 await handlePage(line, client: client, send: send)
             case .client(let event):
                 await handle(event, client: client, send: send)
+            case .flushPresence:
+                presenceFlushScheduled = false
+                if let sessions = pendingPresence {
+                    pendingPresence = nil
+                    await send(presenceMessage(sessions))
+                }
             }
             if ended { return }
         }
@@ -142,12 +179,16 @@ final class LiveSession {
     func handle(_ event: ClientEvent, client: BoardClient, send: (any Encodable) async -> Void) async {
         switch event {
         case .board(let update):
-            await show(update.board, client: client, send: send)
+            await show(update.board, changes: update.changes, client: client, send: send)
         case .activity(let activity):
             trackUndo(activity)
             await send(LiveMessage.Feed(items: [feedItem(activity.activity, own: activity.isOwn, after: activity.board)], replace: false))
         case .presence(let presence):
-            await send(presenceMessage(presence.sessions))
+            pendingPresence = presence.sessions
+            if !presenceFlushScheduled, let inputs {
+                presenceFlushScheduled = true
+                Self.flushPresence(after: Self.presenceDelay, into: inputs)
+            }
         case .rejected(let rejected):
             await send(
                 LiveMessage.Rejected(
@@ -170,23 +211,86 @@ final class LiveSession {
         }
     }
 
-    func show(_ board: Board, client: BoardClient, send: (any Encodable) async -> Void) async {
-        let meta = LiveMessage.BoardMeta(board)
-        if let shown, shown.id == board.id {
-            let diff = SnapshotDiff(from: shown.snapshot(), to: board.snapshot())
-            await send(LiveMessage.Diff(diff, meta: meta == shownMeta ? nil : meta))
+    func show(_ board: Board, changes: BoardChanges, client: BoardClient, send: (any Encodable) async -> Void) async {
+        // A change of the board's name, labels, milestones or members changes `.everything` (BoardChanges.of), so
+        // a diff never carries them: the page gets the whole board then.
+        if let shown, shown.board == board.id, let diff = Self.diff(from: shown, to: board, changes: changes) {
+            await send(LiveMessage.Diff(diff.diff, meta: nil))
+            self.shown = diff.shown
         } else {
-            if shown == nil || welcome == nil { await sendWelcome(client: client, board: board, send: send) }
+            names = board.members.compactMapValues { $0.name.isEmpty ? nil : $0.name }
+            let switched = shown?.board != board.id
+            if welcome == nil || switched { await sendWelcome(client: client, board: board, send: send) }
             await send(LiveMessage.FullBoard(board))
-            let backlog = shown?.id != board.id
-            shown = board
-            shownMeta = meta
-            if backlog { await sendBacklog(client: client, board: board, send: send) }
+            shown = Shown(board)
+            if switched { await sendBacklog(client: client, board: board, send: send) }
             await sendStatus(client: client, send: send)
         }
-        shown = board
-        shownMeta = meta
-        await sendFilter(send: send, onlyIfChanged: true)
+        await sendFilter(on: board, send: send, onlyIfChanged: true)
+    }
+
+    /// The diff from what the page shows to `board`, looking only at the cards `changes` names and the columns they
+    /// leave and enter; nil when the columns themselves changed or the change touches everything (the page then
+    /// gets the whole board), or when the result does not add up (the same).
+    static func diff(from shown: Shown, to board: Board, changes: BoardChanges) -> (diff: SnapshotDiff, shown: Shown)? {
+        guard case .parts(let changed, _) = changes, board.columns == shown.columns else { return nil }
+        var oldPlace: [CardID: (column: ColumnID, index: Int)] = [:]
+        for (column, ids) in shown.cards {
+            for (index, id) in ids.enumerated() where changed.contains(id) { oldPlace[id] = (column, index) }
+        }
+        var affected = Set(oldPlace.values.map(\.column))
+        for id in changed {
+            if let card = board.cards[id], !card.archived, shown.cards[card.column] != nil { affected.insert(card.column) }
+        }
+        var next = shown
+        var newPlace: [CardID: (column: ColumnID, index: Int)] = [:]
+        for column in affected {
+            let order = Shown.order(of: column, in: board)
+            next.cards[column] = order
+            for (index, id) in order.enumerated() where changed.contains(id) { newPlace[id] = (column, index) }
+        }
+        var diff = SnapshotDiff(seq: board.seq)
+        for id in changed {
+            switch (oldPlace[id], newPlace[id]) {
+            case (let old?, let new?):
+                guard let card = board.cards[id] else { return nil }
+                if old.column == new.column && old.index == new.index {
+                    diff.updated.append(card)
+                } else {
+                    diff.moves.append(
+                        SnapshotDiff.CardMove(
+                            card: card, fromColumn: old.column, fromIndex: old.index, toColumn: new.column, toIndex: new.index))
+                }
+            case (let old?, nil):
+                diff.changes[old.column, default: .init()].deleted.append(.init(index: old.index, id: id))
+            case (nil, let new?):
+                guard let card = board.cards[id] else { return nil }
+                diff.changes[new.column, default: .init()].inserted.append(.init(index: new.index, card: card))
+            case (nil, nil):
+                break
+            }
+        }
+        // The page applies removals by descending old index and insertions by ascending new index; replay that on
+        // the ids and check it gives the new order, or fall back to the whole board.
+        for column in affected {
+            var ids = shown.cards[column] ?? []
+            var removals = (diff.changes[column]?.deleted.map(\.index) ?? [])
+                + diff.moves.filter { $0.fromColumn == column }.map(\.fromIndex)
+            removals.sort(by: >)
+            for index in removals {
+                guard ids.indices.contains(index) else { return nil }
+                ids.remove(at: index)
+            }
+            var insertions = (diff.changes[column]?.inserted.map { ($0.index, $0.card.id) } ?? [])
+                + diff.moves.filter { $0.toColumn == column }.map { ($0.toIndex, $0.card.id) }
+            insertions.sort { $0.0 < $1.0 }
+            for (index, id) in insertions {
+                guard index <= ids.count else { return nil }
+                ids.insert(id, at: index)
+            }
+            guard ids == next.cards[column] else { return nil }
+        }
+        return (diff, next)
     }
 
     func sendWelcome(client: BoardClient, board: Board, send: (any Encodable) async -> Void) async {
@@ -219,11 +323,19 @@ final class LiveSession {
             text: FeedSentence.render(activity, after: board, textMax: .max), card: activity.card, own: own)
     }
 
+    /// Puts `.flushPresence` into `inputs` after `delay`.
+    static func flushPresence(after delay: Duration, into inputs: AsyncStream<Input>.Continuation) {
+        Task {
+            try? await Task.sleep(for: delay)
+            inputs.yield(.flushPresence)
+        }
+    }
+
     func presenceMessage(_ sessions: [SessionID: PresenceEntry]) -> LiveMessage.Presence {
         let others = sessions.values.filter { $0.session != welcome?.session }.sorted { $0.session < $1.session }
         return LiveMessage.Presence(
             sessions: others.map { entry in
-                let name = shown?.members[entry.user]?.name ?? ""
+                let name = names[entry.user] ?? ""
                 return LiveMessage.PresenceView(
                     session: entry.session, user: entry.user, name: name.isEmpty ? entry.user.rawValue : name,
                     state: entry.state, card: entry.card, column: entry.column, index: entry.index,
@@ -300,7 +412,7 @@ final class LiveSession {
         switch type {
         case "open":
             guard let board = object["board"] as? String, !board.isEmpty else { return }
-            if BoardID(board) != shown?.id { await client.switchBoard(to: BoardID(board)) }
+            if BoardID(board) != shown?.board { await client.switchBoard(to: BoardID(board)) }
         case "op":
             await submit(object["op"], client: client, send: send)
         case "presence":
@@ -315,14 +427,14 @@ final class LiveSession {
             await undo(.redo, client: client, send: send)
         case "filter":
             setFilter(object["q"] as? String ?? "")
-            await sendFilter(send: send, onlyIfChanged: false)
+            if let board = await client.board { await sendFilter(on: board, send: send, onlyIfChanged: false) }
         case "archived":
-            let cards = (shown?.cards.values.filter(\.archived) ?? []).sorted { $0.updatedAt > $1.updatedAt }
+            let cards = (await client.board?.cards.values.filter(\.archived) ?? []).sorted { $0.updatedAt > $1.updatedAt }
             await send(LiveMessage.Archived(cards: cards))
         case "resync":
             if let board = await client.board {
-                shown = board
-                shownMeta = LiveMessage.BoardMeta(board)
+                shown = Shown(board)
+                names = board.members.compactMapValues { $0.name.isEmpty ? nil : $0.name }
                 await send(LiveMessage.FullBoard(board))
             }
         default:
@@ -393,7 +505,7 @@ final class LiveSession {
         filter = trimmed.isEmpty ? nil : try? Query.parse(trimmed)
     }
 
-    func sendFilter(send: (any Encodable) async -> Void, onlyIfChanged: Bool) async {
+    func sendFilter(on board: Board, send: (any Encodable) async -> Void, onlyIfChanged: Bool) async {
         let trimmed = filterText.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else {
             if !onlyIfChanged { await send(LiveMessage.Filter(q: filterText, cards: nil, error: nil)) }
@@ -406,7 +518,6 @@ final class LiveSession {
             if !onlyIfChanged { await send(LiveMessage.Filter(q: filterText, cards: nil, error: "\(error)")) }
             return
         }
-        guard let board = shown else { return }
         let today = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)).day
         let context = QueryContext(today: Day(today.description) ?? Day(year: 2026, month: 1, day: 1)!, me: welcome?.user)
         let matches = board.cards.values.filter { !$0.archived && query.matches($0, in: board, context: context) }

@@ -94,7 +94,7 @@ struct WebPages {
             return exchange(request, body: body)
         case (.DELETE, "/session"):
             var response = Response(status: .noContent)
-            response.headers.append(("Set-Cookie", WebCookie.clearCookie(secure: configuration.tls != nil)))
+            response.headers.append(("Set-Cookie", WebCookie.clearCookie(secure: WebServer.isSecure(request, configuration))))
             return response
         case (.GET, _), (.HEAD, _):
             guard let file = WebResources.file(at: path) else {
@@ -115,7 +115,7 @@ struct WebPages {
     /// session says `hello` (a token that does not work ends that session with `unauthenticated`).
     func exchange(_ request: HTTPRequestHead, body: ByteBuffer) -> Response {
         if let origin = request.headers.first(name: "origin"),
-            !WebServer.isSameOrigin(origin, host: request.headers.first(name: "host"), secure: configuration.tls != nil)
+            !WebServer.isSameOrigin(origin, host: request.headers.first(name: "host"))
         {
             return .json(.forbidden, ["error": "a session is made only by the page itself"])
         }
@@ -126,7 +126,7 @@ struct WebPages {
             return .json(.badRequest, ["error": "the body must be {\"token\": \"…\"} with the token of an invite link"])
         }
         var response = Response(status: .noContent)
-        response.headers.append(("Set-Cookie", configuration.cookie.setCookie(token, secure: configuration.tls != nil)))
+        response.headers.append(("Set-Cookie", configuration.cookie.setCookie(token, secure: WebServer.isSecure(request, configuration))))
         response.headers.append(("Cache-Control", "no-store"))
         return response
     }

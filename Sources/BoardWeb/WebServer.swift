@@ -125,6 +125,7 @@ public struct WebServer: Service {
             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
         }
         try channel.syncOptions?.setOption(.tcpOption(.tcp_nodelay), value: 1)
+        try channel.syncOptions?.setOption(.recvAllocator, value: Transport.serverReceiveBuffers)
         let limits = configuration.limits
         let upgrader = NIOTypedWebSocketServerUpgrader<Arrival>(
             maxFrameSize: limits.lineMax + 16,
@@ -184,7 +185,7 @@ public struct WebServer: Service {
     /// allowed one; `/live` only from the page's own origin and with a cookie this server sealed.
     static func refusal(_ head: HTTPRequestHead, _ configuration: WebConfiguration) -> String? {
         let origin = head.headers.first(name: "origin")
-        let sameOrigin = origin.map { isSameOrigin($0, host: head.headers.first(name: "host"), secure: configuration.tls != nil) } ?? false
+        let sameOrigin = origin.map { isSameOrigin($0, host: head.headers.first(name: "host")) } ?? false
         switch path(of: head.uri) {
         case "/v1":
             guard let origin, !sameOrigin, !configuration.allowedOrigins.contains(origin) else { return nil }
@@ -197,9 +198,16 @@ public struct WebServer: Service {
         }
     }
 
-    static func isSameOrigin(_ origin: String, host: String?, secure: Bool) -> Bool {
-        guard let host else { return false }
-        return origin == (secure ? "https://" : "http://") + host
+    /// Whether a browser's `Origin` names the host the request was sent to (`Host`). The scheme is not compared:
+    /// behind a proxy that terminates TLS the page's origin is `https://` while this listener speaks plain HTTP.
+    static func isSameOrigin(_ origin: String, host: String?) -> Bool {
+        guard let host, let separator = origin.range(of: "://") else { return false }
+        return origin[separator.upperBound...].lowercased() == host.lowercased()
+    }
+
+    /// Whether the page reached this request over TLS: this listener's own, or a proxy's that says so.
+    static func isSecure(_ head: HTTPRequestHead, _ configuration: WebConfiguration) -> Bool {
+        configuration.tls != nil || head.headers.first(name: "x-forwarded-proto")?.lowercased() == "https"
     }
 
     static func token(in head: HTTPRequestHead, _ cookie: WebCookie) -> String? {

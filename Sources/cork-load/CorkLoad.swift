@@ -97,6 +97,11 @@ struct CorkLoad: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of the table.")
     var json = false
 
+    @Option(
+        name: .customLong("web-sessions"), parsing: .unconditional,
+        help: "With --spawn: instead of TLS subscribers, this many web page sessions (/live) on one board of --cards-per-board cards, while one writer moves cards at --rate (default 5/s) for --duration s; reports move → diff latency at the sessions and corkd's memory per session.")
+    var webSessions: Int?
+
     /// The most of each figure cork-load takes: beyond them a run cannot work, and an unchecked value crashed or hung
     /// it. With 8,000 ops in flight per publisher corkd cut both publishers of a run as slow consumers (their acks
     /// outgrew the 1 MiB outbox while they were still writing); 5,000 still ran.
@@ -164,6 +169,10 @@ struct CorkLoad: AsyncParsableCommand {
         let progress: @Sendable (String) -> Void = { line in try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8)) }
         let mix = try OpMix(parsing: self.mix)
         let runID = String((0..<6).map { _ in Array("abcdefghijklmnopqrstuvwxyz0123456789").randomElement() ?? "x" })
+        if let webSessions {
+            try await runWebSessions(webSessions, runID: runID, progress: progress)
+            return
+        }
         var spawned: SpawnedServer?
         let plan: LoadPlan
         if spawn {
@@ -243,5 +252,41 @@ struct CorkLoad: AsyncParsableCommand {
             layout: layout, targets: targets, checker: checker, boards: boards, window: window, rate: rate, mix: mix,
             cardsPerBoard: cardsPerBoard, duration: duration, warmup: warmup, idleSubscribes: idleSubscribe,
             serverPID: pid, runID: runID, replayBytesMax: replayMB * 1_048_576)
+    }
+}
+
+extension CorkLoad {
+    /// `--web-sessions N` (see ``WebSessionsRun``).
+    func runWebSessions(_ count: Int, runID: String, progress: @escaping @Sendable (String) -> Void) async throws {
+        guard spawn, let path = corkd ?? SpawnedServer.siblingCorkd() else {
+            throw ValidationError("--web-sessions needs --spawn (and corkd beside cork-load, or --corkd PATH)")
+        }
+        guard count >= 1 else { throw ValidationError("--web-sessions must be at least 1") }
+        let layout = LoadPlan.Layout(boards: 1, subscribersPerBoard: count, publishers: 1, idle: 0)
+        try checkRoom(for: 2 * count + 8)
+        Self.cleanUpOnSignals()
+        let server = try await SpawnedServer.start(corkdPath: path, layout: layout, runID: runID, keep: keepData, progress: progress)
+        let report: WebSessionsRun.Report
+        do {
+            report = try await WebSessionsRun(
+                server: server, sessions: count, cards: cardsPerBoard, rate: rate ?? 5, duration: duration, progress: progress
+            ).run()
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            print(
+                String(
+                    format: "%d web sessions on %d cards: %d moves, %d deliveries (%d missing); move → diff p50 %.1f ms, p99 %.1f ms, max %.1f ms; corkd RSS %d → %d KiB, %.0f KiB per session; the page's first load %d bytes",
+                    report.sessions, report.cards, report.moves, report.deliveries, report.missing, report.p50Ms, report.p99Ms,
+                    report.maxMs, report.rssBeforeKiB, report.rssAfterKiB, report.kibPerSession, report.pageBytes))
+        }
+        if report.missing > 0 { throw ExitCode(1) }
     }
 }

@@ -59,7 +59,7 @@ import Testing
     @Test func theProtocolRunsOverAWebSocket() async throws {
         try await withCorkd { corkd in
             let port = try #require(corkd.webPort)
-            let socket = try await WebPage.open(port: port, path: "/v1")
+            let socket = try await WebPageProbe.open(port: port, path: "/v1")
             try await socket.send(#"{"type":"hello","version":1,"client":"ws-test","token":"\#(corkd.ownerToken)"}"#)
             _ = try await socket.next(where: { $0["type"] as? String == "welcome" })
             try await socket.send(#"{"type":"subscribe","req":1,"board":"main"}"#)
@@ -82,9 +82,9 @@ import Testing
     @Test func aForeignOriginOrNoCookieIsRefusedWith1008() async throws {
         try await withCorkd { corkd in
             let port = try #require(corkd.webPort)
-            let foreign = try await WebPage.open(port: port, path: "/v1", headers: [("Origin", "http://evil.example")])
+            let foreign = try await WebPageProbe.open(port: port, path: "/v1", headers: [("Origin", "http://evil.example")])
             #expect(try await foreign.closeCode() == .policyViolation)
-            let noCookie = try await WebPage.open(port: port, path: "/live", headers: [("Origin", "http://127.0.0.1:\(port)")])
+            let noCookie = try await WebPageProbe.open(port: port, path: "/live", headers: [("Origin", "http://127.0.0.1:\(port)")])
             #expect(try await noCookie.closeCode() == .policyViolation)
         }
     }
@@ -92,7 +92,7 @@ import Testing
     @Test func aPageAndATerminalClientSeeEachOthersChanges() async throws {
         try await withCorkd { corkd in
             let port = try #require(corkd.webPort)
-            let page = try await WebPage.live(port: port, token: corkd.ownerToken)
+            let page = try await WebPageProbe.live(port: port, token: corkd.ownerToken)
             try await page.send(#"{"t":"open","board":"main"}"#)
             let board = try await page.next(where: { $0["t"] as? String == "board" })
             #expect((board["board"] as? [String: Any])?["id"] as? String == "main")
@@ -136,7 +136,7 @@ import Testing
         try await withCorkd { corkd in
             let port = try #require(corkd.webPort)
             let invite = try await corkd.invite("dana")
-            let page = try await WebPage.live(port: port, token: invite.token)
+            let page = try await WebPageProbe.live(port: port, token: invite.token)
             try await page.send(#"{"t":"open","board":"main"}"#)
             _ = try await page.next(where: { $0["t"] as? String == "board" })
             let revoke = try await corkd.admin(["revoke", "--user", "dana"])
@@ -152,13 +152,7 @@ import Testing
         return items.contains { ($0["text"] as? String ?? "").contains(text) }
     }
 
-    static func cookie(in response: String) -> String? {
-        for line in response.split(separator: "\r\n") where line.lowercased().hasPrefix("set-cookie:") {
-            let value = line.dropFirst("set-cookie:".count).trimmingCharacters(in: .whitespaces)
-            return value.split(separator: ";").first.map(String.init)
-        }
-        return nil
-    }
+    static func cookie(in response: String) -> String? { WebPageProbe.cookie(in: response) }
 
     static func eventually(_ condition: () async -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(20)
@@ -170,107 +164,3 @@ import Testing
     }
 }
 
-/// A WebSocket to the web listener, read one JSON message at a time, every wait bounded.
-final class WebPage {
-    /// A frame, or a tick that wakes a reader whose deadline may have passed.
-    typealias Item = WebSocketFrame?
-    let items: AsyncStream<Item>.Continuation
-    var iterator: AsyncStream<Item>.Iterator
-    let outgoing: AsyncStream<WebSocketFrame>.Continuation
-    let task: Task<Void, Never>
-    /// The last messages read (for a failure's message).
-    var recent: [String] = []
-
-    init(_ channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>) {
-        let (stream, sink) = AsyncStream.makeStream(of: Item.self)
-        let (toSend, sender) = AsyncStream.makeStream(of: WebSocketFrame.self)
-        items = sink
-        iterator = stream.makeAsyncIterator()
-        outgoing = sender
-        task = Task {
-            try? await channel.executeThenClose { inbound, outbound in
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        do { for try await frame in inbound { sink.yield(frame) } } catch {}
-                        sink.finish()
-                    }
-                    group.addTask {
-                        for await frame in toSend { try? await outbound.write(frame) }
-                    }
-                    await group.next()
-                    group.cancelAll()
-                }
-            }
-            sink.finish()
-        }
-    }
-
-    static func open(port: Int, path: String, headers: [(String, String)] = []) async throws -> WebPage {
-        WebPage(
-            try await Transport.connectWebSocket(
-                host: "127.0.0.1", port: port, path: path, headers: headers, group: MultiThreadedEventLoopGroup.singleton))
-    }
-
-    /// A page's `/live` channel: the token traded for a cookie first, as the page does.
-    static func live(port: Int, token: String) async throws -> WebPage {
-        let body = #"{"token":"\#(token)"}"#
-        let answer = try await HTTPProbe.exchange(
-            "POST /session HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)",
-            port: port)
-        let cookie = try #require(WebListenerTests.cookie(in: answer))
-        return try await open(port: port, path: "/live", headers: [("Origin", "http://127.0.0.1:\(port)"), ("Cookie", cookie)])
-    }
-
-    func send(_ text: String) async throws {
-        // The encoder masks the data with the key.
-        outgoing.yield(WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: text)))
-    }
-
-    /// The next text message that `matches`, skipping others; fails after `timeout`.
-    func next(where matches: ([String: Any]) -> Bool, timeout: Duration = .seconds(20)) async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + timeout
-        while let frame = await nextFrame(until: deadline) {
-            guard frame.opcode == .text else {
-                if frame.opcode == .connectionClose { throw TestFailure("the server closed the WebSocket") }
-                continue
-            }
-            let data = Data(frame.unmaskedData.readableBytesView)
-            recent = Array((recent + [String(decoding: data.prefix(300), as: UTF8.self)]).suffix(8))
-            if let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], matches(object) { return object }
-        }
-        throw TestFailure("no matching message within \(timeout); the last ones:\n\(recent.joined(separator: "\n"))")
-    }
-
-    /// The code of the server's close frame.
-    func closeCode(timeout: Duration = .seconds(20)) async throws -> WebSocketErrorCode? {
-        let deadline = ContinuousClock.now + timeout
-        while let frame = await nextFrame(until: deadline) {
-            if frame.opcode == .connectionClose {
-                var data = frame.unmaskedData
-                return data.readWebSocketErrorCode()
-            }
-        }
-        return nil
-    }
-
-    /// The next frame, or nil once the deadline has passed or the connection ended.
-    private func nextFrame(until deadline: ContinuousClock.Instant) async -> WebSocketFrame? {
-        let items = self.items
-        let tick = Task {
-            try? await Task.sleep(until: deadline)
-            items.yield(nil)
-        }
-        defer { tick.cancel() }
-        while true {
-            guard let item = await iterator.next() else { return nil }
-            if let frame = item { return frame }
-            if ContinuousClock.now >= deadline { return nil }
-        }
-    }
-
-    func close() async {
-        outgoing.finish()
-        task.cancel()
-        await task.value
-    }
-}

@@ -1,4 +1,5 @@
 import BoardTesting
+import BoardWire
 import Foundation
 import Testing
 
@@ -34,12 +35,19 @@ struct HAProxyTests {
                 for node in nodes { node.cleanup() }
             }
             // Every node names HAProxy's port in invite URLs (--public-port): clients never see a node's own port.
+            // The web pages go through HAProxy too, with one cookie key for both nodes.
             let front = try LoopbackPort.closed()
+            let webFront = try LoopbackPort.closed()
+            let cookieKey = FileManager.default.temporaryDirectory.appendingPathComponent("web-key-\(UUID().uuidString)")
+            try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: cookieKey)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: cookieKey.path)
+            defer { try? FileManager.default.removeItem(at: cookieKey) }
             for index in 0..<2 {
                 let node = try CorkdProcess()
                 nodes.append(node)
                 var options = [
                     "--store", store, "--health", "127.0.0.1:\(try LoopbackPort.closed())", "--public-port", "\(front)",
+                    "--web-key", cookieKey.path,
                 ]
                 if index > 0 {
                     try node.joinCluster(of: nodes[0])
@@ -49,9 +57,10 @@ struct HAProxyTests {
             }
             let template = try String(
                 contentsOf: CorkdProcess.packageRoot.appendingPathComponent("deploy/haproxy.cfg"), encoding: .utf8)
-            let backends = try nodes.map { (port: $0.port, health: try #require($0.healthPort)) }
+            let backends = try nodes.map { (port: $0.port, health: try #require($0.healthPort), web: try #require($0.webPort)) }
             let file = nodes[0].root.appendingPathComponent("haproxy.cfg")
-            try Self.configuration(template, front: front, nodes: backends).write(to: file, atomically: true, encoding: .utf8)
+            try Self.configuration(template, front: front, webFront: webFront, nodes: backends)
+                .write(to: file, atomically: true, encoding: .utf8)
             let check = try await SpawnedProcess.run(
                 haproxy, ["-c", "-f", file.path], logDirectory: nodes[0].logDirectory, name: "haproxy-check")
             #expect(check.exit.isSuccess, "haproxy -c: \(check.standardOutput) \(check.standardError)")
@@ -68,6 +77,14 @@ struct HAProxyTests {
             let before = try await cork.ok(["show"])
             for n in 1...4 { #expect(before.contains("card \(n) via haproxy"), "\(before)") }
 
+            // A page through HAProxy: its session cookie and its live board, whichever node serves it.
+            let token = try #require(InviteURL(url)?.token)
+            let page = try await WebPageProbe.live(port: webFront, token: token)
+            try await page.send(#"{"t":"open","board":"main"}"#)
+            let board = try await page.next(where: { $0["t"] as? String == "board" })
+            #expect("\(board)".contains("card 4 via haproxy"))
+            await page.close()
+
             let exit = try await nodes[0].kill9()
             #expect(exit.reason == .uncaughtSignal && exit.status == SIGKILL)
             for n in 5...8 { try await cork.ok(["add", "card \(n) via haproxy"]) }
@@ -82,35 +99,49 @@ struct HAProxyTests {
             }
             #expect(started.standardOutput.contains("node1 is DOWN"), "haproxy log: \(started.standardOutput.suffix(2000))")
             #expect(started.isRunning, "haproxy still runs: \(started.standardError.suffix(2000))")
+
+            // The same cookie opens a page on the node left: it has every card.
+            let again = try await WebPageProbe.live(port: webFront, token: token)
+            try await again.send(#"{"t":"open","board":"main"}"#)
+            let survived = try await again.next(where: { $0["t"] as? String == "board" })
+            #expect("\(survived)".contains("card 8 via haproxy"))
+            await again.close()
         }
     }
 
-    /// deploy/haproxy.cfg with this run's addresses: the frontend on 127.0.0.1:`front`, one `server` line per node
-    /// (its TLS port, its health port), a faster check interval, and `maxconn` within a test shell's descriptor
-    /// limit (HAProxy needs two descriptors per connection).
-    static func configuration(_ template: String, front: Int, nodes: [(port: Int, health: Int)]) throws -> String {
+    /// deploy/haproxy.cfg with this run's addresses: the TLS frontend on 127.0.0.1:`front` and the web frontend on
+    /// 127.0.0.1:`webFront` (plain HTTP: the test has no certificate a client would check), one `server` line per
+    /// node in each backend (its TLS or web port, its health port), a faster check interval, and `maxconn` within a
+    /// test shell's descriptor limit (HAProxy needs two descriptors per connection).
+    static func configuration(
+        _ template: String, front: Int, webFront: Int, nodes: [(port: Int, health: Int, web: Int)]
+    ) throws -> String {
         var lines: [String] = []
-        var servers = false
+        var section = ""
+        var serversDone: Set<String> = []
         for line in template.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if !line.hasPrefix(" "), !trimmed.isEmpty, !trimmed.hasPrefix("#") { section = trimmed }
+            let web = section.contains("web")
             if trimmed.hasPrefix("server ") {
-                if !servers {
-                    servers = true
+                if !serversDone.contains(section) {
+                    serversDone.insert(section)
                     for (index, node) in nodes.enumerated() {
-                        lines.append("    server node\(index + 1) 127.0.0.1:\(node.port) check port \(node.health)")
+                        lines.append("    server node\(index + 1) 127.0.0.1:\(web ? node.web : node.port) check port \(node.health)")
                     }
                 }
                 continue
             }
             var edited = line
-            if trimmed.hasPrefix("bind ") { edited = "    bind 127.0.0.1:\(front)" }
+            if trimmed.hasPrefix("bind ") { edited = "    bind 127.0.0.1:\(web ? webFront : front)" }
             if trimmed.hasPrefix("maxconn ") { edited = "    maxconn 2000" }
             edited = edited.replacingOccurrences(of: "inter 2s", with: "inter 250ms")
                 .replacingOccurrences(of: "maxconn 20000", with: "maxconn 1000")
             lines.append(edited)
         }
-        guard servers, lines.contains("    bind 127.0.0.1:\(front)") else {
-            throw TestFailure("deploy/haproxy.cfg has no bind or server line to replace")
+        guard serversDone.count == 2, lines.contains("    bind 127.0.0.1:\(front)"), lines.contains("    bind 127.0.0.1:\(webFront)")
+        else {
+            throw TestFailure("deploy/haproxy.cfg has no bind or server lines to replace in both frontends and backends")
         }
         return lines.joined(separator: "\n")
     }
