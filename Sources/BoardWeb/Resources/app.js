@@ -5,6 +5,11 @@ const COLOR_RE = /^#[0-9a-fA-F]{6}$/;
 const ID_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 const FEED_MAX = 500;
 const EDIT_ROLES = new Set(['owner', 'editor', 'bot']);
+// The server's field limits in characters (Limits.swift: title_max, label names, checklist items): a field stops
+// there instead of being refused after it is sent.
+const TITLE_MAX = 200;
+const LABEL_NAME_MAX = 40;
+const ITEM_MAX = 200;
 
 // ---------- DOM helpers ----------
 
@@ -115,6 +120,7 @@ const S = {
   drag: null, // {card, fromCol, fromIndex, col, index, mode: 'pointer' | 'kbd'}
   detail: null, // card id shown in the panel
   feed: [],
+  feedSeqs: new Set(), // the seqs of the entries in `feed`
   // connection
   ws: null,
   open: false,
@@ -393,7 +399,7 @@ function applyDiff(m) {
     renderBoardPicker();
     structural = true;
   }
-  S.seq = m.seq ?? S.seq;
+  if (Number.isInteger(m.seq) && m.seq >= S.seq) S.seq = m.seq;
   const a = document.activeElement;
   const onBoard = !a || a === document.body || (a.classList && a.classList.contains('card'));
   if (structural) renderBoard();
@@ -546,7 +552,7 @@ function colEl(col) {
   const count = h('span', { class: 'col-count' });
   const note = h('span', { class: 'col-note' });
   const list = h('ol', { class: 'cards' });
-  const input = h('input', { class: 'add-input', placeholder: 'Title of the new card', maxLength: 4096, dir: 'auto', 'aria-label': 'New card title' });
+  const input = h('input', { class: 'add-input', placeholder: 'Title of the new card', maxLength: TITLE_MAX, dir: 'auto', 'aria-label': 'New card title' });
   const addBtn = h('button', { type: 'button', class: 'add-btn', text: '+ Add card' });
   const form = h('form', { class: 'add-form', hidden: true }, input,
     h('div', { class: 'add-row' }, h('button', { type: 'submit', text: 'Add' }), h('button', { type: 'button', class: 'add-cancel', text: 'Cancel' })));
@@ -938,8 +944,11 @@ function endDrag(commit) {
       op(o);
     }
   }
-  sendPresence({ state: 'idle' });
+  // After a drop or Esc the user still looks at the board, at the card just carried (Protocol.md: `idle` means not
+  // looking at this board, which only a hidden tab says).
   if (S.detail) sendPresence({ state: 'viewing', card: S.detail });
+  else if (document.hidden) sendPresence({ state: 'idle' });
+  else sendPresence(cardById(d.card) ? { state: 'viewing', card: d.card } : { state: 'viewing' });
   renderBoard();
   if (d.mode === 'kbd') focusSelection();
 }
@@ -1145,18 +1154,18 @@ const D = {}; // the detail panel's parts
 
 function buildDetail() {
   const dlg = $('detail');
-  const title = h('textarea', { id: 'd-title', class: 'd-title u', rows: 2, dir: 'auto', maxLength: 16384 });
+  const title = h('textarea', { id: 'd-title', class: 'd-title u', rows: 2, dir: 'auto', maxLength: TITLE_MAX });
   const colSel = h('select', { id: 'd-col' });
   const due = h('input', { id: 'd-due', type: 'date' });
   const ms = h('select', { id: 'd-ms' });
   const labels = h('div', { class: 'd-labels', role: 'group', 'aria-label': 'Labels' });
-  const lname = h('input', { id: 'd-lname', placeholder: 'New label', maxLength: 200, dir: 'auto', 'aria-label': 'New label name' });
+  const lname = h('input', { id: 'd-lname', placeholder: 'New label', maxLength: LABEL_NAME_MAX, dir: 'auto', 'aria-label': 'New label name' });
   const lcolor = h('input', { id: 'd-lcolor', type: 'color', value: '#0075ca', 'aria-label': 'New label colour' });
   const people = h('div', { class: 'd-people', role: 'group', 'aria-label': 'Assignees' });
   const desc = h('textarea', { id: 'd-desc', class: 'd-desc u', rows: 5, dir: 'auto', placeholder: 'No description' });
   const clList = h('ul', { class: 'd-checklist' });
   const clCount = h('span', { class: 'muted' });
-  const clInput = h('input', { placeholder: 'New checklist item', maxLength: 1000, dir: 'auto', 'aria-label': 'New checklist item' });
+  const clInput = h('input', { placeholder: 'New checklist item', maxLength: ITEM_MAX, dir: 'auto', 'aria-label': 'New checklist item' });
   const cmList = h('ol', { class: 'd-comments' });
   const cmInput = h('textarea', { rows: 3, dir: 'auto', placeholder: 'Write a comment… (Ctrl-Enter sends)', 'aria-label': 'New comment' });
   const state = h('span', { class: 'd-state' });
@@ -1396,9 +1405,18 @@ function addFeed(m) {
   const items = Array.isArray(m.items) ? m.items : [];
   const list = $('feed-list');
   const nearBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-  if (m.replace) { S.feed = []; list.replaceChildren(); }
-  for (const it of items) { S.feed.push(it); list.append(feedEl(it)); }
-  while (S.feed.length > FEED_MAX) { S.feed.shift(); list.firstChild && list.firstChild.remove(); }
+  if (m.replace) { S.feed = []; S.feedSeqs.clear(); list.replaceChildren(); }
+  for (const it of items) {
+    // once each: after a reconnect an entry can come both in the backlog and on its own
+    if (Number.isInteger(it.seq)) { if (S.feedSeqs.has(it.seq)) continue; S.feedSeqs.add(it.seq); }
+    S.feed.push(it);
+    list.append(feedEl(it));
+  }
+  // A chat line takes a seq but changes nothing shown, so no diff brings it: the board is at that seq all the same.
+  let seq = S.seq;
+  for (const it of items) if (it.kind === 'chat' && Number.isInteger(it.seq) && it.seq > seq) seq = it.seq;
+  if (seq !== S.seq && S.boardId && !S.resyncing) { S.seq = seq; $('board').dataset.seq = String(seq); }
+  while (S.feed.length > FEED_MAX) { const old = S.feed.shift(); S.feedSeqs.delete(old.seq); list.firstChild && list.firstChild.remove(); }
   if (!list.childElementCount) list.append(h('li', { class: 'muted', text: 'Nothing yet.' }));
   else { const empty = list.querySelector(':scope > .muted'); if (empty) empty.remove(); }
   if (nearBottom || m.replace) list.scrollTop = list.scrollHeight;
@@ -1426,6 +1444,22 @@ function withMentions(text) {
   return out;
 }
 
+// The server's sentences quote titles ("…"): each quoted part is isolated for bidi, so that a title with an RTL
+// override cannot reverse the rest of the sentence (the words after it, the closing quote).
+function isolateQuoted(parts) {
+  const out = [];
+  for (const part of parts) {
+    if (typeof part !== 'string') { out.push(part); continue; }
+    let last = 0;
+    for (const m of part.matchAll(/"([^"]+)"/g)) {
+      out.push(part.slice(last, m.index + 1), h('span', { class: 'u', dir: 'auto', text: m[1] }), '"');
+      last = m.index + m[0].length;
+    }
+    out.push(part.slice(last));
+  }
+  return out;
+}
+
 function feedEl(it) {
   const kind = ['change', 'chat', 'bot', 'system'].includes(it.kind) ? it.kind : 'change';
   const text = String(it.text ?? '');
@@ -1435,7 +1469,7 @@ function feedEl(it) {
   const body = h('span', { class: 'fi-text u', dir: 'auto' });
   const prefix = `<${it.user}> `;
   if (kind === 'chat' && text.startsWith(prefix)) body.append(h('b', { class: 'fi-who', text: memberName(it.user) + ': ' }), ...withMentions(text.slice(prefix.length)));
-  else body.append(...withMentions(text));
+  else body.append(...isolateQuoted(withMentions(text)));
   if (mention) body.append(sr(' (mentions you)'));
   if (it.card) {
     const btn = h('button', { type: 'button', class: 'fi-link', title: 'Open the card' }, body);

@@ -1,0 +1,935 @@
+#!/usr/bin/env python3
+"""End-to-end test of corkd's web board (docs/web.md) in real headless Chromium.
+
+Usage: board_e2e.py [CORKD] [--screenshots DIR] [--keep]
+
+CORKD is the corkd binary (default: $CORKD, else /work/main/.build/debug/corkd); `cork` is taken from beside it.
+Needs Python's selenium (pip install selenium) and Debian's chromium and chromium-driver
+(apt-get install -y chromium chromium-driver).
+
+The script starts its own corkd (`--port 0 --web-port 0`) in a temporary data directory, as the user nobody through
+setpriv when it runs as root (as CI does; see Sources/BoardTesting/Unprivileged.swift), and drives three users on the
+board `main`: the owner and bob each in their own Chromium, and carol with one-shot `cork` commands. Scenarios:
+
+  a  a card `cork add` makes shows in both pages
+  b  a keyboard drag and a mouse drag in one page move the card in the other page and in `cork show`; after the
+     drop the others see the dragger `viewing` the card (not `idle`)
+  c  a hard WIP limit: a drop into a full column is refused with the server's reason and the card stays; Ctrl-Z
+     undoes one's own move, seen in the other page
+  d  kill -9 of corkd: the pages say offline, a move made meanwhile is queued; corkd restarted on the same ports
+     and data directory, the pages come back by themselves (the cookie survives) and the queued move lands
+  e  hostile strings (HTML in a title, a javascript: description, an RTL override, the longest title, HTML in a
+     label and in chat): no alert, no element made from them, the text shows literally, the layout holds
+  f  the testability contract: data-board-id, data-seq (= the server's seq), data-column-id, data-card-id and the
+     filter input
+  g  screenshots at 1280x800 and 375x812 (mobile emulation), written as PNG to --screenshots
+  h  edits made in a page (a new card, a description, chat with a mention, archive and restore) reach the other
+     page and cork; the page's console has no error and no diff it could not apply; once the server has confirmed
+     a move the status says just "● live" (nothing unconfirmed)
+
+Every wait is bounded (15 s at most); the first failure ends the run with exit 1 and says what was expected. corkd
+and the browsers are always stopped. One line is printed per scenario passed.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    from selenium import webdriver
+    from selenium.common.exceptions import NoAlertPresentException, WebDriverException
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+except ImportError:  # pragma: no cover
+    sys.exit("board_e2e.py needs selenium: pip install selenium")
+
+WAIT = 15.0  # the longest any single wait may take, in seconds
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFAULT_CORKD = os.path.join(REPO, ".build", "debug", "corkd")
+DEFAULT_SHOTS = os.path.join(REPO, "bench", "results", "web")
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+STARTED = time.monotonic()
+
+
+class Failure(Exception):
+    """A scenario did not go as expected."""
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def log(text):
+    print(f"[{time.monotonic() - STARTED:6.1f}s] {text}", flush=True)
+
+
+def wait_for(what, probe, timeout=WAIT, interval=0.1, state=None):
+    """Polls `probe` until it returns something truthy (returned), at most `timeout` seconds; else fails, saying
+    `what` was awaited and what the probe saw last (or what `state()` says then)."""
+    deadline = time.monotonic() + min(timeout, WAIT)
+    last = None
+    while True:
+        try:
+            last = probe()
+        except Failure:
+            raise
+        except WebDriverException as error:  # a stale element mid-render: look again
+            last = f"{type(error).__name__}: {error.msg}"
+        else:
+            if last:
+                return last
+        if time.monotonic() >= deadline:
+            if state is not None:
+                try:
+                    last = state()
+                except Exception as error:  # noqa: BLE001
+                    last = f"(cannot tell: {error})"
+            raise Failure(f"timed out after {min(timeout, WAIT):.0f} s waiting for {what} (last seen: {last!r})")
+        time.sleep(interval)
+
+
+# ---------------------------------------------------------------- unprivileged processes
+
+
+class Runner:
+    """Runs corkd and cork as nobody:nogroup through setpriv when this process is root, else as this user."""
+
+    def __init__(self):
+        self.active = os.geteuid() == 0
+        if self.active:
+            check(os.path.exists("/usr/bin/setpriv"), "running as root needs /usr/bin/setpriv (apt-get install util-linux)")
+            import pwd, grp  # noqa: E401
+
+            self.uid = pwd.getpwnam("nobody").pw_uid
+            self.gid = grp.getgrnam("nogroup").gr_gid
+
+    def command(self, argv):
+        if not self.active:
+            return list(argv)
+        # setpriv execs the program, so the pid Popen returns is the program's own (kill -9 reaches corkd itself)
+        return ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"] + list(argv)
+
+    def hand_over(self, path):
+        if not self.active:
+            return
+        for root, dirs, files in os.walk(path):
+            os.lchown(root, self.uid, self.gid)
+            for name in dirs + files:
+                os.lchown(os.path.join(root, name), self.uid, self.gid)
+
+
+class Corkd:
+    """The server under test: started, killed with SIGKILL and started again on the same ports and data."""
+
+    def __init__(self, binary, work, runner):
+        self.binary = binary
+        self.work = work
+        self.runner = runner
+        self.data = os.path.join(work, "data")
+        self.proc = None
+        self.starts = 0
+        self.port = 0
+        self.web_port = 0
+        self.web_url = None
+        self.owner_web_url = None
+
+    def start(self, port=0, web_port=0):
+        self.starts += 1
+        out_path = os.path.join(self.work, f"corkd-{self.starts}.out")
+        err_path = os.path.join(self.work, f"corkd-{self.starts}.err")
+        argv = [self.binary, "serve", "--data-dir", self.data, "--port", str(port), "--web-port", str(web_port),
+                "--log-level", "info"]
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            self.proc = subprocess.Popen(self.runner.command(argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                         start_new_session=True)
+
+        def banner():
+            if self.proc.poll() is not None:
+                raise Failure(f"corkd exited with {self.proc.returncode} at start:\n{tail(err_path)}")
+            text = open(out_path, encoding="utf-8", errors="replace").read()
+            web = re.search(r"^web page on 127\.0\.0\.1:(\d+): (http://\S+)$", text, re.M)
+            listening = re.search(r"^corkd listening on 127\.0\.0\.1:(\d+)$", text, re.M)
+            owner = re.search(r"^owner in a browser: (http://\S+#token=\S+)$", text, re.M)
+            return (web, listening, owner) if web and listening and owner else None
+
+        web, listening, owner = wait_for("corkd's banner (web page, listening, owner link) on its stdout", banner)
+        self.web_port = int(web.group(1))
+        self.web_url = web.group(2)
+        self.port = int(listening.group(1))
+        self.owner_web_url = owner.group(1)
+        check(port in (0, self.port), f"corkd listens on {self.port}, not the --port {port} it was given")
+        check(web_port in (0, self.web_port), f"the web page is on {self.web_port}, not the --web-port {web_port}")
+        # listen.json says the same (corkd invite reads it)
+        record = wait_for("listen.json with web_url", lambda: self.listen_record().get("web_url") and self.listen_record())
+        check(record["web_url"] == self.web_url, f"listen.json's web_url {record['web_url']} != the banner's {self.web_url}")
+        check(record["port"] == self.port, f"listen.json's port {record['port']} != the banner's {self.port}")
+
+    def listen_record(self):
+        try:
+            with open(os.path.join(self.data, "listen.json"), encoding="utf-8") as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return {}
+
+    def kill9(self):
+        if self.proc and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+
+    def invite(self, user, role):
+        argv = [self.binary, "invite", "--data-dir", self.data, "--user", user, "--role", role, "--json"]
+        result = subprocess.run(self.runner.command(argv), capture_output=True, text=True, timeout=WAIT)
+        check(result.returncode == 0, f"corkd invite --user {user} exited {result.returncode}: {result.stderr.strip()}")
+        invite = json.loads(result.stdout.strip().splitlines()[-1])
+        for key in ("url", "web_url"):
+            check(key in invite, f"corkd invite --json printed no {key}: {result.stdout!r}")
+        return invite
+
+
+def tail(path, lines=20):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+    except OSError:
+        return ""
+
+
+class Cork:
+    """One terminal user: one-shot `cork` commands with their own HOME (so their own profile)."""
+
+    def __init__(self, binary, home, runner):
+        self.binary = binary
+        self.home = home
+        self.runner = runner
+        os.makedirs(home, exist_ok=True)
+        runner.hand_over(home)
+        self.env = dict(os.environ, HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config"))
+        self.env.pop("CORK_URL", None)
+
+    def run(self, *args, expect=0):
+        result = subprocess.run(self.runner.command([self.binary, *args]), capture_output=True, text=True,
+                                env=self.env, timeout=WAIT + 10, cwd=self.home)
+        if expect is not None:
+            check(result.returncode == expect,
+                  f"cork {' '.join(args)[:120]} exited {result.returncode}, expected {expect}: {result.stderr.strip()}")
+        return result
+
+    def json(self, *args):
+        args = list(args)
+        at = args.index("--") if "--" in args else len(args)  # options go before a `--`
+        return json.loads(self.run(*args[:at], "--json", *args[at:]).stdout)
+
+    def board(self):
+        return self.json("show")["board"]
+
+    def column_of(self, card):
+        for c in self.board()["cards"]:
+            if c["id"] == card:
+                return c["column"]
+        return None
+
+
+# ---------------------------------------------------------------- browsers
+
+
+class Page:
+    """One user's Chromium on the board page."""
+
+    def __init__(self, name, url, width=1280, height=800):
+        self.name = name
+        self.console = []
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                    f"--window-size={width},{height}", "--no-first-run", "--disable-extensions",
+                    "--force-color-profile=srgb", "--lang=en-US"):
+            options.add_argument(arg)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        # an alert must stay open for the test to see it, not be dismissed by the driver
+        options.unhandled_prompt_behavior = "ignore"
+        self.driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+        try:
+            self.open(url, width, height)
+        except BaseException:
+            self.quit()
+            raise
+
+    def open(self, url, width, height):
+        name = self.name
+        self.driver.set_page_load_timeout(WAIT)
+        self.driver.set_script_timeout(WAIT)
+        self.viewport(width, height)
+        self.driver.get(url)
+        wait_for(f"{name}'s page to sign in and show board main", lambda: self.js(
+            "const b = document.querySelector('[data-board-id]');"
+            "return !document.getElementById('app').hidden && b && b.dataset.boardId === 'main' && "
+            "document.querySelectorAll('[data-column-id]').length > 0"))
+        self.js("console.warn('e2e console probe')")  # shows that the console is read (see scenario h)
+        check("token=" not in self.driver.current_url, f"{name}'s address bar still has the token: {self.driver.current_url}")
+        self.wait_live()
+
+    def viewport(self, width, height, mobile=False):
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+        self.driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": mobile})
+
+    def js(self, script, *args):
+        return self.driver.execute_script(script, *args)
+
+    def conn(self):
+        return self.js("return document.getElementById('conn').textContent")
+
+    def wait_live(self, timeout=WAIT):
+        wait_for(f"{self.name}'s page to say live", lambda: "live" in self.conn() and self.js(
+            "return document.getElementById('gate').hidden"), timeout)
+
+    def wait_settled(self):
+        """Waits until the page says live with nothing of its own unconfirmed or queued."""
+        wait_for(f"{self.name}'s page to say just '● live' (no change unconfirmed or queued)",
+                 lambda: self.conn().strip() == "● live" or None, state=self.conn)
+
+    def dismiss_toasts(self):
+        self.js("for (const b of document.querySelectorAll('#toasts .toast button')) b.click();")
+
+    def card_column(self, card):
+        return self.js("const c = document.querySelector(`[data-card-id=\"${arguments[0]}\"]`);"
+                       "const col = c && c.closest('[data-column-id]'); return col ? col.dataset.columnId : null;", card)
+
+    def wait_card_in(self, card, column, what=""):
+        wait_for(f"card {card}{what} in column {column} on {self.name}'s page",
+                 lambda: self.card_column(card) == column or None, state=lambda: f"in column {self.card_column(card)}")
+
+    def card_ids(self):
+        return self.js("return [...document.querySelectorAll('[data-card-id]')].map(e => e.dataset.cardId)")
+
+    def column_ids(self):
+        return self.js("return [...document.querySelectorAll('[data-column-id]')].map(e => e.dataset.columnId)")
+
+    def seq(self):
+        return int(self.js("return document.querySelector('[data-seq]').dataset.seq"))
+
+    def focus_card(self, card):
+        """Selects a card as a keyboard user would end up with it: focused (the page selects what has the focus)."""
+        ok = self.js("const c = document.querySelector(`[data-card-id=\"${arguments[0]}\"]`);"
+                     "if (!c) return false; c.focus(); return document.activeElement === c;", card)
+        check(ok, f"cannot focus card {card} on {self.name}'s page")
+        wait_for(f"card {card} selected on {self.name}'s page", lambda: self.js(
+            "const c = document.querySelector(`[data-card-id=\"${arguments[0]}\"]`); return c && c.classList.contains('selected')", card))
+
+    def keys(self, *keys):
+        chain = ActionChains(self.driver)
+        for k in keys:
+            chain.send_keys(k)
+            chain.pause(0.05)
+        chain.perform()
+
+    def ctrl(self, key):
+        ActionChains(self.driver).key_down(Keys.CONTROL).send_keys(key).key_up(Keys.CONTROL).perform()
+
+    def people(self):
+        return self.js("return [...document.querySelectorAll('#people .person')].map(p => p.textContent)")
+
+    def toasts(self):
+        return self.js("return [...document.querySelectorAll('#toasts .toast')].map(t => ({cls: t.className, text: t.textContent}))")
+
+    def no_alert(self):
+        try:
+            alert = self.driver.switch_to.alert
+            text = alert.text
+        except NoAlertPresentException:
+            return
+        raise Failure(f"an alert fired on {self.name}'s page: {text!r}")
+
+    def drain_console(self):
+        try:
+            entries = self.driver.get_log("browser")
+        except WebDriverException:
+            entries = []
+        self.console.extend(entries)
+        return entries
+
+    def shot(self, path):
+        check(self.driver.save_screenshot(path), f"could not write {path}")
+
+    def full_shot(self, path, width):
+        import base64
+
+        height = int(self.js("return Math.ceil(document.documentElement.scrollHeight)"))
+        data = self.driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data["data"]))
+
+    def quit(self):
+        try:
+            self.driver.quit()
+        except Exception:  # noqa: BLE001 (the browser may be gone already)
+            pass
+
+
+# ---------------------------------------------------------------- scenarios
+
+
+class Test:
+    def __init__(self, args):
+        self.args = args
+        self.corkd_bin = os.path.abspath(args.corkd)
+        self.cork_bin = os.path.join(os.path.dirname(self.corkd_bin), "cork")
+        for b in (self.corkd_bin, self.cork_bin):
+            check(os.access(b, os.X_OK), f"{b} is not an executable (build it: swift build --product corkd; --product cork)")
+        self.work = tempfile.mkdtemp(prefix="cork-web-e2e-")
+        os.chmod(self.work, 0o755)
+        self.runner = Runner()
+        self.runner.hand_over(self.work)
+        self.corkd = Corkd(self.corkd_bin, self.work, self.runner)
+        self.pages = []
+        self.cards = {}  # name -> card id
+        self.numbers = {}  # card id -> number
+
+    def close(self):
+        for p in self.pages:
+            p.quit()
+        self.corkd.stop()
+        if self.args.keep:
+            log(f"kept {self.work}")
+        else:
+            shutil.rmtree(self.work, ignore_errors=True)
+
+    def add(self, name, title, *extra):
+        card = self.carol.json("add", *extra, "--", title)["card"]
+        self.cards[name] = card["id"]
+        self.numbers[card["id"]] = card["number"]
+        return card["id"]
+
+    def passed(self, letter, text, since):
+        print(f"PASS {letter}: {text} ({time.monotonic() - since:.1f} s)", flush=True)
+
+    # -- set-up
+
+    def setup(self):
+        self.corkd.start()
+        log(f"corkd on :{self.corkd.port}, web {self.corkd.web_url} (as {'nobody' if self.runner.active else 'this user'})")
+        bob = self.corkd.invite("bob", "editor")
+        carol = self.corkd.invite("carol", "editor")
+        check(bob["web_url"].startswith(self.corkd.web_url + "#token="), f"bob's web_url {bob['web_url']} is not on {self.corkd.web_url}")
+        self.carol = Cork(self.cork_bin, os.path.join(self.work, "carol"), self.runner)
+        self.carol.run("join", carol["url"])
+        self.owner = Page("owner", self.corkd.owner_web_url)
+        self.pages.append(self.owner)
+        self.bob = Page("bob", bob["web_url"])
+        self.pages.append(self.bob)
+        cols = self.owner.column_ids()
+        check(cols == ["todo", "doing", "done"], f"a new board's columns are todo, doing, done; the page shows {cols}")
+
+    # -- a
+
+    def scenario_a(self):
+        t = time.monotonic()
+        card = self.add("alpha", "Alpha from cork")
+        for p in (self.owner, self.bob):
+            p.wait_card_in(card, "todo", " (added by cork)")
+            title = p.js("return document.querySelector(`[data-card-id=\"${arguments[0]}\"] .title`).textContent", card)
+            check(title == "Alpha from cork", f"{p.name}'s page shows the title {title!r}")
+        # the others are listed: the owner sees bob and bob sees the owner
+        wait_for("bob on the owner's page", lambda: any("bob" in x for x in self.owner.people()))
+        wait_for("owner on bob's page", lambda: any("owner" in x for x in self.bob.people()))
+        for name in ("beta", "gamma", "delta"):
+            self.add(name, f"{name.capitalize()} task")
+        for p in (self.owner, self.bob):
+            for name in ("beta", "gamma", "delta"):
+                p.wait_card_in(self.cards[name], "todo")
+        self.passed("a", "a card added by cork shows in both browsers", t)
+
+    # -- b
+
+    def scenario_b(self):
+        t = time.monotonic()
+        alpha = self.cards["alpha"]
+        number = self.numbers[alpha]
+        # keyboard: select, Space picks up, l carries right, Space drops
+        self.owner.focus_card(alpha)
+        self.owner.keys(" ")
+        wait_for("the owner's page to pick the card up", lambda: self.owner.js("return document.body.classList.contains('dragging')"))
+        # bob sees the drag as it happens (a ghost with the owner's name)
+        self.owner.keys("l")
+        wait_for("bob's page to show the owner's drag ghost in DOING", lambda: self.bob.js(
+            "const g = document.querySelector('[data-column-id=\"doing\"] .ghost'); return g && g.textContent"))
+        self.owner.keys(" ")
+        self.owner.wait_card_in(alpha, "doing", " (own drop)")
+        self.bob.wait_card_in(alpha, "doing", " (the owner's keyboard drag)")
+        wait_for("cork show to have the card in doing", lambda: self.carol.column_of(alpha) == "doing" or None)
+        # after a drop the dragger is viewing the card, not idle (Protocol.md: idle = not looking at the board)
+        wait_for(f"bob's page to show the owner viewing #{number} after the drop",
+                 lambda: any(f"viewing #{number}" in x for x in self.bob.people()) or None, state=self.bob.people)
+        check(not any("idle" in x for x in self.bob.people()), f"the owner is shown idle after a drop: {self.bob.people()}")
+
+        # Esc puts the card back and leaves the user viewing it
+        self.owner.focus_card(alpha)
+        self.owner.keys(" ", "l")
+        wait_for("bob's page to show the owner dragging", lambda: any("dragging" in x for x in self.bob.people()) or None, state=self.bob.people)
+        self.owner.keys(Keys.ESCAPE)
+        wait_for(f"bob's page to show the owner viewing #{number} after Esc",
+                 lambda: any(f"viewing #{number}" in x for x in self.bob.people()) or None, state=self.bob.people)
+        check(self.owner.card_column(alpha) == "doing", "Esc did not put the card back")
+        check(not self.bob.js("return document.querySelector('.ghost')"), "a ghost stays on bob's page after Esc")
+
+        # mouse: bob drags Beta from TODO to DONE with the pointer
+        beta = self.cards["beta"]
+        d = self.bob.driver
+        card = d.find_element(By.CSS_SELECTOR, f'[data-card-id="{beta}"]')
+        target = d.find_element(By.CSS_SELECTOR, '[data-column-id="done"] .cards')
+        (ActionChains(d).move_to_element(card).click_and_hold().pause(0.1).move_by_offset(12, 4).pause(0.1)
+         .move_by_offset(60, 10).pause(0.1).move_to_element(target).pause(0.2).move_by_offset(0, 2).pause(0.2)
+         .release().perform())
+        self.bob.wait_card_in(beta, "done", " (own mouse drop)")
+        self.owner.wait_card_in(beta, "done", " (bob's mouse drag)")
+        wait_for("cork show to have Beta in done", lambda: self.carol.column_of(beta) == "done" or None)
+        check(not self.bob.js("return document.querySelector('dialog[open]')"), "the mouse drop opened the card as a click")
+        wait_for(f"the owner's page to show bob viewing #{self.numbers[beta]} after his mouse drop",
+                 lambda: any(f"viewing #{self.numbers[beta]}" in x for x in self.owner.people()) or None, state=self.owner.people)
+        self.passed("b", "keyboard drag (owner) and mouse drag (bob) reach the other page and cork; presence viewing after drop/Esc", t)
+
+    # -- c
+
+    def scenario_c(self):
+        t = time.monotonic()
+        gamma = self.cards["gamma"]
+        wip = self.carol.json("column", "wip", "doing", "1", "--hard")
+        check(any(c["id"] == "doing" and c.get("wip") == {"hard": True, "limit": 1} for c in wip["columns"]),
+              f"cork column wip did not set the limit: {wip}")
+        check(self.carol.column_of(self.cards["alpha"]) == "doing", "DOING should hold Alpha (full at 1)")
+        wait_for("the owner's page to mark DOING full", lambda: self.owner.js(
+            "return document.querySelector('[data-column-id=\"doing\"]').classList.contains('full')"))
+        # carry Gamma over DOING: the page says it is full before the drop
+        self.owner.focus_card(gamma)
+        self.owner.keys(" ", "l")
+        wait_for("the owner's page to mark its ghost in DOING refused", lambda: self.owner.js(
+            "return document.querySelector('[data-column-id=\"doing\"] .ghost.own.refused')"))
+        self.owner.keys(" ")
+        toast = wait_for("the owner's page to show the server's WIP refusal", lambda: next(
+            (x for x in self.owner.toasts() if "error" in x["cls"] and re.search(r"wip|limit", x["text"], re.I)), None))
+        log(f"refusal shown: {toast['text']!r}")
+        self.owner.shot(os.path.join(self.args.screenshots, "wip-refused-1280.png"))
+        time.sleep(0.3)
+        for p in (self.owner, self.bob):
+            check(p.card_column(gamma) == "todo", f"Gamma left TODO on {p.name}'s page after a refused drop")
+        check(self.carol.column_of(gamma) == "todo", "Gamma left TODO on the server after a refused drop")
+
+        # a legal move, then Ctrl-Z takes it back
+        self.owner.focus_card(gamma)
+        self.owner.keys(" ", "l", "l", " ")
+        self.bob.wait_card_in(gamma, "done", " (the owner's move)")
+        self.owner.wait_card_in(gamma, "done")
+        wait_for("the owner's page to be idle of focus on a text field", lambda: self.owner.js(
+            "const a = document.activeElement; return !a || !['INPUT','TEXTAREA','SELECT'].includes(a.tagName)"))
+        self.owner.ctrl("z")
+        self.bob.wait_card_in(gamma, "todo", " (after the owner's Ctrl-Z)")
+        self.owner.wait_card_in(gamma, "todo", " (after Ctrl-Z)")
+        wait_for("cork show to have Gamma back in todo", lambda: self.carol.column_of(gamma) == "todo" or None)
+        self.carol.run("column", "wip", "doing", "--none")
+        self.passed("c", "a drop into a full hard-WIP column is refused with the server's reason; Ctrl-Z undoes the move for all", t)
+
+    # -- d
+
+    def scenario_d(self):
+        t = time.monotonic()
+        delta = self.cards["delta"]
+        port, web_port = self.corkd.port, self.corkd.web_port
+        self.corkd.kill9()
+        for p in (self.owner, self.bob):
+            wait_for(f"{p.name}'s page to say it is offline", lambda p=p: "offline" in p.conn() and p.js(
+                "return !document.getElementById('banner').hidden") or None)
+        self.owner.shot(os.path.join(self.args.screenshots, "offline-1280.png"))
+        # a move made while the server is down is kept by the page
+        self.owner.focus_card(delta)
+        self.owner.keys(" ", "l", "l", " ")
+        wait_for("the owner's page to say a change is queued", lambda: "queued" in self.owner.conn() or None)
+        check(self.owner.card_column(delta) == "todo", "the page moved the card while offline (it should wait for the server)")
+        self.corkd.start(port=port, web_port=web_port)
+        log(f"corkd restarted on :{port}, web :{web_port}")
+        for p in (self.owner, self.bob):
+            p.wait_live()
+            check(p.js("return document.getElementById('gate').hidden"), f"{p.name}'s page asks to sign in again after the restart")
+        self.owner.wait_card_in(delta, "done", " (queued while offline)")
+        self.bob.wait_card_in(delta, "done", " (the owner's queued move)")
+        wait_for("cork show to have Delta in done", lambda: self.carol.column_of(delta) == "done" or None)
+        # the queued move was applied once, and each page's feed shows it once
+        history = self.carol.json("history", "#" + str(self.numbers[delta]))
+        moves = [a for a in history.get("activities", history.get("items", [])) if a.get("kind") == "card.move"]
+        check(len(moves) == 1, f"the move queued while offline was applied {len(moves)} times: {moves}")
+        sentence = f'moved #{self.numbers[delta]} "Delta task"'
+        count = "return [...document.querySelectorAll('#feed-list .fi')].filter(e => e.textContent.includes(arguments[0])).length"
+        for p in (self.owner, self.bob):
+            wait_for(f"the move in {p.name}'s feed", lambda p=p: p.js(count, sentence))
+        time.sleep(0.3)  # a second copy would come right after the first
+        for p in (self.owner, self.bob):
+            lines = p.js(count, sentence)
+            check(lines == 1, f"{p.name}'s feed shows the one move {lines} times after the reconnect")
+        status = self.owner.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch('/session', {credentials: 'same-origin', cache: 'no-store'}).then(r => done(r.status), e => done(String(e)));")
+        check(status == 200, f"GET /session answers {status} after the restart: the cookie did not survive")
+        # the same cookie still works for a new connection (a reload), with no token in the address
+        self.bob.driver.get(self.corkd.web_url + "#board=main")
+        self.bob.wait_live()
+        self.bob.wait_card_in(delta, "done", " (after a reload)")
+        self.passed("d", "kill -9 of corkd: pages show offline, queue a move, reconnect by themselves, the move lands", t)
+
+    # -- e
+
+    def scenario_e(self):
+        t = time.monotonic()
+        img = "<img src=x onerror=alert(1)>"
+        rtl = "invoice \u202egnp.exe hello"
+        label = "<script>alert(2)</script>"
+        chat = "<b>x</b>"
+        self.add("img", img)
+        self.add("js", "Javascript description", "--desc", "javascript:alert(1)")
+        self.add("rtl", rtl)
+        limits_title = 16 * 1024
+        long16k = "W" * limits_title
+        r = self.carol.run("add", "--json", "--", long16k, expect=None)
+        if r.returncode == 0:
+            long_title = long16k
+            self.cards["long"] = json.loads(r.stdout)["card"]["id"]
+            log("a 16 KiB title was accepted")
+        else:
+            check(r.returncode == 3, f"a 16 KiB title: cork exited {r.returncode}: {r.stderr.strip()}")
+            m = re.search(r"longer than (\d+) characters", r.stderr)
+            check(m, f"the refusal of a 16 KiB title does not say the limit: {r.stderr.strip()}")
+            maximum = int(m.group(1))
+            log(f"a 16 KiB title is refused ({r.stderr.strip()[:100]}); using the longest allowed, {maximum} characters")
+            long_title = "W" * maximum
+            self.add("long", long_title)
+        self.add("labelled", "Labelled card", "--label", label)
+        self.carol.run("say", "--", chat)
+        cases = {self.cards["img"]: img, self.cards["rtl"]: rtl, self.cards["long"]: long_title}
+        for p in (self.owner, self.bob):
+            for card, title in cases.items():
+                p.wait_card_in(card, "todo")
+                shown = p.js("return document.querySelector(`[data-card-id=\"${arguments[0]}\"] .title`).textContent", card)
+                check(shown == title, f"{p.name}'s page shows the title {shown[:80]!r}, not {title[:80]!r}")
+            chip = wait_for(f"the label chip on {p.name}'s page", lambda p=p: p.js(
+                "const c = document.querySelector(`[data-card-id=\"${arguments[0]}\"] .chip`); return c && c.textContent",
+                self.cards["labelled"]))
+            check(chip == label, f"{p.name}'s label chip reads {chip!r}")
+            wait_for(f"the chat line on {p.name}'s page", lambda p=p: p.js(
+                "return [...document.querySelectorAll('#feed-list .fi-text')].some(e => e.textContent.endsWith(arguments[0]))", chat))
+            # nothing was made from the strings
+            made = p.js("""return {
+                img: document.querySelectorAll('img[src="x"]').length,
+                scripts: [...document.scripts].map(s => s.src),
+                bold: [...document.querySelectorAll('#feed-list b')].filter(b => b.textContent === 'x').length,
+                jslinks: document.querySelectorAll('[href^="javascript:" i], [src^="javascript:" i]').length,
+                rtlIsolated: (() => { const t = document.querySelector(`[data-card-id="${arguments[0]}"] .title`);
+                                      return getComputedStyle(t).unicodeBidi; })(),
+            }""", self.cards["rtl"])
+            check(made["img"] == 0, f"{p.name}'s page made an <img src=x> from a title")
+            check(len(made["scripts"]) == 1 and made["scripts"][0].endswith("/app.js"), f"{p.name}'s page has scripts {made['scripts']}")
+            check(made["bold"] == 0, f"{p.name}'s page made a <b> from a chat line")
+            check(made["jslinks"] == 0, f"{p.name}'s page has a javascript: link")
+            check(made["rtlIsolated"] in ("isolate", "plaintext", "isolate-override"),
+                  f"the RTL title is not bidi-isolated on {p.name}'s page ({made['rtlIsolated']})")
+            # in the feed's sentence too, the override stays inside the quoted title
+            feed = p.js("""const line = [...document.querySelectorAll('#feed-list .fi-text')].find(e => e.textContent.includes(arguments[0]));
+                if (!line) return null;
+                const t = [...line.querySelectorAll('.u')].find(e => e !== line && e.textContent === arguments[0]);
+                return {text: line.textContent, isolated: !!t && getComputedStyle(t).unicodeBidi};""", rtl)
+            check(feed and feed["text"].endswith(f'"{rtl}" to TODO'), f"the feed line of the RTL title reads {feed!r}")
+            check(feed["isolated"] in ("isolate", "plaintext"), f"the RTL title in the feed is not isolated: {feed!r}")
+            p.no_alert()
+        # the description shows literally in the card's panel (opened with a click) and is no link
+        d = self.owner.driver
+        d.find_element(By.CSS_SELECTOR, f'[data-card-id="{self.cards["js"]}"]').click()
+        desc = wait_for("the card panel's description", lambda: self.owner.js(
+            "const d = document.getElementById('detail'); const t = document.getElementById('d-desc');"
+            "return d.open && t && t.value"))
+        check(desc == "javascript:alert(1)", f"the panel's description reads {desc!r}")
+        check(not self.owner.js("return document.querySelector('#detail a')"), "the card panel has a link")
+        self.owner.shot(os.path.join(self.args.screenshots, "detail-hostile-1280.png"))
+        self.owner.keys(Keys.ESCAPE)
+        wait_for("the panel to close", lambda: not self.owner.js("return document.getElementById('detail').open"))
+        # the layout holds at 1280: columns inside the viewport, cards inside their columns, no page-wide scroll
+        for p in (self.owner, self.bob):
+            self.check_layout(p, 1280)
+            p.no_alert()
+            csp = [e["message"] for e in p.drain_console() if "Content Security Policy" in e.get("message", "")]
+            check(not csp, f"{p.name}'s page hit the Content-Security-Policy (something tried to run): {csp[:2]}")
+        self.passed("e", "hostile strings show literally: no alert, no <img>/<b>/<script> made, RTL isolated, layout holds", t)
+
+    def check_layout(self, p, width):
+        box = p.js("""
+            const vw = window.innerWidth, board = document.getElementById('board');
+            const cols = [...document.querySelectorAll('[data-column-id]')].map(c => {
+                const r = c.getBoundingClientRect();
+                const cards = [...c.querySelectorAll('[data-card-id]')].map(k => { const q = k.getBoundingClientRect();
+                    return {id: k.dataset.cardId, left: q.left, right: q.right, sw: k.scrollWidth, cw: k.clientWidth}; });
+                return {id: c.dataset.columnId, left: r.left, right: r.right, width: r.width, sw: c.scrollWidth, cw: c.clientWidth, cards};
+            });
+            return {vw, vh: window.innerHeight, docH: document.documentElement.scrollHeight, docW: document.documentElement.scrollWidth, bodyW: document.body.scrollWidth,
+                    boardSW: board.scrollWidth, boardCW: board.clientWidth, boardR: board.getBoundingClientRect().right, cols,
+                    headerSW: document.querySelector('.top').scrollWidth, headerCW: document.querySelector('.top').clientWidth};
+        """)
+        check(box["vw"] == width, f"{p.name}'s viewport is {box['vw']} wide, not {width}")
+        check(box["docW"] <= width, f"{p.name}'s page scrolls sideways at {width}: document {box['docW']} px wide")
+        check(box["headerSW"] <= box["headerCW"] + 1, f"{p.name}'s header overflows at {width}: {box['headerSW']} > {box['headerCW']}")
+        check(box["boardR"] <= width + 0.5, f"{p.name}'s board ends at {box['boardR']}, past {width}")
+        for c in box["cols"]:
+            check(c["width"] > 100, f"column {c['id']} is only {c['width']:.0f} px wide at {width}")
+            check(c["sw"] <= c["cw"] + 1, f"column {c['id']} overflows sideways: {c['sw']} > {c['cw']}")
+            for k in c["cards"]:
+                check(c["left"] - 0.5 <= k["left"] and k["right"] <= c["right"] + 0.5,
+                      f"card {k['id']} ({k['left']:.0f}–{k['right']:.0f}) sticks out of column {c['id']} ({c['left']:.0f}–{c['right']:.0f})")
+                check(k["sw"] <= k["cw"] + 1, f"card {k['id']}'s content overflows it: {k['sw']} > {k['cw']}")
+        if width >= 1000:
+            for c in box["cols"]:
+                check(0 <= c["left"] and c["right"] <= width, f"column {c['id']} ({c['left']:.0f}–{c['right']:.0f}) is outside the {width} px viewport")
+            check(box["boardSW"] <= box["boardCW"] + 1, f"the board scrolls sideways at {width} with 3 columns: {box['boardSW']} > {box['boardCW']}")
+            # on a wide screen the page is exactly the window: the columns and the feed scroll, not the page
+            check(box["docH"] <= box["vh"], f"{p.name}'s page scrolls up and down at {width}: {box['docH']} > {box['vh']} px")
+        else:
+            # a phone shows one column at a time and scrolls the board sideways, not the page
+            first = box["cols"][0]
+            check(0 <= first["left"] and first["right"] <= width, f"the first column ({first['left']:.0f}–{first['right']:.0f}) does not fit {width} px")
+            check(box["boardSW"] >= box["boardCW"], "the board does not scroll sideways on a phone")
+        return box
+
+    # -- f
+
+    def scenario_f(self):
+        t = time.monotonic()
+        bug = [self.cards["alpha"], self.cards["gamma"]]
+        for card in bug:
+            self.carol.run("label", "#" + str(self.numbers[card]), "+bug")
+        board = self.carol.board()
+        live = {c["id"] for c in board["cards"] if not c["archived"]}
+        cols = [c["id"] for c in board["columns"]]
+        for p in (self.owner, self.bob):
+            check(p.js("return document.querySelectorAll('[data-board-id]').length") == 1, "one [data-board-id] element")
+            check(p.js("return document.querySelector('[data-board-id]').dataset.boardId") == "main", "data-board-id is not main")
+            wait_for(f"{p.name}'s data-seq to reach the server's seq {board['seq']}", lambda p=p: p.seq() == board["seq"] or None)
+            check(p.column_ids() == cols, f"{p.name}'s data-column-id order {p.column_ids()} != the server's {cols}")
+            ids = p.card_ids()
+            check(len(ids) == len(set(ids)) and set(ids) == live, f"{p.name}'s cards {sorted(ids)} != the server's {sorted(live)}")
+            for c in board["cards"]:
+                col = p.card_column(c["id"])
+                check(col == c["column"], f"card {c['id']} is in {col} on {p.name}'s page, in {c['column']} on the server")
+        # a chat line bumps the seq too; the page follows
+        self.carol.run("say", "seq check")
+        seq = self.carol.board()["seq"]
+        wait_for(f"the owner's data-seq to follow to {seq}", lambda: self.owner.seq() == seq or None)
+        # the filter: label:bug leaves the bug cards, a title word leaves its card, Esc clears
+        f = self.bob.driver.find_element(By.CSS_SELECTOR, 'input[name="filter"]')
+        f.click()
+        f.send_keys("label:bug")
+        wait_for("bob's page to show only the bug cards", lambda: set(self.bob.card_ids()) == set(bug) or None)
+        note = self.bob.js("return document.querySelector('[data-column-id=\"todo\"] .col-note').textContent")
+        check("shown" in note, f"the filtered column does not say how many are shown: {note!r}")
+        f.send_keys(Keys.CONTROL, "a")
+        f.send_keys("Beta")
+        wait_for("bob's page to show only Beta", lambda: self.bob.card_ids() == [self.cards["beta"]] or None)
+        # a query that does not parse says why and hides nothing
+        f.send_keys(Keys.CONTROL, "a")
+        f.send_keys("due:notadate")
+        err = wait_for("the filter error", lambda: self.bob.js("return document.getElementById('filter-error').textContent"))
+        log(f"filter error shown: {err!r}")
+        check(set(self.bob.card_ids()) == live, "a filter that does not parse hid cards")
+        f.send_keys(Keys.ESCAPE)
+        wait_for("bob's page to show every card again", lambda: set(self.bob.card_ids()) == live or None)
+        check(self.bob.js("return document.querySelector('input[name=\"filter\"]').value") == "", "Esc left the filter text")
+        self.passed("f", "data-board-id, data-seq = server seq, data-column-id, data-card-id match cork show; the filter works", t)
+
+    # -- g
+
+    def scenario_g(self):
+        t = time.monotonic()
+        out = self.args.screenshots
+        p = self.owner
+        for page in self.pages:
+            page.dismiss_toasts()
+        p.viewport(1280, 800)
+        time.sleep(0.3)
+        self.check_layout(p, 1280)
+        p.shot(os.path.join(out, "board-1280x800.png"))
+        p.viewport(375, 812, mobile=True)
+        wait_for("the page to lay out at 375 px", lambda: p.js("return window.innerWidth") == 375 or None)
+        time.sleep(0.3)
+        self.check_layout(p, 375)
+        p.shot(os.path.join(out, "board-375x812.png"))
+        p.full_shot(os.path.join(out, "board-375-full.png"), 375)
+        # a card's panel fills the phone's screen without sideways scrolling
+        p.driver.find_element(By.CSS_SELECTOR, f'[data-card-id="{self.cards["long"]}"]').click()
+        wait_for("the card panel at 375 px", lambda: p.js("return document.getElementById('detail').open"))
+        time.sleep(0.2)
+        panel = p.js("""const d = document.getElementById('detail'), r = d.getBoundingClientRect();
+            return {left: r.left, right: r.right, sw: d.scrollWidth, cw: d.clientWidth,
+                    title: document.getElementById('d-title').value};""")
+        check(panel["left"] >= 0 and panel["right"] <= 375.5, f"the card panel ({panel['left']:.0f}–{panel['right']:.0f}) does not fit 375 px")
+        check(panel["sw"] <= panel["cw"] + 1, f"the card panel scrolls sideways at 375: {panel['sw']} > {panel['cw']}")
+        check(panel["title"] == "W" * len(panel["title"]) and len(panel["title"]) >= 200, "the panel does not show the whole long title")
+        p.shot(os.path.join(out, "detail-375x812.png"))
+        p.keys(Keys.ESCAPE)
+        wait_for("the panel to close", lambda: not p.js("return document.getElementById('detail').open"))
+        p.viewport(1280, 800)
+        for name in ("board-1280x800.png", "board-375x812.png", "board-375-full.png"):
+            path = os.path.join(out, name)
+            with open(path, "rb") as f:
+                check(f.read(8) == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG")
+        for page in self.pages:
+            page.no_alert()
+        self.passed("g", f"screenshots at 1280x800 and 375x812 in {out}", t)
+
+    # -- h
+
+    def scenario_h(self):
+        t = time.monotonic()
+        o, b = self.owner, self.bob
+        # a card added with the page's own form (the server makes its id)
+        b.js("document.querySelector('[data-column-id=\"todo\"] .add-btn').click()")
+        field = b.driver.switch_to.active_element
+        check(field.get_attribute("class") == "add-input", "+ Add card did not focus the title field")
+        field.send_keys("Epsilon from bob's page", Keys.ENTER)
+        card = wait_for("cork show to have bob's new card", lambda: next(
+            (c for c in self.carol.board()["cards"] if c["title"] == "Epsilon from bob's page"), None))
+        check(card["column"] == "todo" and card["created_by"] == "bob", f"bob's card is {card}")
+        o.wait_card_in(card["id"], "todo", " (added in bob's page)")
+        b.keys(Keys.ESCAPE)
+        # a description typed in the card's panel (card.edit with base_seq)
+        b.driver.find_element(By.CSS_SELECTOR, f'[data-card-id="{card["id"]}"]').click()
+        desc = wait_for("bob's card panel", lambda: b.js("return document.getElementById('detail').open") and
+                        b.driver.find_element(By.ID, "d-desc"))
+        desc.click()
+        desc.send_keys("Typed in the page <u>literally</u>")
+        desc.send_keys(Keys.TAB)  # the change goes when the field is left
+        wait_for("cork show to have the description", lambda: next(
+            (c for c in self.carol.board()["cards"] if c["id"] == card["id"]), {}).get("description") == "Typed in the page <u>literally</u>" or None)
+        wait_for(f"the owner's page to show bob in the panel (editing/viewing #{card['number']})",
+                 lambda: any(f"#{card['number']}" in x for x in o.people()) or None, state=o.people)
+        b.keys(Keys.ESCAPE)
+        wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
+        # chat from the page, with a mention: shown literally, highlighted for the one mentioned
+        chat = o.driver.find_element(By.ID, "chat-input")
+        chat.click()
+        chat.send_keys("<i>hi</i> @bob", Keys.ENTER)
+        line = wait_for("the owner's chat on bob's page", lambda: b.js(
+            "const l = [...document.querySelectorAll('#feed-list .fi')].find(e => e.textContent.includes('<i>hi</i> @bob'));"
+            "return l && {mention: l.classList.contains('mention'), italic: l.querySelectorAll('i').length, mark: (l.querySelector('mark') || {}).textContent}"))
+        check(line["italic"] == 0, "bob's page made an <i> from a chat line")
+        check(line["mention"] and line["mark"] == "@bob", f"the mention of bob is not highlighted on his page: {line}")
+        # archive with x, then restore from the Archived list
+        o.focus_card(card["id"])
+        o.keys("x")
+        wait_for("the card to leave bob's page", lambda: card["id"] not in b.card_ids() or None)
+        wait_for("cork to list the card as archived", lambda: any(c["id"] == card["id"] and c["archived"] for c in self.carol.board()["cards"]) or None)
+        o.dismiss_toasts()
+        o.driver.find_element(By.ID, "btn-archived").click()
+        restore = wait_for("the card in the owner's Archived list", lambda: next(
+            (li.find_element(By.TAG_NAME, "button") for li in o.driver.find_elements(By.CSS_SELECTOR, "#archive-list li")
+             if "Epsilon from bob's page" in li.text), None))
+        restore.click()
+        b.wait_card_in(card["id"], "todo", " (restored)")
+        o.keys(Keys.ESCAPE)
+        wait_for("the Archived list to close", lambda: not o.js("return document.getElementById('archive').open"))
+        # a move the server has confirmed is no longer counted as unconfirmed in the status
+        beta = self.cards["beta"]
+        o.focus_card(beta)
+        o.keys(" ", "h", " ")
+        b.wait_card_in(beta, "doing", " (the owner's last move)")
+        wait_for("cork show to have Beta in doing", lambda: self.carol.column_of(beta) == "doing" or None)
+        for p in self.pages:
+            self.check_layout(p, 1280)  # the feed is long and holds a mention now
+            p.no_alert()
+            p.drain_console()
+            # a diff the page could not apply (it then asks for the whole board), or a script error, is a bug
+            bad = [e["message"] for e in p.console if "diff does not fit" in e.get("message", "")
+                   or (e.get("level") == "SEVERE" and "/app.js" in e.get("message", ""))]
+            check(not bad, f"{p.name}'s console: {bad[:3]}")
+            check(any("e2e console probe" in e.get("message", "") for e in p.console), f"{p.name}'s console cannot be read")
+            if os.environ.get("E2E_CONSOLE"):
+                log(f"{p.name}'s console: {len(p.console)} entries")
+                for e in p.console:
+                    log(f"{p.name} console {e.get('level')}: {e.get('message', '')[:200]}")
+        for p in self.pages:
+            p.wait_settled()
+        self.passed("h", "page edits (add, description, chat, archive/restore) reach the others and cork; the status settles to '● live'", t)
+
+    def run(self):
+        os.makedirs(self.args.screenshots, exist_ok=True)
+        self.setup()
+        self.scenario_a()
+        self.scenario_b()
+        self.scenario_c()
+        self.scenario_d()
+        self.scenario_e()
+        self.scenario_f()
+        self.scenario_g()
+        self.scenario_h()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("corkd", nargs="?", default=os.environ.get("CORKD", DEFAULT_CORKD), help="the corkd binary")
+    parser.add_argument("--screenshots", default=DEFAULT_SHOTS, help="where the PNG screenshots go")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory (corkd's logs and data)")
+    args = parser.parse_args()
+    args.screenshots = os.path.abspath(args.screenshots)
+
+    def on_signal(signum, _frame):
+        raise SystemExit(f"stopped by signal {signum}")
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    test = None
+    try:
+        test = Test(args)
+        test.run()
+    except (Failure, Exception) as failure:  # noqa: B014 (a Failure says what was expected; anything else is a crash)
+        what = str(failure) if isinstance(failure, Failure) else f"{type(failure).__name__}: {failure}"
+        print(f"FAIL: {what}", file=sys.stderr, flush=True)
+        if not isinstance(failure, Failure):
+            import traceback
+
+            traceback.print_exc()
+        if test:
+            for p in test.pages:
+                try:
+                    path = os.path.join(args.screenshots, f"failure-{p.name}.png")
+                    p.shot(path)
+                    print(f"  {p.name}'s page at the failure: {path}", file=sys.stderr)
+                except Exception:  # noqa: BLE001
+                    pass
+            print(f"  corkd's stderr (last lines):\n{tail(os.path.join(test.work, f'corkd-{test.corkd.starts}.err'), 8)}",
+                  file=sys.stderr)
+        return 1
+    finally:
+        if test:
+            test.close()
+    print(f"all scenarios passed in {time.monotonic() - STARTED:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
