@@ -234,7 +234,7 @@ let package = Package(
         .testTarget(
             name: "BoardWebTests",
             dependencies: [
-                "BoardWeb", "BoardTesting", "BoardClient", "BoardTransport", "BoardWire", "BoardCore",
+                "BoardWeb", "BoardTesting", "BoardClient", "BoardClientCore", "BoardTransport", "BoardWire", "BoardCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -26,9 +26,6 @@ final class LiveSession {
     /// otherwise send every page hundreds of lists when they all arrive).
     static let presenceDelay: Duration = .milliseconds(100)
 
-    /// What the page last asked for, in order.
-    enum UndoStep { case undo, redo }
-
     let configuration: ClientConfiguration
     let version: String
     let logger: Logger
@@ -63,19 +60,18 @@ final class LiveSession {
 
         /// The ids of a column's cards as the page shows them (archived ones left out), in board order.
         static func order(of column: ColumnID, in board: Board) -> [CardID] {
-            board.cards.values.filter { $0.column == column && !$0.archived }.sorted(by: Card.positionOrder).map(\.id)
+            board.cardIDs(in: column)
         }
     }
     var welcome: ServerMessage.Welcome?
     var filter: Query?
     var filterText = ""
     var lastMatches: [CardID]?
-    /// Seqs of the user's own changes made here, newest last: what Ctrl-Z undoes.
-    var undoable: [UInt64] = []
-    /// Seqs of this page's undos, newest last: what Ctrl-Shift-Z undoes again.
-    var redoable: [UInt64] = []
-    /// Undo and redo requests whose changes have not come back yet.
-    var awaitingUndo: [UndoStep] = []
+    /// The user's own changes on this board, for Ctrl-Z and Ctrl-Shift-Z: the terminal client's stack, rebuilt from
+    /// the board's history when the page opens (so a reload or a reconnect keeps it) and kept from each own change.
+    var undoStack = UndoStack()
+    /// The newest seq the backlog sent had: a live activity at or below it is already in the page's feed.
+    var backlogThrough: UInt64 = 0
     var lastStatus: LiveMessage.Status?
     /// Set when the session must end (a fatal error was sent to the page).
     var ended = false
@@ -148,6 +144,8 @@ final class LiveSession {
                 await handlePage(line, client: client, send: send)
             case .client(let event):
                 await handle(event, client: client, send: send)
+                // An own change confirmed changes nothing the page shows, only the count of unconfirmed ones.
+                if (lastStatus?.pending ?? 0) > 0 { await sendStatus(client: client, send: send) }
             case .flushPresence:
                 presenceFlushScheduled = false
                 if let sessions = pendingPresence {
@@ -181,7 +179,8 @@ final class LiveSession {
         case .board(let update):
             await show(update.board, changes: update.changes, client: client, send: send)
         case .activity(let activity):
-            trackUndo(activity)
+            trackUndo(activity.activity, board: activity.board)
+            guard activity.activity.seq > backlogThrough else { return }
             await send(LiveMessage.Feed(items: [feedItem(activity.activity, own: activity.isOwn, after: activity.board)], replace: false))
         case .presence(let presence):
             pendingPresence = presence.sessions
@@ -190,6 +189,11 @@ final class LiveSession {
                 Self.flushPresence(after: Self.presenceDelay, into: inputs)
             }
         case .rejected(let rejected):
+            if case .undo(let seq) = rejected.op.request, let (direction, _) = undoStack.refused(seq, reason: rejected.reject.message) {
+                // Refused for good (someone changed it since, or it has no inverse): let the next Ctrl-Z reach the
+                // change before it.
+                _ = undoStack.skip(direction)
+            }
             await send(
                 LiveMessage.Rejected(
                     code: rejected.reject.code.rawValue, reason: rejected.reject.message, op: rejected.op.request.kind,
@@ -308,9 +312,10 @@ final class LiveSession {
 
     func sendBacklog(client: BoardClient, board: Board, send: (any Encodable) async -> Void) async {
         guard let page = try? await client.history(limit: 100, timeout: .seconds(15)) else { return }
-        let items = page.activities.sorted { $0.seq < $1.seq }.map {
-            feedItem($0, own: $0.actor == welcome?.user, after: board)
-        }
+        let activities = page.activities.sorted { $0.seq < $1.seq }
+        let items = activities.map { feedItem($0, own: $0.actor == welcome?.user, after: board) }
+        backlogThrough = activities.last?.seq ?? 0
+        if let user = welcome?.user { undoStack = UndoPlan.stack(for: user, activities: activities, board: board) }
         await send(LiveMessage.Feed(items: items, replace: true))
     }
 
@@ -365,36 +370,31 @@ final class LiveSession {
 
     // MARK: - Undo
 
-    func trackUndo(_ event: ActivityEvent) {
-        guard event.isOwn, event.activity.kind != "chat" else { return }
-        if event.activity.undoOf != nil, !awaitingUndo.isEmpty {
-            switch awaitingUndo.removeFirst() {
-            case .undo: redoable.append(event.activity.seq)
-            case .redo: undoable.append(event.activity.seq)
-            }
+    /// Keeps the undo stack up to date with one of the user's changes (from any of their clients, as the stack
+    /// rebuilt from history has them).
+    func trackUndo(_ activity: Activity, board: Board) {
+        guard activity.actor == welcome?.user, activity.kind != Op.Kind.chat.rawValue, activity.seq > backlogThrough
+        else { return }
+        if let undone = activity.undoOf {
+            _ = undoStack.completed(undone: undone, by: activity.seq)
         } else {
-            undoable.append(event.activity.seq)
-            redoable.removeAll()
+            undoStack.record(seq: activity.seq, words: FeedSentence.describe(activity, after: board))
         }
-        if undoable.count > 200 { undoable.removeFirst(undoable.count - 200) }
     }
 
-    func undo(_ step: UndoStep, client: BoardClient, send: (any Encodable) async -> Void) async {
-        let seq: UInt64?
-        switch step {
-        case .undo: seq = undoable.popLast()
-        case .redo: seq = redoable.popLast()
-        }
-        guard let seq else {
-            let what = step == .undo ? "nothing of yours to undo here" : "nothing to redo"
-            await send(LiveMessage.Rejected(code: "not_found", reason: what, op: "undo", card: nil))
+    func undo(_ direction: UndoStack.Direction, client: BoardClient, send: (any Encodable) async -> Void) async {
+        let entry: UndoStack.Entry
+        switch undoStack.begin(direction) {
+        case .failure(let refusal):
+            await send(LiveMessage.Rejected(code: "not_found", reason: refusal.message, op: "undo", card: nil))
             return
+        case .success(let next):
+            entry = next
         }
         do {
-            awaitingUndo.append(step)
-            try await client.undo(seq: seq)
+            try await client.undo(seq: entry.seq)
         } catch {
-            awaitingUndo.removeLast()
+            if let (way, _) = undoStack.refused(entry.seq, reason: error.message) { _ = undoStack.skip(way) }
             await send(LiveMessage.Rejected(code: error.code.rawValue, reason: error.message, op: "undo", card: nil))
         }
         await sendStatus(client: client, send: send)
@@ -422,9 +422,9 @@ final class LiveSession {
             let index = object["index"] as? Int
             await client.setPresence(state, card: card, column: column, index: index)
         case "undo":
-            await undo(.undo, client: client, send: send)
+            await undo(UndoStack.Direction.undo, client: client, send: send)
         case "redo":
-            await undo(.redo, client: client, send: send)
+            await undo(UndoStack.Direction.redo, client: client, send: send)
         case "filter":
             setFilter(object["q"] as? String ?? "")
             if let board = await client.board { await sendFilter(on: board, send: send, onlyIfChanged: false) }

@@ -26,6 +26,23 @@ import Testing
         }
     }
 
+    /// The same worked session over the protocol's WebSocket (`/v1` on the web listener; Protocol.md, "WebSocket").
+    @Test func aPythonStdlibClientPlaysTheWorkedSessionOverWebSocket() async throws {
+        let python = try SpawnedProcess.tool("python3")
+        try await withCorkd { corkd in
+            let port = try #require(corkd.webPort)
+            for run in 1...2 {
+                let result = try await SpawnedProcess.run(
+                    python, [InteropTests.script.path, "--websocket", "ws://127.0.0.1:\(port)/v1", corkd.ownerToken],
+                    timeout: .seconds(30), logDirectory: corkd.logDirectory, name: "python-worked-session-ws-\(run)")
+                #expect(result.exit.isSuccess, "run \(run): \(result.exit)\n\(result.standardError)\(result.standardOutput)")
+                #expect(result.standardOutput.contains("worked session ok"), "\(result.standardOutput)")
+                // Runs back to back drain the user's rate bucket (burst 40, 20 ops/s); let it refill.
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
     @Test func thePythonClientRefusesACertificateThatIsNotThePinnedOne() async throws {
         let python = try SpawnedProcess.tool("python3")
         try await withCorkd { corkd in

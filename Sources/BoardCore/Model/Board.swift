@@ -126,6 +126,17 @@ extension Board {
             .sorted(by: Card.positionOrder)
     }
 
+    /// The ids of a column's cards in board order (``Card/positionOrder``); archived cards only when
+    /// `includeArchived`. Sorts ranks and ids, not whole cards: for callers that need only the order.
+    public func cardIDs(in column: ColumnID, includeArchived: Bool = false) -> [CardID] {
+        var places: [(rank: Rank, id: CardID)] = []
+        for card in cards.values where card.column == column && (includeArchived || !card.archived) {
+            places.append((card.rank, card.id))
+        }
+        places.sort { $0.rank != $1.rank ? $0.rank < $1.rank : $0.id < $1.id }
+        return places.map(\.id)
+    }
+
     /// How many unarchived cards a column holds (what its WIP limit counts).
     public func count(in column: ColumnID) -> Int {
         cards.values.reduce(0) { $0 + ($1.column == column && !$1.archived ? 1 : 0) }
