@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOWebSocket
+import NIOConcurrencyHelpers
 
 /// A WebSocket to the web listener, read one JSON message at a time, every wait bounded.
 public final class WebPageProbe {
@@ -14,9 +15,12 @@ public final class WebPageProbe {
     let task: Task<Void, Never>
     /// The last messages read (for a failure's message).
     var recent: [String] = []
+    /// Why the inbound stream ended, if it failed.
+    let ending = NIOLockedValueBox<String?>(nil)
 
     public init(_ channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>) {
         let (stream, sink) = AsyncStream.makeStream(of: Item.self)
+        let ending = self.ending
         let (toSend, sender) = AsyncStream.makeStream(of: WebSocketFrame.self)
         items = sink
         iterator = stream.makeAsyncIterator()
@@ -25,7 +29,7 @@ public final class WebPageProbe {
             try? await channel.executeThenClose { inbound, outbound in
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        do { for try await frame in inbound { sink.yield(frame) } } catch {}
+                        do { for try await frame in inbound { sink.yield(frame) } } catch { ending.withLockedValue { $0 = "\(error)" } }
                         sink.finish()
                     }
                     group.addTask {
@@ -84,16 +88,18 @@ public final class WebPageProbe {
         return nil
     }
 
-    /// The code of the server's close frame.
+    /// The code of the server's close frame; fails when the connection ends without one.
     public func closeCode(timeout: Duration = .seconds(20)) async throws -> WebSocketErrorCode? {
         let deadline = ContinuousClock.now + timeout
+        var seen: [String] = []
         while let frame = await nextFrame(until: deadline) {
             if frame.opcode == .connectionClose {
                 var data = frame.unmaskedData
                 return data.readWebSocketErrorCode()
             }
+            seen.append("\(frame.opcode)")
         }
-        return nil
+        throw TestFailure("no close frame; frames \(seen), the stream ended with \(ending.withLockedValue { $0 } ?? "no error")")
     }
 
     /// The next frame, or nil once the deadline has passed or the connection ended.

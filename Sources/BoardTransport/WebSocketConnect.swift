@@ -4,11 +4,9 @@ import NIOPosix
 import NIOWebSocket
 
 extension Transport {
-    /// What a refused or failed WebSocket upgrade answered.
+    /// The server answered the WebSocket upgrade with something else than `101 Switching Protocols`.
     public struct WebSocketUpgradeRefused: Error, CustomStringConvertible {
-        /// The HTTP status of the answer.
-        public var status: HTTPResponseStatus
-        public var description: String { "the WebSocket upgrade was answered with \(status.code) \(status.reasonPhrase)" }
+        public var description: String { "the server refused the WebSocket upgrade" }
     }
 
     /// Opens a plain WebSocket (`ws://host:port/path`, no TLS) with the given extra request headers (`Origin`,
@@ -35,12 +33,15 @@ extension Transport {
                             return .upgraded(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
                         }
                     }
-                    let configuration = NIOUpgradableHTTPClientPipelineConfiguration(
+                    var configuration = NIOUpgradableHTTPClientPipelineConfiguration(
                         upgradeConfiguration: NIOTypedHTTPClientUpgradeConfiguration(
                             upgradeRequestHead: head, upgraders: [upgrader],
                             notUpgradingCompletionHandler: { channel in
                                 channel.eventLoop.makeSucceededFuture(.refused(channel))
                             }))
+                    // Frames the server sent right behind its 101 (a close, a first message) may arrive in the same
+                    // read: they belong to the WebSocket, not to the HTTP answer.
+                    configuration.leftOverBytesStrategy = .forwardBytes
                     return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: configuration)
                 }
             }
@@ -49,7 +50,7 @@ extension Transport {
             return frames
         case .refused(let channel):
             try? await channel.close()
-            throw WebSocketUpgradeRefused(status: .forbidden)
+            throw WebSocketUpgradeRefused()
         }
     }
 

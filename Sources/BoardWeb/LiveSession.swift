@@ -233,14 +233,39 @@ final class LiveSession {
         await sendFilter(on: board, send: send, onlyIfChanged: true)
     }
 
+    /// A column's new order after a change of the cards `changed`: the order shown without them, and each of them
+    /// that is (still, or now) in the column put back at its place by rank and id. The cards that did not change
+    /// keep their order, so only the changed ones are looked up (a binary search each), not every card of the board.
+    static func order(of column: ColumnID, after changed: Set<CardID>, shown: [CardID], in board: Board) -> [CardID] {
+        let named = Array(changed)
+        var ids = shown.filter { !named.contains($0) }
+        let arriving = changed.compactMap { id -> (rank: Rank, id: CardID)? in
+            guard let card = board.cards[id], card.column == column, !card.archived else { return nil }
+            return (card.rank, id)
+        }
+        for place in arriving.sorted(by: { $0.rank != $1.rank ? $0.rank < $1.rank : $0.id < $1.id }) {
+            var low = 0
+            var high = ids.count
+            while low < high {
+                let middle = (low + high) / 2
+                guard let rank = board.cards[ids[middle]]?.rank else { return board.cardIDs(in: column) }
+                if rank < place.rank || (rank == place.rank && ids[middle] < place.id) { low = middle + 1 } else { high = middle }
+            }
+            ids.insert(place.id, at: low)
+        }
+        return ids
+    }
+
     /// The diff from what the page shows to `board`, looking only at the cards `changes` names and the columns they
     /// leave and enter; nil when the columns themselves changed or the change touches everything (the page then
     /// gets the whole board), or when the result does not add up (the same).
     static func diff(from shown: Shown, to board: Board, changes: BoardChanges) -> (diff: SnapshotDiff, shown: Shown)? {
         guard case .parts(let changed, _) = changes, board.columns == shown.columns else { return nil }
+        // A change names few cards: find them by comparing ids, not by hashing every id the page shows.
+        let named = Array(changed)
         var oldPlace: [CardID: (column: ColumnID, index: Int)] = [:]
         for (column, ids) in shown.cards {
-            for (index, id) in ids.enumerated() where changed.contains(id) { oldPlace[id] = (column, index) }
+            for id in named { if let index = ids.firstIndex(of: id) { oldPlace[id] = (column, index) } }
         }
         var affected = Set(oldPlace.values.map(\.column))
         for id in changed {
@@ -249,9 +274,9 @@ final class LiveSession {
         var next = shown
         var newPlace: [CardID: (column: ColumnID, index: Int)] = [:]
         for column in affected {
-            let order = Shown.order(of: column, in: board)
+            let order = Self.order(of: column, after: changed, shown: shown.cards[column] ?? [], in: board)
             next.cards[column] = order
-            for (index, id) in order.enumerated() where changed.contains(id) { newPlace[id] = (column, index) }
+            for id in named { if let index = order.firstIndex(of: id) { newPlace[id] = (column, index) } }
         }
         var diff = SnapshotDiff(seq: board.seq)
         for id in changed {

@@ -52,7 +52,9 @@ struct WebPages {
                         if body.readableBytes + chunk.readableBytes > Self.bodyMax { tooLarge = true } else { body.writeBuffer(&chunk) }
                     case .end:
                         guard let request = head else {
-                            // A request whose head never arrived here: nothing to answer; close rather than hang.
+                            // NIO hands a declined WebSocket upgrade (WebServer.refusal) to this side without its
+                            // head: only its end arrives. Refuse it, and close.
+                            try await write(Self.refusedUpgrade, for: HTTPRequestHead(version: .http1_1, method: .GET, uri: "/"), to: outbound)
                             return
                         }
                         let response =
@@ -67,6 +69,10 @@ struct WebPages {
             logger.debug("a web connection ended", metadata: ["error": "\(error)"])
         }
     }
+
+    /// The answer to a WebSocket upgrade this listener refuses (a path it does not serve, another origin, no cookie).
+    static let refusedUpgrade = Response.json(
+        .forbidden, ["error": "WebSocket refused: /v1 from this page's origin (or an allowed one) or from a program; /live from this page with its session cookie"])
 
     func write(
         _ response: Response, for request: HTTPRequestHead, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>

@@ -66,8 +66,6 @@ public struct WebServer: Service {
         case http(NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>)
         case protocolLines(NIOAsyncChannel<ByteBuffer, ByteBuffer>, address: String)
         case live(NIOAsyncChannel<ByteBuffer, ByteBuffer>, token: String, address: String)
-        /// A WebSocket this listener does not serve (a path, an origin or a cookie it refuses): closed with 1008.
-        case refused(any Channel, reason: String)
     }
 
     public func run() async throws {
@@ -131,15 +129,14 @@ public struct WebServer: Service {
             maxFrameSize: limits.lineMax + 16,
             // Frame errors reach WebSocketLines, which answers an oversized message as TLS answers a long line.
             enableAutomaticErrorHandling: false,
-            // Every upgrade goes ahead and a refused one is closed at once with 1008 and the reason: NIO's typed
-            // upgrade handler hands a declined upgrade request to the HTTP side without its head, so it could not be
-            // answered with a 403 there.
-            shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
+            // A refused upgrade goes on as plain HTTP and is answered 403 there (WebPages).
+            shouldUpgrade: { channel, head in
+                channel.eventLoop.makeSucceededFuture(Self.refusal(head, configuration) == nil ? HTTPHeaders() : nil)
+            },
             upgradePipelineHandler: { channel, head in
                 channel.eventLoop.makeCompletedFuture {
                     let address = channel.remoteAddress?.ipAddress ?? "?"
                     let path = Self.path(of: head.uri)
-                    if let refusal = Self.refusal(head, configuration) { return .refused(channel, reason: refusal) }
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(
                         NIOWebSocketFrameAggregator(
@@ -232,23 +229,10 @@ public struct WebServer: Service {
         switch connection {
         case .http(let http):
             await WebPages(configuration: configuration, logger: logger).serve(http)
-        case .refused(let channel, let reason):
-            Self.refuse(channel, reason: reason)
         case .protocolLines(let lines, let address):
             accepted.serve(lines, address: address)
         case .live(let page, let token, let address):
             await LiveSession.run(page: page, configuration: clientConfiguration(token: token, address: address, loop: page.channel.eventLoop), version: configuration.version, logger: logger)
-        }
-    }
-
-    /// Closes a WebSocket with 1008 (policy violation) and `reason`, reading nothing from it.
-    static func refuse(_ channel: any Channel, reason: String) {
-        channel.eventLoop.execute {
-            var data = channel.allocator.buffer(capacity: 2 + reason.utf8.count)
-            data.write(webSocketErrorCode: .policyViolation)
-            data.writeString(String(reason.prefix(120)))
-            let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
-            channel.writeAndFlush(frame).whenComplete { _ in channel.close(promise: nil) }
         }
     }
 

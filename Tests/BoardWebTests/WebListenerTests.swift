@@ -79,13 +79,29 @@ import Testing
         }
     }
 
-    @Test func aForeignOriginOrNoCookieIsRefusedWith1008() async throws {
+    @Test func aForeignOriginNoCookieOrUnknownPathIsRefusedBeforeTheUpgrade() async throws {
         try await withCorkd { corkd in
             let port = try #require(corkd.webPort)
-            let foreign = try await WebPageProbe.open(port: port, path: "/v1", headers: [("Origin", "http://evil.example")])
-            #expect(try await foreign.closeCode() == .policyViolation)
-            let noCookie = try await WebPageProbe.open(port: port, path: "/live", headers: [("Origin", "http://127.0.0.1:\(port)")])
-            #expect(try await noCookie.closeCode() == .policyViolation)
+            let origin = "http://127.0.0.1:\(port)"
+            await #expect(throws: Transport.WebSocketUpgradeRefused.self) {
+                _ = try await WebPageProbe.open(port: port, path: "/v1", headers: [("Origin", "http://evil.example")])
+            }
+            await #expect(throws: Transport.WebSocketUpgradeRefused.self) {
+                _ = try await WebPageProbe.open(port: port, path: "/live", headers: [("Origin", origin)])
+            }
+            await #expect(throws: Transport.WebSocketUpgradeRefused.self) {
+                _ = try await WebPageProbe.open(port: port, path: "/nope", headers: [("Origin", origin)])
+            }
+            // The answer a browser gets is a 403 with the reason.
+            let raw = try await HTTPProbe.exchange(
+                "GET /live HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://evil.example\r\nConnection: Upgrade\r\n"
+                    + "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+                port: port)
+            #expect(raw.hasPrefix("HTTP/1.1 403"), "\(raw.prefix(200))")
+            #expect(raw.contains("WebSocket refused"))
+            // From a program (no Origin) /v1 is open.
+            let program = try await WebPageProbe.open(port: port, path: "/v1")
+            await program.close()
         }
     }
 

@@ -100,7 +100,13 @@ struct HAProxyTests {
             #expect(started.standardOutput.contains("node1 is DOWN"), "haproxy log: \(started.standardOutput.suffix(2000))")
             #expect(started.isRunning, "haproxy still runs: \(started.standardError.suffix(2000))")
 
-            // The same cookie opens a page on the node left: it has every card.
+            // The same cookie opens a page on the node left (once HAProxy has taken node 1 out of the web backend
+            // too): it has every card.
+            let webDeadline = ContinuousClock.now + .seconds(10)
+            while !started.standardOutput.contains("web_nodes/node1 is DOWN"), ContinuousClock.now < webDeadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(started.standardOutput.contains("web_nodes/node1 is DOWN"), "haproxy log: \(started.standardOutput.suffix(2000))")
             let again = try await WebPageProbe.live(port: webFront, token: token)
             try await again.send(#"{"t":"open","board":"main"}"#)
             let survived = try await again.next(where: { $0["t"] as? String == "board" })
