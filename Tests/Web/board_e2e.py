@@ -878,6 +878,10 @@ class Test:
 
     def run(self):
         os.makedirs(self.args.screenshots, exist_ok=True)
+        # A failure's screenshots belong to the run that failed: none from an earlier run stays beside this one's.
+        for name in os.listdir(self.args.screenshots):
+            if name.startswith("failure-") and name.endswith(".png"):
+                os.remove(os.path.join(self.args.screenshots, name))
         self.setup()
         self.scenario_a()
         self.scenario_b()
