@@ -30,6 +30,27 @@ import Testing
         }
     }
 
+    @Test func invitesAndTheFirstStartNameTheBrowserLink() async throws {
+        try await withCorkd { corkd in
+            let port = try #require(corkd.webPort)
+            // The first start's banner.
+            #expect(corkd.standardOutput.contains("owner in a browser: http://127.0.0.1:\(port)/#token=\(corkd.ownerToken)&board=main"))
+            // corkd invite --json: web_url beside url; the text form keeps stdout to cork URLs and names the link on stderr.
+            let json = try await corkd.admin(["invite", "--user", "wendy", "--json"])
+            #expect(json.exit.isSuccess, "\(json.standardError)")
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+            let web = try #require(object["web_url"] as? String)
+            let text0 = try #require(object["url"] as? String)
+            let url = try #require(InviteURL(text0))
+            #expect(web == "http://127.0.0.1:\(port)/#token=\(url.token)&board=main")
+            let text = try await corkd.admin(["invite", "--user", "walt"])
+            #expect(text.standardOutput.hasPrefix("cork://"))
+            #expect(!text.standardOutput.contains("http://"))
+            #expect(text.standardError.contains("walt in a browser: http://127.0.0.1:\(port)/#token="))
+        }
+    }
+
     @Test func theTokenIsTradedForAnHttpOnlyCookie() async throws {
         try await withCorkd { corkd in
             let port = try #require(corkd.webPort)
