@@ -115,10 +115,14 @@ let package = Package(
                 .embedInCode("Resources/index.html"), .embedInCode("Resources/app.js"),
                 .embedInCode("Resources/style.css"), .embedInCode("Resources/icon.svg"),
             ]),
+        // The version, in one place, with the git commit the build plugin records.
+        .target(name: "BuildInfo", dependencies: ["BoardWire"], plugins: ["BuildCommit"]),
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         // The server executable: argument parsing, configuration and lifecycle only.
         .executableTarget(
             name: "corkd",
             dependencies: [
+                "BuildInfo",
                 "BoardServer", "BoardWeb", "BoardStore", "BoardTransport", "BoardWire", "BoardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -147,6 +151,7 @@ let package = Package(
         .executableTarget(
             name: "cork",
             dependencies: [
+                "BuildInfo",
                 "CorkApp", "BoardClient", "BoardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -173,6 +178,7 @@ let package = Package(
         .executableTarget(
             name: "cork-load",
             dependencies: [
+                "BuildInfo",
                 // Neither BoardServer nor BoardStore: --spawn sets corkd up with corkd's own admin commands and reads
                 // what it writes (listen.json, owner.url) with BoardWire's types.
                 "BoardCore", "BoardWire", "BoardTransport",
@@ -186,7 +192,7 @@ let package = Package(
         // The soak's history checker (issue 14): recorded histories in, violations out. Pure.
         .target(name: "BoardHistory"),
         // `cork-history FILE…`: checks recorded soak histories (scripts/soak runs it).
-        .executableTarget(name: "cork-history", dependencies: ["BoardHistory"]),
+        .executableTarget(name: "cork-history", dependencies: ["BuildInfo", "BoardHistory"]),
         .testTarget(name: "BoardHistoryTests", dependencies: ["BoardHistory"]),
         .testTarget(
             name: "BoardCoreTests",

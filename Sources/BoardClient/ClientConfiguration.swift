@@ -43,7 +43,7 @@ public struct ClientConfiguration: Sendable {
     /// Default true.
     public var announcesPresence = true
     /// The `client` string of `hello`: software name and version.
-    public var clientName: String = "cork/0.1.0"
+    public var clientName: String = "cork/\(ProductVersion.version)"
     /// A file that keeps the client id, the mutation counter and the unfinished ops, so a restarted process resends
     /// them with their original mutation ids and nothing is lost or doubled. Nil: nothing is kept (a new client id
     /// per process).

@@ -53,7 +53,7 @@ public struct ServerConfiguration: Sendable {
     /// The owner created on first start. Default `owner`.
     public var ownerName: UserID = "owner"
     /// The name the server gives in `welcome`.
-    public var serverName: String = "corkd/0.1.0"
+    public var serverName: String = "corkd/\(ProductVersion.version)"
     /// Where to serve `GET /metrics` (Prometheus text) and `/health` over plain HTTP; nil: off. Default nil.
     /// `corkd serve --metrics` refuses an address other than loopback unless told otherwise.
     public var metricsAddress: AdminAddress?

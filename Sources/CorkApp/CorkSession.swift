@@ -1,5 +1,6 @@
 import BoardClient
 import BoardCore
+import BoardWire
 import Foundation
 
 /// One connection of a `cork` command: the known-hosts check, the client configuration, waiting for the board, and
@@ -35,7 +36,7 @@ public struct CorkSession: Sendable {
         // A one-shot command is not a person on the board: it follows the board without presence, so it never shows
         // up as "X joined" / "X left" in anyone's feed (Protocol.md, "subscribe").
         configuration.announcesPresence = !oneShot
-        configuration.clientName = "cork/0.1.0"
+        configuration.clientName = "cork/\(ProductVersion.version)"
         configuration.journal = journal
         configuration.connectTimeout = .seconds(10)
         // One-shot commands fail fast; long-running ones (watch) fail fast only until the first welcome, then ride

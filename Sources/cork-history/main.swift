@@ -1,4 +1,5 @@
 import BoardHistory
+import BuildInfo
 import Foundation
 
 // `cork-history FILE…`: checks recorded soak histories (JSON lines of HistoryRecord, see Sources/BoardHistory) and
@@ -6,6 +7,10 @@ import Foundation
 // Exit 0 when nothing was lost, 1 when something was, 2 when a file cannot be read.
 
 let files = Array(CommandLine.arguments.dropFirst())
+if files == ["--version"] {
+    FileHandle.standardOutput.writeLine(BuildInfo.versionLine("cork-history"))
+    exit(0)
+}
 guard !files.isEmpty else {
     FileHandle.standardError.writeLine("usage: cork-history FILE…  (recorded histories, one JSON record per line)")
     exit(2)

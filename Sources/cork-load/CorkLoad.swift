@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import BoardCore
 import BoardWire
 import Foundation
@@ -29,7 +30,8 @@ struct CorkLoad: AsyncParsableCommand {
             --spawn starts corkd (the binary beside cork-load, or --corkd) on a temporary data directory with one \
             user per connection and the per-user rate limit lifted. With --url, give one invite URL per connection \
             (--urls-file; `corkd invite` makes them) and start corkd with --rate/--burst high enough.
-            """)
+            """,
+        version: BuildInfo.versionLine("cork-load"))
 
     @Flag(help: "Start a corkd on a temporary data directory for this run (stopped and removed at the end).")
     var spawn = false

@@ -28,7 +28,7 @@ enum Handshake {
         outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, bytes: inout ByteCounts
     ) async throws -> Opened {
         let hello = ClientMessage.hello(
-            ClientMessage.Hello(req: 1, client: "cork-load/0.1.0", token: target.token, clientID: ClientID(clientID)))
+            ClientMessage.Hello(req: 1, client: "cork-load/\(ProductVersion.version)", token: target.token, clientID: ClientID(clientID)))
         try await write(coder.encodeLine(hello), outbound, &bytes)
         var opened: Opened?
         while true {

@@ -158,7 +158,7 @@ final class SubscriberHandler: ChannelInboundHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         let hello = ClientMessage.hello(
-            ClientMessage.Hello(req: 1, client: "cork-load/0.1.0", token: settings.token, clientID: ClientID(settings.clientID)))
+            ClientMessage.Hello(req: 1, client: "cork-load/\(ProductVersion.version)", token: settings.token, clientID: ClientID(settings.clientID)))
         write(Handshake.coder.encodeLine(hello), context: context)
         context.fireChannelActive()
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import Foundation
 import CorkApp
 
@@ -18,6 +19,7 @@ struct Cork: AsyncParsableCommand {
 
             \(CorkExitCode.helpText)
             """,
+        version: BuildInfo.versionLine("cork"),
         subcommands: [
             JoinCommand.self, BoardsCommand.self, BoardCommand.self, MemberCommand.self, ColumnCommand.self,
             MilestoneCommand.self, ShowCommand.self, AddCommand.self, MoveCommand.self, EditCommand.self,

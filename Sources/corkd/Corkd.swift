@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import BoardCore
 import BoardServer
 import BoardStore
@@ -15,6 +16,7 @@ struct Corkd: AsyncParsableCommand {
         commandName: "corkd",
         abstract: "The Corkboard server: authoritative kanban boards over TLS, one JSON object per line.",
         discussion: CorkdExit.helpText,
+        version: BuildInfo.versionLine("corkd"),
         subcommands: [Serve.self, Invite.self, Revoke.self, BoardCommand.self, MigrateStore.self, Backup.self],
         defaultSubcommand: Serve.self)
 

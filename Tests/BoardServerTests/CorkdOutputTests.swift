@@ -111,3 +111,19 @@ import Darwin
         #expect(try await corkd.terminate().isSuccess)
     }
 }
+
+/// `--version` on every executable: the version from one place, the commit it was built from, the protocol version.
+@Suite(.startsProcesses(within: .minutes(1))) struct VersionOutputTests {
+    @Test(arguments: ["corkd", "cork", "cork-load", "cork-history"])
+    func everyExecutableSaysItsVersionCommitAndProtocol(tool: String) async throws {
+        let binary = CorkdProcess.executable.deletingLastPathComponent().appendingPathComponent(tool)
+        let logs = FileManager.default.temporaryDirectory.appendingPathComponent("version-\(tool)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: logs) }
+        let result = try await SpawnedProcess.run(binary, ["--version"], logDirectory: logs, name: "\(tool)-version")
+        #expect(result.exit.isSuccess)
+        let line = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let pattern = #"^\#(tool) \#(ProductVersion.version) \(commit ([0-9a-f]{12}|unknown), protocol \#(ProtocolVersion.current)\)$"#
+        #expect(line.range(of: pattern, options: .regularExpression) != nil, "\(line)")
+    }
+}
