@@ -1,6 +1,5 @@
 import BoardClient
 import BoardCore
-import BoardWire
 import Foundation
 
 /// One connection of a `cork` command: the known-hosts check, the client configuration, waiting for the board, and
@@ -36,7 +35,6 @@ public struct CorkSession: Sendable {
         // A one-shot command is not a person on the board: it follows the board without presence, so it never shows
         // up as "X joined" / "X left" in anyone's feed (Protocol.md, "subscribe").
         configuration.announcesPresence = !oneShot
-        configuration.clientName = "cork/\(ProductVersion.version)"
         configuration.journal = journal
         configuration.connectTimeout = .seconds(10)
         // One-shot commands fail fast; long-running ones (watch) fail fast only until the first welcome, then ride
