@@ -27,6 +27,8 @@ final class LiveSession {
     static let presenceDelay: Duration = .milliseconds(100)
 
     let configuration: ClientConfiguration
+    /// Diffs already encoded by another page's session (shared by the server's web sessions).
+    let diffs: EncodedDiffs
     let version: String
     let logger: Logger
     let encoder: JSONEncoder = {
@@ -76,15 +78,17 @@ final class LiveSession {
     /// Set when the session must end (a fatal error was sent to the page).
     var ended = false
 
-    init(configuration: ClientConfiguration, version: String, logger: Logger) {
+    init(configuration: ClientConfiguration, diffs: EncodedDiffs, version: String, logger: Logger) {
         self.configuration = configuration
+        self.diffs = diffs
         self.version = version
         self.logger = logger
     }
 
     /// Serves the page until it goes away or the session ends for good (revoked, unknown token).
     static func run(
-        page: NIOAsyncChannel<ByteBuffer, ByteBuffer>, configuration: ClientConfiguration, version: String, logger: Logger
+        page: NIOAsyncChannel<ByteBuffer, ByteBuffer>, configuration: ClientConfiguration, diffs: EncodedDiffs,
+        version: String, logger: Logger
     ) async {
         do {
             try await page.executeThenClose { inbound, outbound in
@@ -102,7 +106,7 @@ final class LiveSession {
                     guard case .page(let first)? = await pending.next() else { return }
                     var configuration = configuration
                     configuration.board = LiveSession.requestedBoard(in: first)
-                    let session = LiveSession(configuration: configuration, version: version, logger: logger)
+                    let session = LiveSession(configuration: configuration, diffs: diffs, version: version, logger: logger)
                     session.inputs = sink
                     try await withClient(configuration) { client in
                         tasks.addTask {
@@ -130,6 +134,10 @@ final class LiveSession {
         client: BoardClient, inputs: inout AsyncStream<Input>.Iterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     ) async {
         let send = { (message: any Encodable) async in
+            if let encoded = message as? EncodedLine {
+                try? await outbound.write(encoded.line)
+                return
+            }
             guard let data = try? self.encoder.encode(message) else { return }
             var buffer = ByteBuffer(bytes: data)
             buffer.writeInteger(UInt8(ascii: "\n"))
@@ -219,7 +227,13 @@ final class LiveSession {
         // A change of the board's name, labels, milestones or members changes `.everything` (BoardChanges.of), so
         // a diff never carries them: the page gets the whole board then.
         if let shown, shown.board == board.id, let diff = Self.diff(from: shown, to: board, changes: changes) {
-            await send(LiveMessage.Diff(diff.diff, meta: nil))
+            let line = diffs.line(for: diff.diff, on: board.id) {
+                guard let data = try? encoder.encode(LiveMessage.Diff(diff.diff, meta: nil)) else { return nil }
+                var line = ByteBuffer(bytes: data)
+                line.writeInteger(UInt8(ascii: "\n"))
+                return line
+            }
+            if let line { await send(EncodedLine(line: line)) }
             self.shown = diff.shown
         } else {
             names = board.members.compactMapValues { $0.name.isEmpty ? nil : $0.name }

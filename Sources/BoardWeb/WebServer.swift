@@ -50,6 +50,8 @@ public struct WebServer: Service {
     let accepted: AcceptedConnections
     let logger: Logger
     let onListening: @Sendable (SocketAddress) async -> Void
+    /// The diffs the web sessions encoded lately, shared.
+    let diffs = EncodedDiffs()
 
     public init(
         configuration: WebConfiguration, accepted: AcceptedConnections, logger: Logger,
@@ -232,7 +234,9 @@ public struct WebServer: Service {
         case .protocolLines(let lines, let address):
             accepted.serve(lines, address: address)
         case .live(let page, let token, let address):
-            await LiveSession.run(page: page, configuration: clientConfiguration(token: token, address: address, loop: page.channel.eventLoop), version: configuration.version, logger: logger)
+            await LiveSession.run(
+                page: page, configuration: clientConfiguration(token: token, address: address, loop: page.channel.eventLoop),
+                diffs: diffs, version: configuration.version, logger: logger)
         }
     }
 
