@@ -18,14 +18,17 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Decodes any JSON value except a non-integral number.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // The most frequent kind first (activity changes are mostly ids and titles): each kind tried and missed costs
+        // a thrown DecodingError. JSON's kinds do not overlap (a decoder reads no string as a number or a Bool, and
+        // no number as a Bool), so the order changes no result.
         if container.decodeNil() {
             self = .null
-        } else if let b = try? container.decode(Bool.self) {
-            self = .bool(b)
-        } else if let i = try? container.decode(Int64.self) {
-            self = .int(i)
         } else if let s = try? container.decode(String.self) {
             self = .string(s)
+        } else if let i = try? container.decode(Int64.self) {
+            self = .int(i)
+        } else if let b = try? container.decode(Bool.self) {
+            self = .bool(b)
         } else if let a = try? container.decode([JSONValue].self) {
             self = .array(a)
         } else if let o = try? container.decode([String: JSONValue].self) {
