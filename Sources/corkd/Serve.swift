@@ -193,6 +193,7 @@ struct Serve: AsyncParsableCommand {
                 if !Console.out(lines.joined(separator: "\n") + "\n") {
                     logger.debug("stdout cannot be written; the banner was dropped")
                 }
+                await listenFile.serverBannerPrinted()
             })
         if exitWithParent { Self.watchParent() }
         // Freed connection memory goes back to the system (MemoryTrim, stopped with the server).

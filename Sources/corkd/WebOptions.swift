@@ -71,7 +71,8 @@ struct WebOptions: ParsableArguments {
             if let owner = Self.ownerInvite(token: ownerToken, board: settings.defaultBoard, directory: directory) {
                 lines.append("owner in a browser: \(owner.webLink(base: base))")
             }
-            Console.out(lines.joined(separator: "\n") + "\n")
+            // After the server's own banner (its address, fingerprint and the owner's invite URL), not before it.
+            await listenFile.printAfterServerBanner(lines.joined(separator: "\n") + "\n")
         }
     }
 
@@ -91,6 +92,9 @@ actor ListenFile {
     let logger: Logger
     var record: ListenRecord?
     var webURL: String?
+    /// Whether the server printed its banner; the web listener's lines, when they came first.
+    var bannerPrinted = false
+    var heldLines: String?
 
     init(directory: URL, logger: Logger) {
         self.directory = directory
@@ -105,6 +109,18 @@ actor ListenFile {
     func setWebURL(_ url: String) {
         webURL = url
         write()
+    }
+
+    /// Prints the web listener's lines now if the server's banner is out, or right after it.
+    func printAfterServerBanner(_ text: String) {
+        if bannerPrinted { Console.out(text) } else { heldLines = text }
+    }
+
+    /// The server printed its banner: the web listener's lines follow if they are waiting.
+    func serverBannerPrinted() {
+        bannerPrinted = true
+        if let heldLines { Console.out(heldLines) }
+        heldLines = nil
     }
 
     private func write() {
