@@ -53,6 +53,8 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Web"))
+from unprivileged import Runner  # noqa: E402
 
 try:
     import websocket  # websocket-client
@@ -124,34 +126,6 @@ def tail(path, lines=15):
 
 
 # ---------------------------------------------------------------- corkd
-
-
-class Runner:
-    """Runs corkd as nobody:nogroup through setpriv when this process is root, else as this user."""
-
-    def __init__(self):
-        self.active = os.geteuid() == 0
-        if self.active:
-            if not os.path.exists("/usr/bin/setpriv"):
-                raise Broken("running as root needs /usr/bin/setpriv (apt-get install util-linux)")
-            import grp
-            import pwd
-
-            self.uid = pwd.getpwnam("nobody").pw_uid
-            self.gid = grp.getgrnam("nogroup").gr_gid
-
-    def command(self, argv):
-        if not self.active:
-            return list(argv)
-        # setpriv execs the program: the pid Popen returns is corkd's own
-        return ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"] + list(argv)
-
-    def hand_over(self, path):
-        if self.active:
-            for root, dirs, files in os.walk(path):
-                os.lchown(root, self.uid, self.gid)
-                for name in dirs + files:
-                    os.lchown(os.path.join(root, name), self.uid, self.gid)
 
 
 class Corkd:

@@ -5,7 +5,7 @@ import Foundation
 
 /// What the web session sends the page on `/live` (docs/web.md), each encoded as one JSON text message.
 enum LiveMessage {
-    struct BoardMeta: Encodable, Equatable {
+    struct BoardMeta: Encodable {
         var id: BoardID
         var name: String
         var labels: [Label]
@@ -76,7 +76,6 @@ enum LiveMessage {
         var changes: [String: Changes]
         var moves: [Move]
         var updated: [Card]
-        var meta: BoardMeta?
 
         struct Index: Encodable {
             var index: Int
@@ -120,10 +119,10 @@ enum LiveMessage {
             case insertedColumns = "inserted_columns"
             case movedColumns = "moved_columns"
             case updatedColumns = "updated_columns"
-            case changes, moves, updated, meta
+            case changes, moves, updated
         }
 
-        init(_ diff: SnapshotDiff, meta: BoardMeta?) {
+        init(_ diff: SnapshotDiff) {
             seq = diff.seq
             removedColumns = diff.removedColumns.map { Index(index: $0.index, id: $0.id.rawValue) }
             insertedColumns = diff.insertedColumns.map { ColumnInsertion(index: $0.index, column: $0.column) }
@@ -139,7 +138,6 @@ enum LiveMessage {
                 Move(card: $0.card, fromColumn: $0.fromColumn, fromIndex: $0.fromIndex, toColumn: $0.toColumn, toIndex: $0.toIndex)
             }
             updated = diff.updated
-            self.meta = meta
         }
     }
 

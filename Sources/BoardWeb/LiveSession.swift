@@ -48,25 +48,7 @@ final class LiveSession {
     /// Where timers put their inputs.
     var inputs: AsyncStream<Input>.Continuation?
 
-    struct Shown {
-        var board: BoardID
-        var columns: [Column]
-        var cards: [ColumnID: [CardID]]
-
-        init(_ board: Board) {
-            self.board = board.id
-            columns = board.columns
-            cards = [:]
-            for column in columns { cards[column.id] = Self.order(of: column.id, in: board) }
-        }
-
-        /// The ids of a column's cards as the page shows them (archived ones left out), in board order.
-        static func order(of column: ColumnID, in board: Board) -> [CardID] {
-            board.cardIDs(in: column)
-        }
-    }
     var welcome: ServerMessage.Welcome?
-    var filter: Query?
     var filterText = ""
     var lastMatches: [CardID]?
     /// The user's own changes on this board, for Ctrl-Z and Ctrl-Shift-Z: the terminal client's stack, rebuilt from
@@ -228,7 +210,7 @@ final class LiveSession {
         // a diff never carries them: the page gets the whole board then.
         if let shown, shown.board == board.id, let diff = Self.diff(from: shown, to: board, changes: changes) {
             let line = diffs.line(for: diff.diff, on: board.id) {
-                guard let data = try? encoder.encode(LiveMessage.Diff(diff.diff, meta: nil)) else { return nil }
+                guard let data = try? encoder.encode(LiveMessage.Diff(diff.diff)) else { return nil }
                 var line = ByteBuffer(bytes: data)
                 line.writeInteger(UInt8(ascii: "\n"))
                 return line
@@ -245,95 +227,6 @@ final class LiveSession {
             await sendStatus(client: client, send: send)
         }
         await sendFilter(on: board, send: send, onlyIfChanged: true)
-    }
-
-    /// A column's new order after a change of the cards `changed`: the order shown without them, and each of them
-    /// that is (still, or now) in the column put back at its place by rank and id. The cards that did not change
-    /// keep their order, so only the changed ones are looked up (a binary search each), not every card of the board.
-    static func order(of column: ColumnID, after changed: Set<CardID>, shown: [CardID], in board: Board) -> [CardID] {
-        let named = Array(changed)
-        var ids = shown.filter { !named.contains($0) }
-        let arriving = changed.compactMap { id -> (rank: Rank, id: CardID)? in
-            guard let card = board.cards[id], card.column == column, !card.archived else { return nil }
-            return (card.rank, id)
-        }
-        for place in arriving.sorted(by: { $0.rank != $1.rank ? $0.rank < $1.rank : $0.id < $1.id }) {
-            var low = 0
-            var high = ids.count
-            while low < high {
-                let middle = (low + high) / 2
-                guard let rank = board.cards[ids[middle]]?.rank else { return board.cardIDs(in: column) }
-                if rank < place.rank || (rank == place.rank && ids[middle] < place.id) { low = middle + 1 } else { high = middle }
-            }
-            ids.insert(place.id, at: low)
-        }
-        return ids
-    }
-
-    /// The diff from what the page shows to `board`, looking only at the cards `changes` names and the columns they
-    /// leave and enter; nil when the columns themselves changed or the change touches everything (the page then
-    /// gets the whole board), or when the result does not add up (the same).
-    static func diff(from shown: Shown, to board: Board, changes: BoardChanges) -> (diff: SnapshotDiff, shown: Shown)? {
-        guard case .parts(let changed, _) = changes, board.columns == shown.columns else { return nil }
-        // A change names few cards: find them by comparing ids, not by hashing every id the page shows.
-        let named = Array(changed)
-        var oldPlace: [CardID: (column: ColumnID, index: Int)] = [:]
-        for (column, ids) in shown.cards {
-            for id in named { if let index = ids.firstIndex(of: id) { oldPlace[id] = (column, index) } }
-        }
-        var affected = Set(oldPlace.values.map(\.column))
-        for id in changed {
-            if let card = board.cards[id], !card.archived, shown.cards[card.column] != nil { affected.insert(card.column) }
-        }
-        var next = shown
-        var newPlace: [CardID: (column: ColumnID, index: Int)] = [:]
-        for column in affected {
-            let order = Self.order(of: column, after: changed, shown: shown.cards[column] ?? [], in: board)
-            next.cards[column] = order
-            for id in named { if let index = order.firstIndex(of: id) { newPlace[id] = (column, index) } }
-        }
-        var diff = SnapshotDiff(seq: board.seq)
-        for id in changed {
-            switch (oldPlace[id], newPlace[id]) {
-            case (let old?, let new?):
-                guard let card = board.cards[id] else { return nil }
-                if old.column == new.column && old.index == new.index {
-                    diff.updated.append(card)
-                } else {
-                    diff.moves.append(
-                        SnapshotDiff.CardMove(
-                            card: card, fromColumn: old.column, fromIndex: old.index, toColumn: new.column, toIndex: new.index))
-                }
-            case (let old?, nil):
-                diff.changes[old.column, default: .init()].deleted.append(.init(index: old.index, id: id))
-            case (nil, let new?):
-                guard let card = board.cards[id] else { return nil }
-                diff.changes[new.column, default: .init()].inserted.append(.init(index: new.index, card: card))
-            case (nil, nil):
-                break
-            }
-        }
-        // The page applies removals by descending old index and insertions by ascending new index; replay that on
-        // the ids and check it gives the new order, or fall back to the whole board.
-        for column in affected {
-            var ids = shown.cards[column] ?? []
-            var removals = (diff.changes[column]?.deleted.map(\.index) ?? [])
-                + diff.moves.filter { $0.fromColumn == column }.map(\.fromIndex)
-            removals.sort(by: >)
-            for index in removals {
-                guard ids.indices.contains(index) else { return nil }
-                ids.remove(at: index)
-            }
-            var insertions = (diff.changes[column]?.inserted.map { ($0.index, $0.card.id) } ?? [])
-                + diff.moves.filter { $0.toColumn == column }.map { ($0.toIndex, $0.card.id) }
-            insertions.sort { $0.0 < $1.0 }
-            for (index, id) in insertions {
-                guard index <= ids.count else { return nil }
-                ids.insert(id, at: index)
-            }
-            guard ids == next.cards[column] else { return nil }
-        }
-        return (diff, next)
     }
 
     func sendWelcome(client: BoardClient, board: Board, send: (any Encodable) async -> Void) async {
@@ -437,133 +330,6 @@ final class LiveSession {
             await send(LiveMessage.Rejected(code: error.code.rawValue, reason: error.message, op: "undo", card: nil))
         }
         await sendStatus(client: client, send: send)
-    }
-
-    // MARK: - The page's messages
-
-    func handlePage(_ line: ByteBuffer, client: BoardClient, send: (any Encodable) async -> Void) async {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(line.readableBytesView)) as? [String: Any],
-            let type = object["t"] as? String
-        else {
-            await send(LiveMessage.Rejected(code: "invalid", reason: "not a JSON object with a \"t\"", op: "", card: nil))
-            return
-        }
-        switch type {
-        case "open":
-            guard let board = object["board"] as? String, !board.isEmpty else { return }
-            if BoardID(board) != shown?.board { await client.switchBoard(to: BoardID(board)) }
-        case "op":
-            await submit(object["op"], client: client, send: send)
-        case "presence":
-            let state = (object["state"] as? String).flatMap(PresenceActivity.init(rawValue:)) ?? .viewing
-            let card: CardID? = (object["card"] as? String).map { CardID($0) }
-            let column: ColumnID? = (object["column"] as? String).map { ColumnID($0) }
-            let index = object["index"] as? Int
-            await client.setPresence(state, card: card, column: column, index: index)
-        case "undo":
-            await undo(UndoStack.Direction.undo, client: client, send: send)
-        case "redo":
-            await undo(UndoStack.Direction.redo, client: client, send: send)
-        case "filter":
-            setFilter(object["q"] as? String ?? "")
-            if let board = await client.board { await sendFilter(on: board, send: send, onlyIfChanged: false) }
-        case "archived":
-            let cards = (await client.board?.cards.values.filter(\.archived) ?? []).sorted { $0.updatedAt > $1.updatedAt }
-            await send(LiveMessage.Archived(cards: cards))
-        case "resync":
-            if let board = await client.board {
-                shown = Shown(board)
-                names = board.members.compactMapValues { $0.name.isEmpty ? nil : $0.name }
-                await send(LiveMessage.FullBoard(board))
-            }
-        default:
-            await send(LiveMessage.Rejected(code: "invalid", reason: "unknown message \"\(type)\"", op: "", card: nil))
-        }
-    }
-
-    /// Submits an op the page sent in Protocol.md's shape, making the id of a new card, comment, item, label or
-    /// milestone when the page left it out.
-    func submit(_ raw: Any?, client: BoardClient, send: (any Encodable) async -> Void) async {
-        guard var object = raw as? [String: Any], let kind = object["kind"] as? String else {
-            await send(LiveMessage.Rejected(code: "invalid", reason: "an op needs a kind", op: "", card: nil))
-            return
-        }
-        switch kind {
-        case "card.add" where object["card"] == nil: object["card"] = IDGenerator.cardID().rawValue
-        case "comment.add" where object["comment"] == nil: object["comment"] = IDGenerator.commentID().rawValue
-        case "checklist.add" where object["item"] == nil: object["item"] = IDGenerator.checklistItemID().rawValue
-        case "label.create" where object["label"] == nil: object["label"] = Self.newID(prefix: "l")
-        case "milestone.create" where object["milestone"] == nil: object["milestone"] = Self.newID(prefix: "ms")
-        default: break
-        }
-        let op: Op
-        do {
-            let data = try JSONSerialization.data(withJSONObject: object)
-            op = try JSONDecoder().decode(Op.self, from: data)
-        } catch {
-            await send(LiveMessage.Rejected(code: "invalid", reason: "\(kind): \(Self.describe(error))", op: kind, card: nil))
-            return
-        }
-        do {
-            try await client.submit(op)
-        } catch {
-            await send(LiveMessage.Rejected(code: error.code.rawValue, reason: error.message, op: kind, card: op.card))
-        }
-        await sendStatus(client: client, send: send)
-    }
-
-    static func card(of request: OpRequest) -> CardID? {
-        if case .op(let op) = request { return op.card }
-        return nil
-    }
-
-    static func newID(prefix: String) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return IDGenerator.make(prefix: prefix, using: &generator)
-    }
-
-    static func describe(_ error: any Error) -> String {
-        if let decoding = error as? DecodingError {
-            switch decoding {
-            case .keyNotFound(let key, _): return "\"\(key.stringValue)\" is missing"
-            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-                let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-                return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
-            @unknown default: return "\(error)"
-            }
-        }
-        return "\(error)"
-    }
-
-    // MARK: - Filter
-
-    func setFilter(_ text: String) {
-        filterText = text
-        lastMatches = nil
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        filter = trimmed.isEmpty ? nil : try? Query.parse(trimmed)
-    }
-
-    func sendFilter(on board: Board, send: (any Encodable) async -> Void, onlyIfChanged: Bool) async {
-        let trimmed = filterText.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty else {
-            if !onlyIfChanged { await send(LiveMessage.Filter(q: filterText, cards: nil, error: nil)) }
-            return
-        }
-        let query: Query
-        do {
-            query = try Query.parse(trimmed)
-        } catch {
-            if !onlyIfChanged { await send(LiveMessage.Filter(q: filterText, cards: nil, error: "\(error)")) }
-            return
-        }
-        let today = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)).day
-        let context = QueryContext(today: Day(today.description) ?? Day(year: 2026, month: 1, day: 1)!, me: welcome?.user)
-        let matches = board.cards.values.filter { !$0.archived && query.matches($0, in: board, context: context) }
-            .map(\.id).sorted()
-        if onlyIfChanged, matches == lastMatches { return }
-        lastMatches = matches
-        await send(LiveMessage.Filter(q: filterText, cards: matches, error: nil))
     }
 
     // MARK: - The end

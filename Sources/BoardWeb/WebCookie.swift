@@ -38,11 +38,11 @@ public struct WebCookie: Sendable {
         return try WebCookie(key: key)
     }
 
-    /// The cookie's value for `token`.
-    public func seal(_ token: String) -> String {
-        // Sealing with a fresh random nonce does not fail for a 256-bit key.
-        let box = try! AES.GCM.seal(Data(token.utf8), using: key)
-        return Self.base64url(box.combined!)
+    /// The cookie's value for `token`, or nil if sealing failed (it does not with a 256-bit key and a fresh nonce;
+    /// the caller answers with an error rather than trap).
+    public func seal(_ token: String) -> String? {
+        guard let box = try? AES.GCM.seal(Data(token.utf8), using: key), let combined = box.combined else { return nil }
+        return Self.base64url(combined)
     }
 
     /// The token in a cookie's value, or nil when it was not sealed with this key (or was altered).
@@ -53,9 +53,11 @@ public struct WebCookie: Sendable {
         return String(data: plain, encoding: .utf8)
     }
 
-    /// The `Set-Cookie` header's value for `token`: HttpOnly, SameSite=Strict, Secure when served over TLS.
-    public func setCookie(_ token: String, secure: Bool) -> String {
-        "\(Self.name)=\(seal(token)); Path=/; Max-Age=\(Self.maxAgeSeconds); HttpOnly; SameSite=Strict"
+    /// The `Set-Cookie` header's value for `token`: HttpOnly, SameSite=Strict, Secure when served over TLS; nil if
+    /// the token could not be sealed.
+    public func setCookie(_ token: String, secure: Bool) -> String? {
+        guard let value = seal(token) else { return nil }
+        return "\(Self.name)=\(value); Path=/; Max-Age=\(Self.maxAgeSeconds); HttpOnly; SameSite=Strict"
             + (secure ? "; Secure" : "")
     }
 

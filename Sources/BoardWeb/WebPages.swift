@@ -131,8 +131,11 @@ struct WebPages {
         else {
             return .json(.badRequest, ["error": "the body must be {\"token\": \"…\"} with the token of an invite link"])
         }
+        guard let cookie = configuration.cookie.setCookie(token, secure: WebServer.isSecure(request, configuration)) else {
+            return .json(.internalServerError, ["error": "the session could not be made; try again"])
+        }
         var response = Response(status: .noContent)
-        response.headers.append(("Set-Cookie", configuration.cookie.setCookie(token, secure: WebServer.isSecure(request, configuration))))
+        response.headers.append(("Set-Cookie", cookie))
         response.headers.append(("Cache-Control", "no-store"))
         return response
     }

@@ -26,10 +26,4 @@ enum WebResources {
     ]
 
     static func file(at path: String) -> File? { files[path] }
-
-    /// The bytes the page needs for its first load (every file once).
-    static var firstLoadBytes: Int {
-        PackageResources.index_html.count + PackageResources.app_js.count + PackageResources.style_css.count
-            + PackageResources.icon_svg.count
-    }
 }

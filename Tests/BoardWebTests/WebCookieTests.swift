@@ -7,25 +7,25 @@ import Testing
     let cookie = try! WebCookie(key: Data(repeating: 7, count: 32))
 
     @Test func aSealedTokenOpensWithTheSameKeyOnly() throws {
-        let value = cookie.seal("ck_secret")
+        let value = try #require(cookie.seal("ck_secret"))
         #expect(!value.contains("ck_secret"))
         #expect(cookie.open(value) == "ck_secret")
         let other = try WebCookie(key: Data(repeating: 8, count: 32))
         #expect(other.open(value) == nil)
     }
 
-    @Test func anAlteredCookieDoesNotOpen() {
-        var value = Array(cookie.seal("ck_secret"))
+    @Test func anAlteredCookieDoesNotOpen() throws {
+        var value = Array(try #require(cookie.seal("ck_secret")))
         value[value.count / 2] = value[value.count / 2] == "A" ? "B" : "A"
         #expect(cookie.open(String(value)) == nil)
         #expect(cookie.open("not base64 !") == nil)
         #expect(cookie.open("") == nil)
     }
 
-    @Test func theCookieIsHttpOnlyStrictAndSecureUnderTLS() {
-        let plain = cookie.setCookie("t", secure: false)
+    @Test func theCookieIsHttpOnlyStrictAndSecureUnderTLS() throws {
+        let plain = try #require(cookie.setCookie("t", secure: false))
         #expect(plain.contains("HttpOnly") && plain.contains("SameSite=Strict") && !plain.contains("Secure;") && !plain.hasSuffix("Secure"))
-        #expect(cookie.setCookie("t", secure: true).hasSuffix("; Secure"))
+        #expect(cookie.setCookie("t", secure: true)?.hasSuffix("; Secure") == true)
     }
 
     @Test func theValueIsFoundAmongOtherCookies() {
@@ -40,7 +40,7 @@ import Testing
         let url = directory.appendingPathComponent(WebCookie.keyFileName)
         let first = try WebCookie.loadOrCreate(at: url)
         let second = try WebCookie.loadOrCreate(at: url)
-        #expect(second.open(first.seal("t")) == "t")
+        #expect(second.open(try #require(first.seal("t"))) == "t")
         let mode = try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         #expect(throws: WebError.self) { try WebCookie(key: Data(count: 5)) }

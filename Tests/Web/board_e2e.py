@@ -41,6 +41,8 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from unprivileged import Runner  # noqa: E402
 
 try:
     from selenium import webdriver
@@ -100,33 +102,6 @@ def wait_for(what, probe, timeout=WAIT, interval=0.1, state=None):
 
 
 # ---------------------------------------------------------------- unprivileged processes
-
-
-class Runner:
-    """Runs corkd and cork as nobody:nogroup through setpriv when this process is root, else as this user."""
-
-    def __init__(self):
-        self.active = os.geteuid() == 0
-        if self.active:
-            check(os.path.exists("/usr/bin/setpriv"), "running as root needs /usr/bin/setpriv (apt-get install util-linux)")
-            import pwd, grp  # noqa: E401
-
-            self.uid = pwd.getpwnam("nobody").pw_uid
-            self.gid = grp.getgrnam("nogroup").gr_gid
-
-    def command(self, argv):
-        if not self.active:
-            return list(argv)
-        # setpriv execs the program, so the pid Popen returns is the program's own (kill -9 reaches corkd itself)
-        return ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"] + list(argv)
-
-    def hand_over(self, path):
-        if not self.active:
-            return
-        for root, dirs, files in os.walk(path):
-            os.lchown(root, self.uid, self.gid)
-            for name in dirs + files:
-                os.lchown(os.path.join(root, name), self.uid, self.gid)
 
 
 class Corkd:
