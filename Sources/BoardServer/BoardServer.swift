@@ -73,7 +73,8 @@ public struct BoardServer: Service {
         try await registry.loadAll()
         let limits = configuration.limits
         let directory = SessionDirectory(
-            connectionsMax: limits.connectionsMax, perUserMax: limits.connectionsPerUser, preauthPerIP: limits.preauthPerIP)
+            connectionsMax: limits.connectionsMax, preauthPerIP: limits.preauthPerIP,
+            perUserMax: { configuration.currentLimits.connectionsPerUser })
         let context = SessionContext(
             registry: registry, directory: directory, store: store, configuration: configuration, clock: clock,
             logger: logger)
@@ -147,7 +148,7 @@ public struct BoardServer: Service {
                 // Outgoing webhooks: delivered from the store's committed changes, off every board's path.
                 admin.addTask {
                     await HookDispatcher(
-                        store: store, settings: configuration.hooks, signals: configuration.hookSignals, clock: clock,
+                        store: store, settings: { configuration.currentHooks }, signals: configuration.hookSignals, clock: clock,
                         metrics: counters, logger: logger, shared: features.shared
                     ).run()
                     logger.info("shutdown: the webhook dispatcher stopped")

@@ -63,6 +63,8 @@ public struct ServerConfiguration: Sendable {
     public var metrics = ServerMetrics()
     /// Outgoing webhooks: allowed targets, timeouts, retries.
     public var hooks = HookSettings()
+    /// What changes while the server runs (SIGHUP in `corkd`): read through ``currentLimits`` and ``currentHooks``.
+    public let live = LiveSettings()
     /// How boards and sessions tell the webhook deliverer of commits and hook changes (a sink, not a setting).
     public var hookSignals = HookSignals()
     /// PostgreSQL: where boards drop their presence changes for the other nodes (a sink, not a setting; set by the

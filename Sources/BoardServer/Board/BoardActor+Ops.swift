@@ -13,6 +13,7 @@ extension BoardActor {
     @discardableResult
     func submit(_ request: OpRequest, mut: UInt64, from session: SessionRef) async -> SubmitOutcome {
         settleIfPublished()
+        if configuration.live.generation != liveGeneration { takeLiveSettings() }
         var (step, actions) = machine.submit(
             request, mut: mut, from: session, nowMs: clock.monotonicMs(), now: clock.now())
         while true {
@@ -94,5 +95,14 @@ extension BoardActor {
             presenceUpdated[session] = nil
             if presence.removeValue(forKey: session) != nil { presenceLeft(session, user: ref.user) }
         }
+    }
+}
+
+extension BoardActor {
+    /// The operator changed the op rate while the server runs: the machine rates users anew from the next op.
+    func takeLiveSettings() {
+        liveGeneration = configuration.live.generation
+        let limits = configuration.currentLimits
+        machine.setRate(opsPerS: limits.rateOpsPerS, burst: limits.rateBurst)
     }
 }

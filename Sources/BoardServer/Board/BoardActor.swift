@@ -20,6 +20,8 @@ actor BoardActor {
 
     /// Sequencing, exactly-once, rate limits, catch-up and the recent log.
     var machine: BoardMachine
+    /// The ``LiveSettings`` generation the machine's rate was taken from (0: the configuration's).
+    var liveGeneration: UInt64 = 0
     /// When the batch in the writer was handed over (for the commit latency metric).
     var commitStarted: (number: UInt64, at: ContinuousClock.Instant)?
     var subscribers: [SessionID: SessionRef] = [:]

@@ -20,7 +20,7 @@ import NIOCore
 /// everything applied on top of it, is rejected: `head` returns to `committed`.
 struct BoardMachine {
     let id: BoardID
-    let limits: WireLimits
+    private(set) var limits: WireLimits
     /// A snapshot is stored with the batch once this many changes were committed since the last one.
     let snapshotInterval: UInt64
 
@@ -51,6 +51,14 @@ struct BoardMachine {
     var reads: [Mutation: StoreRead] = [:]
     /// Each user's op token bucket on this board (`rate_ops_per_s`, `rate_burst`).
     var rateBuckets: [UserID: TokenBucket] = [:]
+
+    /// A new op rate: every user starts again with a full bucket at it.
+    mutating func setRate(opsPerS: Int, burst: Int) {
+        guard opsPerS != limits.rateOpsPerS || burst != limits.rateBurst else { return }
+        limits.rateOpsPerS = opsPerS
+        limits.rateBurst = burst
+        rateBuckets = [:]
+    }
     /// Each session's current run of rate limiting on this board (`rate_close_ms`).
     var rateRuns: [SessionID: RateLimitRun] = [:]
     /// Server changes (admin ops) that a catch-up moved, made a no-op or refused, by the seq they were first given.

@@ -12,7 +12,8 @@ import Logging
 /// hook's durable cursor (at least once: a delivery the old node had in flight may come again, with the same id).
 struct HookDispatcher {
     let store: any BoardStore
-    let settings: HookSettings
+    /// The settings as they are now (they can change while the server runs).
+    let settings: @Sendable () -> HookSettings
     let signals: HookSignals
     let clock: any ServerClock
     let metrics: ServerMetrics
@@ -31,7 +32,7 @@ struct HookDispatcher {
         await withDiscardingTaskGroup { group in
             var running: [String: Running] = [:]
             let signals = self.signals
-            let poll = settings.idlePoll
+            let poll = settings().idlePoll
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: poll)

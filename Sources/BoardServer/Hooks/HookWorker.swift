@@ -20,7 +20,9 @@ struct HookWorker {
     var hook: HookRecord
     let filter: HookFilter
     let store: any BoardStore
-    let settings: HookSettings
+    /// The settings as they are now: each delivery reads them.
+    let currentSettings: @Sendable () -> HookSettings
+    var settings: HookSettings { currentSettings() }
     let clock: any ServerClock
     let metrics: ServerMetrics
     let logger: Logger
@@ -32,13 +34,13 @@ struct HookWorker {
     private var pauses = 0
 
     init(
-        hook: HookRecord, store: any BoardStore, settings: HookSettings, clock: any ServerClock, metrics: ServerMetrics,
+        hook: HookRecord, store: any BoardStore, settings: @escaping @Sendable () -> HookSettings, clock: any ServerClock, metrics: ServerMetrics,
         logger: Logger, rings: AsyncStream<Ring>, bell: AsyncStream<Ring>.Continuation
     ) {
         self.hook = hook
         self.filter = HookFilter(stored: hook.events)
         self.store = store
-        self.settings = settings
+        self.currentSettings = settings
         self.clock = clock
         self.metrics = metrics
         var logger = logger

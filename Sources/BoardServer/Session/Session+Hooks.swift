@@ -47,7 +47,7 @@ extension Session {
     private static func addHook(
         _ request: ClientMessage.AddHook, seq: UInt64, as ref: SessionRef, context: SessionContext
     ) async throws(WireError) -> ServerMessage {
-        let settings = context.configuration.hooks
+        let settings = context.configuration.currentHooks
         if case .failure(let problem) = HookFilter.parse(request.events) { throw WireError(.badRequest, problem.message) }
         if case .failure(let problem) = HookTarget.parse(request.url, settings) { throw WireError(.badRequest, problem.message) }
         if let secret = request.secret {
@@ -135,7 +135,7 @@ extension Session {
             throw WireError(.internal, "the webhooks could not be read")
         }
         let payload = HookPayload.test(hook: hook, seq: seq, now: context.clock.now(), nonce: randomID())
-        switch await HookSender.send(payload, to: hook.url, settings: context.configuration.hooks) {
+        switch await HookSender.send(payload, to: hook.url, settings: context.configuration.currentHooks) {
         case .delivered(let status):
             context.configuration.hookSignals.retryNow(hook.id)
             return .ok(ServerMessage.Ok(req: request.req, board: request.board, hook: hook.id, delivered: true, status: status))

@@ -196,12 +196,11 @@ extension Session {
     @inline(never)
     private func submit(_ action: SessionMachine.Action, as ref: SessionRef) async {
         guard case .handle(.op(let request)) = action else { return }
-        let limits = context.configuration.limits
         let nowMs = context.clock.monotonicMs()
         if let wait = emptyBuckets.refusal(request.board, mut: request.mut, nowMs: nowMs) {
             outbox.send(ByteBuffer(bytes: LineWriter.rejectLine(
                 board: request.board, mut: request.mut, code: .rateLimited,
-                message: "over \(limits.rateOpsPerS) ops/s; retry in \(wait) ms", retryAfterMs: wait)))
+                message: "over \(context.configuration.currentLimits.rateOpsPerS) ops/s; retry in \(wait) ms", retryAfterMs: wait)))
             readPauseMs = min(Int64(clamping: wait), emptyBuckets.maxWindowMs)
             return
         }
@@ -218,7 +217,7 @@ extension Session {
                 return
             case .closeForRate:
                 machine.closed()
-                let seconds = limits.rateCloseMs / 1000
+                let seconds = context.configuration.limits.rateCloseMs / 1000
                 await outbox.sendFinal(Lines.error(WireError(.tooManyErrors, "rate limited without a break for \(seconds) s")))
                 return
             case .closed:

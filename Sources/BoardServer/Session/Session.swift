@@ -353,7 +353,7 @@ final class Session {
 
     @inline(never)
     private static func welcomeLine(_ ref: SessionRef, _ hello: ClientMessage.Hello, _ context: SessionContext) -> ByteBuffer {
-        let limits = context.configuration.limits
+        let limits = context.configuration.currentLimits
         return Lines.line(
             .welcome(
                 ServerMessage.Welcome(
@@ -366,7 +366,7 @@ final class Session {
     private static func tooManySessionsLine(_ ref: SessionRef, _ hello: ClientMessage.Hello, _ context: SessionContext)
         -> ByteBuffer
     {
-        let limit = context.configuration.limits.connectionsPerUser
+        let limit = context.configuration.currentLimits.connectionsPerUser
         return Lines.error(WireError(.serverFull, "\(ref.user) has \(limit) sessions already", req: hello.req))
     }
 

@@ -18,10 +18,15 @@ actor SessionDirectory {
     static let authFailureDelay: Duration = .seconds(1)
     private(set) var connections = 0
     let connectionsMax: Int
-    let perUserMax: Int
+    /// Connections one user may hold, read at each new session (it can change while the server runs).
+    let perUserMax: @Sendable () -> Int
     let preauthPerIP: Int
 
     init(connectionsMax: Int, perUserMax: Int, preauthPerIP: Int) {
+        self.init(connectionsMax: connectionsMax, preauthPerIP: preauthPerIP, perUserMax: { perUserMax })
+    }
+
+    init(connectionsMax: Int, preauthPerIP: Int, perUserMax: @escaping @Sendable () -> Int) {
         self.connectionsMax = connectionsMax
         self.perUserMax = perUserMax
         self.preauthPerIP = preauthPerIP
@@ -68,7 +73,7 @@ actor SessionDirectory {
 
     /// Registers an authenticated session; false when the user has too many.
     func register(_ session: SessionRef) -> Bool {
-        guard (byUser[session.user]?.count ?? 0) < perUserMax else { return false }
+        guard (byUser[session.user]?.count ?? 0) < perUserMax() else { return false }
         sessions[session.id] = session
         byUser[session.user, default: []].insert(session.id)
         return true
