@@ -95,13 +95,15 @@ public final class CorkdProcess {
 
     /// Starts `corkd serve --port 0` on the data directory and waits (bounded) until it listens. `options` are
     /// more `serve` options (`--host` among them replaces the default 127.0.0.1); `environment`, when given, is the
-    /// server's whole environment (an `LD_PRELOAD` shim, for instance).
+    /// server's whole environment (an `LD_PRELOAD` shim, for instance); `web: false` when the options (or a
+    /// configuration file) turn the web page off.
     public func start(
-        options: [String] = [], environment: [String: String]? = nil, timeout: Duration = .seconds(20)
+        options: [String] = [], environment: [String: String]? = nil, web: Bool = true, timeout: Duration = .seconds(20)
     ) async throws {
         if let server, server.isRunning { throw TestFailure("corkd is already running (pid \(server.pid))") }
         let listen = dataDirectory.appendingPathComponent("listen.json")
         try? FileManager.default.removeItem(at: listen)
+        let webExpected = web
         let host = options.firstIndex(of: "--host").flatMap { options.indices.contains($0 + 1) ? options[$0 + 1] : nil } ?? "127.0.0.1"
         starts += 1
         healthPort = options.firstIndex(of: "--health").flatMap { options.indices.contains($0 + 1) ? options[$0 + 1] : nil }
@@ -120,7 +122,8 @@ public final class CorkdProcess {
                 child.standardOutput.contains("corkd listening on \(host):\(address)\n")
             {
                 let web = CorkdProcess.webPort(listen)
-                if web != nil || options.contains("--no-web") {
+                let expectsWeb = webExpected
+                if web != nil || options.contains("--no-web") || !expectsWeb {
                     port = address
                     webPort = web
                     break

@@ -133,10 +133,19 @@ public final class SpawnedProcess {
 
     /// Waits until stdout contains `text`; false when `timeout` passes or the process exits first without it.
     public func waitForOutput(containing text: String, timeout: Duration) async -> Bool {
+        await wait(until: { $0.standardOutput.contains(text) }, timeout: timeout)
+    }
+
+    /// Waits until stderr (its log) contains `text`; false when `timeout` passes or the process exits first without it.
+    public func waitForStandardError(containing text: String, timeout: Duration) async -> Bool {
+        await wait(until: { $0.standardError.contains(text) }, timeout: timeout)
+    }
+
+    private func wait(until done: (SpawnedProcess) -> Bool, timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if standardOutput.contains(text) { return true }
-            if !isRunning { return standardOutput.contains(text) }
+            if done(self) { return true }
+            if !isRunning { return done(self) }
             try? await Task.sleep(for: .milliseconds(20))
         }
         return false

@@ -17,16 +17,24 @@ struct Corkd: AsyncParsableCommand {
         abstract: "The Corkboard server: authoritative kanban boards over TLS, one JSON object per line.",
         discussion: CorkdExit.helpText,
         version: BuildInfo.versionLine("corkd"),
-        subcommands: [Serve.self, Invite.self, Revoke.self, BoardCommand.self, MigrateStore.self, Backup.self],
+        subcommands: [Serve.self, Invite.self, Revoke.self, BoardCommand.self, MigrateStore.self, Backup.self, ConfigCommand.self],
         defaultSubcommand: Serve.self)
 
     /// Prepares the process (SIGPIPE, file descriptors 0–2) before parsing, then runs the subcommand.
     static func main() async {
         Console.prepareProcess()
         // Logs go to stderr, for every subcommand: stdout carries results (invite URLs) and the serve banner.
-        LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
+        LoggingSystem.bootstrap { label in LogLevel.Handler(label: label) }
+        // The configuration file's and the environment's settings become options before the typed ones.
+        let arguments: [String]
         do {
-            var command = try parseAsRoot()
+            arguments = try ConfigArguments.compose(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+        } catch {
+            Console.error(ConfigCommand.report(error))
+            exit(withError: ExitCode(2))
+        }
+        do {
+            var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

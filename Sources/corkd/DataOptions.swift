@@ -8,13 +8,26 @@ struct DataOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "The data directory (store, certificate, owner.url).")
     var dataDirectory: String = "corkd-data"
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    @Option(name: .customLong("log-level"), help: "\(DataOptions.levels).")
     var logLevel: String = "info"
 
     @Option(
         name: .customLong("store"),
         help: "Where boards, users and tokens are: sqlite (corkd.sqlite in the data directory, the default) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=require], shared by several nodes (default: $CORKD_STORE; the password may come from $PGPASSWORD).")
     var store: String?
+
+    @Option(
+        name: .customLong("config"),
+        help: "The configuration file (default: $CORKD_CONFIG, else /etc/corkd/corkd.toml when it exists; --config /dev/null reads none). `corkd config check` validates one.")
+    var config: String?
+
+    static let levels = "trace, debug, info, notice, warning, error or critical"
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be \(Self.levels), not \(logLevel)")
+        }
+    }
 
     var url: URL { URL(fileURLWithPath: dataDirectory) }
 
@@ -30,8 +43,8 @@ struct DataOptions: ParsableArguments {
     }
 
     func logger(_ label: String) -> Logger {
-        var logger = Logger(label: label)
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        return logger
+        // Every logger follows the level (a reload on SIGHUP changes it for all of them).
+        LogLevel.current = Logger.Level(rawValue: logLevel) ?? .info
+        return Logger(label: label)
     }
 }

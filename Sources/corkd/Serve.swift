@@ -76,14 +76,26 @@ struct Serve: AsyncParsableCommand {
     @Flag(name: .customLong("exit-with-parent"), help: .hidden)
     var exitWithParent = false
 
-    func run() async throws {
-        let logger = data.logger("corkd")
-        var configuration = ServerConfiguration()
+    static let rateRange: ClosedRange<Int64> = 1...1_000_000_000
+    static let connectionsRange: ClosedRange<Int64> = 1...100_000
+    static let timeoutRange: ClosedRange<Int64> = 100...3_600_000
+
+    /// Puts the options in `configuration`, checking each: a usage error (exit 2) names the first impossible one.
+    func checkOptions(into configuration: inout ServerConfiguration) throws {
         configuration.host = host
         configuration.port = port
         configuration.dataDirectory = data.url
         configuration.certificatePath = cert
         configuration.keyPath = key
+        guard (0...65535).contains(port) else { throw CorkdExit.usage("--port must be 0–65535") }
+        for (name, value, range) in [
+            ("--rate", rate, Self.rateRange), ("--burst", burst, Self.rateRange),
+            ("--connections-per-user", connectionsPerUser, Self.connectionsRange),
+            ("--handshake-timeout-ms", handshakeTimeoutMs, Self.timeoutRange), ("--auth-timeout-ms", authTimeoutMs, Self.timeoutRange),
+            ("--heartbeat-ms", heartbeatMs, Self.timeoutRange),
+        ] where !range.contains(Int64(value)) {
+            throw CorkdExit.usage("\(name) must be \(range.lowerBound)–\(range.upperBound)")
+        }
         configuration.limits.rateOpsPerS = rate
         configuration.limits.rateBurst = burst
         configuration.limits.connectionsPerUser = connectionsPerUser
@@ -91,11 +103,6 @@ struct Serve: AsyncParsableCommand {
             throw CorkdExit.usage("--members-max must be 1–\(Limits.membersMax)")
         }
         configuration.limits.membersMax = membersMax
-        for (name, value) in [
-            ("--handshake-timeout-ms", handshakeTimeoutMs), ("--auth-timeout-ms", authTimeoutMs), ("--heartbeat-ms", heartbeatMs),
-        ] where !(100...3_600_000).contains(value) {
-            throw CorkdExit.usage("\(name) must be 100–3600000 (ms)")
-        }
         configuration.limits.handshakeTimeoutMs = handshakeTimeoutMs
         configuration.limits.authTimeoutMs = authTimeoutMs
         configuration.limits.heartbeatMs = heartbeatMs
@@ -106,6 +113,12 @@ struct Serve: AsyncParsableCommand {
         }
         try operating.apply(to: &configuration)
         try hookOptions.apply(to: &configuration)
+    }
+
+    func run() async throws {
+        let logger = data.logger("corkd")
+        var configuration = ServerConfiguration()
+        try checkOptions(into: &configuration)
         let machineHostName = ProcessInfo.processInfo.hostName
         if !machineHostName.isEmpty, !configuration.certificateHosts.contains(machineHostName) {
             configuration.certificateHosts.append(machineHostName)
@@ -123,6 +136,7 @@ struct Serve: AsyncParsableCommand {
         }
         let directory = data.url
         let settings = configuration
+        let configurationFile = data.config
         let listenFile = ListenFile(directory: directory, logger: logger)
         let accepted = AcceptedConnections()
         let webServer: WebServer?
@@ -154,6 +168,7 @@ struct Serve: AsyncParsableCommand {
                     "  as openssl x509 -fingerprint -sha256 prints it: \(fingerprint.opensslForm)",
                 ]
                 lines += OperatorOptions.banner(settings)
+                if let file = configurationFile { lines.append("configuration \(file)") }
                 if settings.publicHost == nil && settings.bindsEveryInterface {
                     lines.append("invite URLs name \(advertised), this machine's host name (--public-host NAME to choose)")
                     // Also to the log: under systemd stdout goes nowhere, and an operator must still be told.
@@ -200,8 +215,11 @@ struct Serve: AsyncParsableCommand {
         let opened = setup.store
         let trimmer = Task { await MemoryTrim.run(alsoRelease: { opened.releaseIdleMemory() }) }
         defer { trimmer.cancel() }
+        let reloader = ConfigReloader(started: self, live: configuration.live, logger: logger)
         let group = ServiceGroup(
-            configuration: .init(services: [server] + (webServer.map { [$0] } ?? []), gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            configuration: .init(
+                services: [server as any Service] + (webServer.map { [$0] } ?? []) + [reloader],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch let error as ServerError where error.code == .damaged {

@@ -1,0 +1,88 @@
+import ArgumentParser
+import BoardServer
+import Foundation
+
+/// `corkd config`: the configuration file.
+struct ConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: "Check the configuration file and print the configuration corkd would serve with.",
+        discussion: """
+            corkd reads its settings from, strongest first: the command line, CORKD_… environment variables \
+            (CORKD_ and the key in capitals with dots as underscores: CORKD_SERVER_PORT, CORKD_STORE), the \
+            configuration file (--config FILE, else $CORKD_CONFIG, else \(ConfigFile.defaultPath) when it exists), \
+            and its defaults. docs/configuration.md lists every key.
+            """,
+        subcommands: [Check.self])
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Validate the configuration and print the effective settings, secrets masked (exit 2 on a problem).")
+
+        @Option(help: "The configuration file (default: $CORKD_CONFIG, else \(ConfigFile.defaultPath) when it exists).")
+        var config: String?
+
+        func run() throws {
+            let environment = ProcessInfo.processInfo.environment
+            let located = ConfigFile.locate(arguments: config.map { ["--config", $0] } ?? [], environment: environment)
+            let loaded: LoadedConfig
+            do {
+                loaded = try ConfigFile.load(path: located?.path, environment: environment)
+            } catch {
+                Console.error(ConfigCommand.report(error))
+                throw ExitCode(2)
+            }
+            let arguments = ConfigArguments.settings(loaded, scopes: [.everyCommand, .serve], besides: [])
+            let serve: Serve
+            do {
+                serve = try Serve.parse(arguments)
+                var configuration = ServerConfiguration()
+                try serve.checkOptions(into: &configuration)
+            } catch let exit as ExitCode {
+                throw exit
+            } catch {
+                Console.error("corkd: \(Serve.message(for: error))\n")
+                throw ExitCode(2)
+            }
+            try Console.result(Self.render(serve, loaded: loaded))
+        }
+
+        /// The effective configuration as a TOML file, each setting with where it came from.
+        static func render(_ serve: Serve, loaded: LoadedConfig) -> String {
+            var out = "# corkd configuration: " + (loaded.path ?? "no file (defaults and environment)") + " — no problems found\n"
+            out += "# Each setting as corkd serve would use it, and where it came from.\n"
+            var table: String?
+            for key in ConfigKey.all {
+                if key.table != table {
+                    table = key.table
+                    if let table { out += "\n[\(table)]\n" }
+                }
+                let short = key.name.split(separator: ".").last.map(String.init) ?? key.name
+                let source = loaded.values[key.name]?.source ?? .defaulted
+                if let value = key.effective(serve) {
+                    let shown = key.secret ? ConfigValue.quoted(masked(value)) : value.toml
+                    out += "\(short) = \(shown)  # \(source)\n"
+                } else {
+                    out += "# \(short) is not set  (\(key.environmentName), \(key.option))\n"
+                }
+            }
+            return out
+        }
+
+        /// A URL's password replaced by asterisks.
+        static func masked(_ value: ConfigValue) -> String {
+            guard case .string(let text) = value, var components = URLComponents(string: text), components.password != nil else {
+                if case .string(let text) = value { return text }
+                return value.toml
+            }
+            components.password = "*****"
+            return components.string ?? "*****"
+        }
+    }
+
+    /// A configuration's problems as corkd prints them, with what happens next.
+    static func report(_ error: ConfigError) -> String {
+        error.problems.map { "corkd: \($0)\n" }.joined()
+            + "corkd: the configuration has \(error.problems.count == 1 ? "a problem" : "\(error.problems.count) problems"); nothing was started (exit 2)\n"
+    }
+}

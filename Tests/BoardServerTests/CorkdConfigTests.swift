@@ -1,0 +1,219 @@
+import BoardTesting
+import BoardTransport
+import BoardWire
+import Foundation
+import Testing
+
+/// corkd.toml: the real `corkd` reads it, the environment and flags override it in that order, and a file with a
+/// misspelt key, a wrong type or an impossible value stops corkd with the key and the line (exit 2).
+@Suite(.serialized, .startsProcesses(within: .minutes(2))) struct CorkdConfigTests {
+    /// A configuration file in the process's directory (readable by the unprivileged user corkd runs as).
+    static func write(_ text: String, in corkd: CorkdProcess, name: String = "corkd.toml") throws -> String {
+        let file = corkd.root.appendingPathComponent(name)
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return file.path
+    }
+
+    /// The test's environment without CORKD_ settings, plus `extra`.
+    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CORKD_") }
+        environment.merge(extra) { _, new in new }
+        return environment
+    }
+
+    static func check(_ file: String, in corkd: CorkdProcess, environment: [String: String] = environment()) async throws -> SpawnedProcess.Result {
+        try await SpawnedProcess.run(
+            CorkdProcess.executable, ["config", "check", "--config", file], logDirectory: corkd.logDirectory,
+            name: "config-check", environment: environment, unprivileged: true)
+    }
+
+    @Test func aMisspeltKeyIsNamedWithItsLineAndSuggestion() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let file = try Self.write(
+            """
+            # corkd settings
+            data_dir = "/var/lib/corkd"
+
+            [server]
+            prot = 7500
+            """, in: corkd)
+        let result = try await Self.check(file, in: corkd)
+        #expect(result.exit.reason == .exit && result.exit.status == 2, "\(result.exit)")
+        #expect(result.standardError.contains("\(file):5: server.prot: unknown key (did you mean server.port?)"), "\(result.standardError)")
+        #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test func everyProblemIsReportedWithItsLine() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let file = try Self.write(
+            """
+            log_level = "loud"
+            [limits]
+            rate = 0
+            burst = "forty"
+            [webb]
+            port = 1
+            [metrics]
+            listen = "nowhere"
+            """, in: corkd)
+        let result = try await Self.check(file, in: corkd)
+        #expect(result.exit.status == 2)
+        let said = result.standardError
+        #expect(said.contains("\(file):1: log_level: must be one of trace, debug"), "\(said)")
+        #expect(said.contains("\(file):3: limits.rate: must be 1–1000000000, not 0"), "\(said)")
+        #expect(said.contains("\(file):4: limits.burst: must be an integer, not a string"), "\(said)")
+        #expect(said.contains("\(file):5: webb: unknown table [webb] (did you mean [web]?)"), "\(said)")
+        #expect(said.contains("\(file):8: metrics.listen: must be HOST:PORT"), "\(said)")
+        #expect(said.contains("5 problems; nothing was started (exit 2)"), "\(said)")
+    }
+
+    @Test func aSyntaxErrorNamesItsLine() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let file = try Self.write("[server]\nport = 7420\nhost = \n", in: corkd)
+        let result = try await Self.check(file, in: corkd)
+        #expect(result.exit.status == 2)
+        #expect(result.standardError.contains("\(file):3: "), "\(result.standardError)")
+    }
+
+    @Test func checkPrintsTheEffectiveSettingsWithSourcesAndMasksPasswords() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let file = try Self.write(
+            """
+            store = "postgres://corkd:hunter2@db.example:5432/corkd"
+            [limits]
+            rate = 50
+            [web]
+            allow_origins = ["https://a.example"]
+            """, in: corkd)
+        let result = try await Self.check(file, in: corkd, environment: Self.environment(["CORKD_LIMITS_BURST": "90"]))
+        #expect(result.exit.isSuccess, "\(result.standardError)")
+        let out = result.standardOutput
+        #expect(!out.contains("hunter2"), "\(out)")
+        #expect(out.contains(#"store = "postgres://corkd:*****@db.example:5432/corkd"  # \#(file):1"#), "\(out)")
+        #expect(out.contains("rate = 50  # \(file):3"), "\(out)")
+        #expect(out.contains("burst = 90  # environment CORKD_LIMITS_BURST"), "\(out)")
+        #expect(out.contains("port = 7420  # default"), "\(out)")
+        #expect(out.contains(#"allow_origins = ["https://a.example"]  # \#(file):5"#), "\(out)")
+    }
+
+    @Test func aBadEnvironmentValueIsNamed() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let file = try Self.write("", in: corkd)
+        let result = try await Self.check(file, in: corkd, environment: Self.environment(["CORKD_SERVER_PORT": "seventy"]))
+        #expect(result.exit.status == 2)
+        #expect(result.standardError.contains("environment CORKD_SERVER_PORT: server.port: must be an integer, not seventy"), "\(result.standardError)")
+    }
+
+    /// The file sets three limits; the environment overrides one and a flag another: the welcome shows each winner.
+    @Test func flagsOverrideTheEnvironmentWhichOverridesTheFile() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let file = try Self.write(
+            """
+            [limits]
+            rate = 7
+            burst = 5
+            connections_per_user = 4
+            [web]
+            enabled = false
+            """, in: corkd)
+        try await corkd.start(options: ["--config", file, "--rate", "11"], environment: Self.environment(["CORKD_LIMITS_BURST": "3"]), web: false)
+        #expect(corkd.standardOutput.contains("configuration \(file)"), "\(corkd.standardOutput)")
+        #expect(corkd.webPort == nil, "web.enabled = false still served a page")
+        let probe = try await WireProbe.connect(port: corkd.port, fingerprint: try corkd.pinned())
+        try await probe.send(#"{"type":"hello","version":1,"client":"config-test","token":"\#(corkd.ownerToken)"}"#)
+        let welcome = try await probe.expect(type: "welcome")
+        let limits = try #require(welcome["limits"] as? [String: Any])
+        #expect(limits["rate_ops_per_s"] as? Int == 11, "flag: \(limits)")
+        #expect(limits["rate_burst"] as? Int == 3, "environment: \(limits)")
+        #expect(limits["connections_per_user"] as? Int == 4, "file: \(limits)")
+        await probe.close()
+        let exit = try await corkd.terminate()
+        #expect(exit.isSuccess, "\(exit)")
+    }
+
+    /// An admin command takes the data directory from the file, as the packaged service's does.
+    @Test func adminCommandsReadTheDataDirectoryFromTheFile() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        try await corkd.start()
+        _ = try await corkd.terminate()
+        let file = try Self.write("data_dir = \(ConfigValueText.quoted(corkd.dataDirectory.path))\n", in: corkd)
+        let result = try await SpawnedProcess.run(
+            CorkdProcess.executable, ["invite", "--user", "erin", "--config", file], logDirectory: corkd.logDirectory,
+            name: "invite", environment: Self.environment(), unprivileged: true)
+        #expect(result.exit.isSuccess, "\(result.standardError)")
+        #expect(InviteURL(result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) != nil, "\(result.standardOutput)")
+    }
+
+    /// SIGHUP applies the new rate (the next welcome shows it), says what needs a restart, and a broken file
+    /// afterwards changes nothing.
+    @Test func sighupReloadsWhatCanChangeAndNamesTheRest() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let file = try Self.write("[limits]\nrate = 7\n", in: corkd)
+        try await corkd.start(options: ["--config", file], environment: Self.environment())
+        func welcomeRate() async throws -> Int? {
+            let probe = try await WireProbe.connect(port: corkd.port, fingerprint: try corkd.pinned())
+            try await probe.send(#"{"type":"hello","version":1,"client":"config-test","token":"\#(corkd.ownerToken)"}"#)
+            let welcome = try await probe.expect(type: "welcome")
+            await probe.close()
+            return (welcome["limits"] as? [String: Any])?["rate_ops_per_s"] as? Int
+        }
+        #expect(try await welcomeRate() == 7)
+
+        // log_level too, but the test's --log-level wins over the file, before and after the reload.
+        _ = try Self.write(
+            "log_level = \"debug\"\n[limits]\nrate = 13\n[hooks]\ntimeout_ms = 2000\n[server]\ncert = \"/nowhere.pem\"\n", in: corkd)
+        let server = try #require(corkd.server)
+        server.send(signal: SIGHUP)
+        #expect(await server.waitForStandardError(containing: "SIGHUP: not reloaded; restart corkd to apply", timeout: .seconds(20)), "\(server.standardError.suffix(2000))")
+        let said = server.standardError
+        #expect(said.contains("limits.rate 7 → 13"), "\(said.suffix(2000))")
+        #expect(said.contains("hooks.timeout_ms 10000 → 2000"), "\(said.suffix(2000))")
+        #expect(!said.contains("log_level"), "\(said.suffix(2000))")
+        #expect(said.contains(#"server.cert (not set) → "/nowhere.pem""#), "\(said.suffix(2000))")
+        #expect(try await welcomeRate() == 13)
+
+        _ = try Self.write("[limits]\nrate = zero\n", in: corkd)
+        server.send(signal: SIGHUP)
+        #expect(await server.waitForStandardError(containing: "SIGHUP: the configuration has problems; nothing was reloaded", timeout: .seconds(20)))
+        #expect(try await welcomeRate() == 13)
+        #expect(server.isRunning)
+        let exit = try await corkd.terminate()
+        #expect(exit.isSuccess, "\(exit)")
+    }
+
+    @Test func serveRefusesToStartOnABadFile() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let file = try Self.write("[server]\nport = 70000\n", in: corkd)
+        let result = try await SpawnedProcess.run(
+            CorkdProcess.executable, ["serve", "--config", file, "--data-dir", corkd.dataDirectory.path],
+            logDirectory: corkd.logDirectory, name: "serve-bad", environment: Self.environment(), unprivileged: true)
+        #expect(result.exit.reason == .exit && result.exit.status == 2, "\(result.exit)")
+        #expect(result.standardError.contains("\(file):2: server.port: must be 0–65535, not 70000"), "\(result.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: corkd.dataDirectory.appendingPathComponent("listen.json").path))
+    }
+
+    @Test func aMissingFileNamedOnTheCommandLineIsAnError() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let missing = corkd.root.appendingPathComponent("nope.toml").path
+        let result = try await Self.check(missing, in: corkd)
+        #expect(result.exit.status == 2)
+        #expect(result.standardError.contains("\(missing): cannot read the configuration file: No such file or directory"), "\(result.standardError)")
+    }
+}
+
+/// TOML's basic string, for paths in the files these tests write.
+enum ConfigValueText {
+    static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
