@@ -149,7 +149,7 @@ let package = Package(
         // The terminal toolkit: screen buffer, cell-diff renderer, key decoder, raw mode. Knows nothing of boards.
         .target(name: "TerminalUI"),
         // The `cork` client's logic: one-shot commands, card references, feed sentences, Trello import, export.
-        // Built on the client library like any UI: `BoardClient` and `BoardCore`, never `BoardWire` (issue 16).
+        // Built on the client library like any UI: `BoardClient` and `BoardCore`, never `BoardWire`.
         .target(name: "CorkApp", dependencies: ["BoardClient", "BoardCore", "TerminalUI"]),
         // The terminal client executable: argument parsing only.
         .executableTarget(
@@ -193,7 +193,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]),
-        // The soak's history checker (issue 14): recorded histories in, violations out. Pure.
+        // The soak's history checker: recorded histories in, violations out. Pure.
         .target(name: "BoardHistory"),
         // `cork-history FILE…`: checks recorded soak histories (scripts/soak runs it).
         .executableTarget(name: "cork-history", dependencies: ["BuildInfo", "BoardHistory"]),

@@ -26,7 +26,7 @@ let package = Package(
             path: "Benchmarks/CorkBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
-        // The client core on a 10,000-card board (issue 16). Only the pure targets, no NIO and no TLS (BoardCore's
+        // The client core on a 10,000-card board. Only the pure targets, no NIO and no TLS (BoardCore's
         // swift-crypto still brings BoringSSL on Linux): `swift package benchmark --target ClientBenchmarks`.
         .executableTarget(
             name: "ClientBenchmarks",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The figures of issue 3, measured with cork-load against a fresh corkd (release build, TLS, durable group commit):
+# Three headline figures, measured with cork-load against a fresh corkd (release build, TLS, durable group commit):
 #   (a) durable acked ops/s on one board;
 #   (b) ack p50/p99 at a moderate load;
 #   (c) server RSS per idle authenticated TLS connection, with 1,000 of them.

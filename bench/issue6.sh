@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The scenarios of issue 6, each run by `cork-load --spawn` against a fresh corkd (release build, TLS 1.3, durable
-# group commit with SQLite WAL synchronous=FULL, full validation), on this machine, with the load generator on the
-# same cores. Prints a markdown table (machine, date, the exact commands) to stdout; progress goes to stderr and,
-# with the JSON of every run, into a temporary directory that KEEP=1 (or a failure) keeps.
+# The load scenarios (fan-out, many boards, paced, idle), each run by `cork-load --spawn` against a fresh corkd
+# (release build, TLS 1.3, durable group commit with SQLite WAL synchronous=FULL, full validation), on this machine,
+# with the load generator on the same cores. Prints a markdown table (machine, date, the exact commands) to stdout;
+# progress goes to stderr and, with the JSON of every run, into a temporary directory that KEEP=1 (or a failure) keeps.
 #
 # Usage: bench/issue6.sh                 every scenario (about 3 minutes after the build; needs jq)
 #        ONLY="fanout-1x100 idle" bench/issue6.sh   some of them

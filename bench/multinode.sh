@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One vs two vs three corkd nodes on one PostgreSQL database (issue 13), on a fan-out-heavy run: BOARDS boards ×
+# One vs two vs three corkd nodes on one PostgreSQL database, on a fan-out-heavy run: BOARDS boards ×
 # SUBS subscribers spread round-robin over the nodes (cork-load connects connection i to --url i mod n), PUBS
 # publishers at a fixed RATE. Everything on this machine: the database, every node and cork-load share its cores.
 # Prints a markdown table; the JSON of every run and the nodes' logs go to a temporary directory (KEEP=1 keeps it).

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Restart time after one kill -9 (issue 14, defect 7).
+# Restart time after one kill -9.
 #
 # usage: [WARM=1] [NOMARK=1] bench/restart-cold.sh CORKD DATA_DIR
 #   starts corkd as nobody on DATA_DIR, kills it with kill -9, drops the page cache (unless WARM=1; needs root and

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Restart time after kill -9 in the middle of a write burst (issue 14, defect 7).
+# Restart time after kill -9 in the middle of a write burst.
 #
 # usage: bench/restart-crash.sh CORKD CORK_LOAD DATA_DIR
 #   DATA_DIR: a store owned by nobody with boards restart-1..restart-4, e.g. the one

@@ -1,5 +1,5 @@
 /*
- * realtime-shift.c: an LD_PRELOAD shim that moves only the wall clock (RELIABILITY.md M4, issue 14).
+ * realtime-shift.c: an LD_PRELOAD shim that moves only the wall clock (RELIABILITY.md M4).
  *
  * CLOCK_REALTIME (and CLOCK_REALTIME_COARSE, gettimeofday, time) read the real clock plus the number of milliseconds
  * written in the file named by REALTIME_SHIFT_FILE (a signed decimal, e.g. -3600000); the file is re-read at most

@@ -4,7 +4,7 @@ import GRDBSQLite
 import Synchronization
 
 /// The two marks that let an open skip `PRAGMA quick_check`, which reads the whole file (0.4 s for 1 M events with
-/// the file in the page cache, 6–15 s from a cold disk; issue 14 defect 7). Each holds the database file's device,
+/// the file in the page cache, 6–15 s from a cold disk). Each holds the database file's device,
 /// inode, size, modification time and status-change time (ctime) as this store last left them. An open that finds
 /// the file different checks it as before: a file changed while corkd was stopped (a page overwritten, truncated, a
 /// copy restored, even in place with its old times: no tool can set the ctime back) is always checked.
@@ -129,7 +129,7 @@ extension SQLiteStore {
 /// each commit; SQLite's own auto-checkpoint is a hook of the same kind, which this one takes the place of. SQLite's
 /// runs the checkpoint right there, so the writer — and every board's next commit — waited for it: about 4 MB written
 /// to the file and an `fsync`, tens of milliseconds once every thousand pages, which was most of corkd's p99 at light
-/// load (issue 12). Here the hook only asks the checkpointer's queue, which checkpoints through its own connection
+/// load. Here the hook only asks the checkpointer's queue, which checkpoints through its own connection
 /// while the writer goes on committing (WAL lets a checkpoint run beside a writer; it copies the frames committed
 /// when it starts), and the writer's next commit copies what is left, so that the log starts over (see `committed`).
 /// A failed checkpoint leaves the mark as it was: the file then no longer matches it and the next open checks. `stop()` ends the checkpoints before the store

@@ -103,7 +103,7 @@ extension SQLiteStore {
             try db.execute(sql: "ALTER TABLE boards ADD COLUMN archived_at INTEGER")
         }
         migrator.registerMigration("v3-hooks") { db in
-            // Outgoing webhooks (issue 15). Their queue is the events table read from `delivered_seq` + 1 on: no
+            // Outgoing webhooks. Their queue is the events table read from `delivered_seq` + 1 on: no
             // second copy of the changes. The secret is kept as given: the server signs every delivery with it.
             try db.execute(
                 sql: """

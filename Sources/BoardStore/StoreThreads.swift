@@ -1,6 +1,6 @@
 import NIOPosix
 
-/// The threads the SQLite store's blocking calls run on: one writer, and a few for reads (issue 14, defect 5).
+/// The threads the SQLite store's blocking calls run on: one writer, and a few for reads.
 ///
 /// Each runs GRDB's synchronous API, which on a thread of ours runs the work right there (`dispatch_sync` onto
 /// GRDB's queue of that connection, with nothing to hand over). GRDB's async API did it through libdispatch: an

@@ -6,8 +6,8 @@ import Synchronization
 ///
 /// NIO keeps an event loop's scheduled tasks in an array that never gives back the capacity of the most it held.
 /// With NIO timers per connection (two for the heartbeat, one each for the handshake, `hello` and the write deadline
-/// that every write arms), 5,000 connections left 528 KiB per event loop resident after they had all closed (issue 14,
-/// defect 5, measured with gdb on the release build 16 s after the connections closed). Here each timer is one entry
+/// that every write arms), 5,000 connections left 528 KiB per event loop resident after they had all closed
+/// (measured with gdb on the release build 16 s after the connections closed). Here each timer is one entry
 /// of its loop's heap while it is armed, the heap's storage is rebuilt smaller once it is a quarter full, the loop holds
 /// a single NIO timer (armed for the earliest deadline), and the schedule itself goes when its last timer does.
 ///

@@ -15,7 +15,7 @@ import NIOCore
 /// The channel is closed once the final line's write has completed — writes complete in order, so the peer has then
 /// been sent everything queued before it and the line is the last thing it reads — or `finalLineGrace` after the
 /// cut if the peer never reads it. A close asked for meanwhile (the session ending on the error) is held until
-/// then: closing at once would discard the queued bytes and the line with them (issue 14, defect 6). Nothing waits
+/// then: closing at once would discard the queued bytes and the line with them. Nothing waits
 /// on the event loop: a slow peer costs at most the cap and one line in memory, for at most `finalLineGrace`.
 ///
 /// ## Writing from other threads

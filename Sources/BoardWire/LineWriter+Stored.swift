@@ -5,7 +5,7 @@ extension LineWriter {
     ///
     /// `op` is the bytes of the line's `op` value; `activity` is the bytes of its `activity` value completed with the
     /// record's `names` member (which deltas leave out, Protocol.md "Activity records"), so the op and the activity
-    /// are encoded once for the wire and the store together (issue 12, "Encode once").
+    /// are encoded once for the wire and the store together.
     public struct StoredDelta: Sendable {
         /// The `delta` line with its `\n`, for every subscriber and the recent log.
         public var line: [UInt8]

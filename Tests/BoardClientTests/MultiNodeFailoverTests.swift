@@ -12,8 +12,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Real `corkd` processes on one PostgreSQL database, written by clients of the library given every node's address
-/// (issue 13): `kill -9` of a node mid-burst, and a PostgreSQL restart mid-run. Every acknowledged op is stored once,
+/// Real `corkd` processes on one PostgreSQL database, written by clients of the library given every node's address,
+/// through `kill -9` of a node mid-burst and a PostgreSQL restart mid-run. Every acknowledged op is stored once,
 /// at the seq its ack named; seqs have no gap; every surviving node and every client replica end on the same board.
 @Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(4)))
 struct MultiNodeFailoverTests {

@@ -8,7 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Presence across two real `corkd` processes on one PostgreSQL database (issue 13): a client on each node sees the
+/// Presence across two real `corkd` processes on one PostgreSQL database: a client on each node sees the
 /// other's join and leave, and after `kill -9` of a node its people leave the other node's presence within the
 /// documented 10 s (Protocol.md, "presence").
 @Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(3)))

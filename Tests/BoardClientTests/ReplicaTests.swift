@@ -161,7 +161,7 @@ import Testing
         #expect(replica.pending.count == 1)
     }
 
-    // MARK: - What changed (issue 16: per-delta work in proportion to the change)
+    // MARK: - What changed (per-delta work in proportion to the change)
 
     @Test func aDeltaReportsTheCardsAndColumnsItChanged() throws {
         var replica = Self.loaded()

@@ -3,9 +3,8 @@ import BoardCore
 import BoardWire
 import Testing
 
-/// The client's events carry the server's `reject` and presence entries as they came (issue 16, the `duplicates`
-/// findings D1/D2/D5): one type each, re-exported by `BoardClient`, not a mirror copied field by field that could
-/// drift from the wire.
+/// The client's events carry the server's `reject` and presence entries as they came: one type each, re-exported
+/// by `BoardClient`, not a mirror copied field by field that could drift from the wire.
 @Suite struct ServerFactsTests {
     @Test func aRejectionIsTheServersRejectItself() {
         #expect(ObjectIdentifier(OpRejection.self) == ObjectIdentifier(ServerMessage.Reject.self))

@@ -3,7 +3,7 @@ import BoardCore
 import BoardWire
 import Testing
 
-/// Presence belongs to a subscription (issue 16, "states carry their data"): it arrives with `presence_state` after
+/// Presence belongs to a subscription (states carry their data): it arrives with `presence_state` after
 /// a subscribe, and it ends with the subscription, whatever ends it, not only where someone remembered to clear it.
 @Suite struct SessionPresenceTests {
     static let carol = ServerMessage.PresenceEntry(session: "s-9", user: "carol", state: .viewing, card: "c1")

@@ -1,7 +1,7 @@
 import BoardHistory
 import Testing
 
-/// The history checker catches each planted violation (issue 14) and passes a clean history.
+/// The history checker catches each planted violation and passes a clean history.
 @Suite struct HistoryCheckerTests {
     /// A clean history: two clients, one with a kill in the middle (resend, resume), a rejected op, a no-op.
     static let clean = """
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func aLostResendIsCaught() throws {
-        // The resend of a#2 is refused as stale although it was never applied (defect 1's symptom).
+        // The resend of a#2 is refused as stale although it was never applied: the op is lost without an ack.
         let text = planted(#"{"t":"ack","board":"b","client":"a","mut":2"#, #"{"t":"reject","board":"b","client":"a","mut":2,"code":"stale_mut"}"#)
             .replacingOccurrences(of: #",{"seq":2,"client":"a","mut":2}"#, with: "")
             .replacingOccurrences(of: #"{"t":"delta","board":"b","client":"a","conn":2,"seq":2,"epoch":"e","origin":"a","mut":2}"#, with: "")

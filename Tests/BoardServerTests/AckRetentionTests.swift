@@ -60,8 +60,8 @@ import Testing
         }
     }
 
-    /// The reliability issue's defect 1: one counter across two boards. An op on one board must never be refused
-    /// because a higher mut of the same client was applied on the other (before, the server kept one mark per client).
+    /// One counter across two boards. An op on one board must never be refused because a higher mut of the same
+    /// client was applied on the other (a single mark per client would refuse it).
     @Test func oneCounterOnTwoBoardsLosesNothing() async throws {
         try await withTestServer { server in
             let client = try await server.connect(clientID: "two-boards")

@@ -9,7 +9,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `corkd invite` and friends against the real binary (issue 11): they return only once a running server has
+/// `corkd invite` and friends against the real binary: they return only once a running server has
 /// applied them (or apply to the store themselves when none runs), a missing board is exit 5 and changes nothing,
 /// and what the server refused is said with its reason.
 @Suite(.serialized, .startsProcesses(within: .minutes(3))) struct AdminCommandTests {

@@ -5,7 +5,7 @@ import Foundation
 import NIOSSL
 import Testing
 
-/// What invite URLs name and pin (issue 11): the host clients can reach (`--public-host`, or the machine's host name
+/// What invite URLs name and pin: the host clients can reach (`--public-host`, or the machine's host name
 /// for a wildcard bind, never `0.0.0.0`) and the certificate the server actually serves (`--cert` included).
 @Suite(.serialized, .startsProcesses(within: .minutes(2))) struct AdvertisedAddressTests {
     /// The subject alternative names of a PEM certificate, as `openssl x509` prints them.

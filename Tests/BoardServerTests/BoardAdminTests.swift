@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `corkd board create|list|rename|archive|unarchive` against the real binary, with the server running and not
-/// (issue 11: there was no shipped way to create a board).
+/// (the shipped way to create and manage boards).
 @Suite(.serialized, .startsProcesses(within: .minutes(3))) struct BoardAdminTests {
     /// The ids `boards` lists for a probe.
     static func boards(_ probe: WireProbe) async throws -> [String] {

@@ -6,7 +6,7 @@ import NIOEmbedded
 import Testing
 @testable import BoardServer
 
-/// The store's writer publishes a durable batch itself (issue 12): acks and deltas leave from its thread, and the
+/// The store's writer publishes a durable batch itself: acks and deltas leave from its thread, and the
 /// board settles afterwards. These check what reaches each connection, and in which order, whoever sends.
 @Suite struct BoardPublicationTests {
     /// A connection on an embedded loop, and what it was sent.

@@ -32,8 +32,8 @@ import Testing
     }
 
     /// A run of rate limiting closes the connection after `rate_close_ms` (10 s) of monotonic time, whatever the
-    /// wall clock did 2 s into it (−1 h: before the fix it never closed; +1 h: the bucket refilled and the run began
-    /// again).
+    /// wall clock did 2 s into it (on the wall clock, −1 h would never close it; +1 h would refill the bucket and begin
+    /// the run again).
     @Test(arguments: jumps) func aRunOfRateLimitingClosesAfterRateCloseMsOfMonotonicTime(jump: Int64) async throws {
         let clock = ManualClock()
         try await withTestServer(clock: clock) { server in
@@ -76,7 +76,7 @@ import Testing
     }
 
     /// A drag not refreshed for `presence_timeout_ms` of monotonic time resets to viewing although the wall clock
-    /// was set back an hour (before the fix: not for an hour).
+    /// was set back an hour (on the wall clock: not for an hour).
     @Test func aDragExpiresAfterTheTimeoutEvenWhenTheWallClockWasSetBack() async throws {
         let clock = ManualClock()
         try await withTestServer(clock: clock, configure: { $0.limits.presenceTimeoutMs = 1_000 }) { server in
@@ -99,8 +99,8 @@ import Testing
         }
     }
 
-    /// A wall clock set forward an hour does not expire a drag that was refreshed no time ago (before the fix: the
-    /// next sweep reset it).
+    /// A wall clock set forward an hour does not expire a drag that was refreshed no time ago (on the wall clock: the
+    /// next sweep would reset it).
     @Test func aDragDoesNotExpireWhenTheWallClockJumpsForward() async throws {
         let clock = ManualClock()
         try await withTestServer(clock: clock, configure: { $0.limits.presenceTimeoutMs = 1_000 }) { server in
@@ -129,8 +129,9 @@ import Testing
         return last
     }
 
-    /// The error budget (20 bad lines in 60 s): +1 h of wall clock forgives nothing (before the fix it forgot every
-    /// bad line); −1 h followed by 60 s of monotonic time forgets them (before the fix it kept them for an hour).
+    /// The error budget (20 bad lines in 60 s): +1 h of wall clock forgives nothing (a wall-clock window would forget
+    /// every bad line); −1 h followed by 60 s of monotonic time forgets them (a wall-clock window would keep them for
+    /// an hour).
     @Test(arguments: jumps) func theErrorBudgetWindowIsMonotonic(jump: Int64) async throws {
         let clock = ManualClock()
         try await withTestServer(clock: clock) { server in

@@ -5,7 +5,7 @@ import NIOEmbedded
 import Testing
 @testable import BoardServer
 
-/// Tables keyed by connection give their storage back when connections close (issue 14, defect 5): Swift's
+/// Tables keyed by connection give their storage back when connections close: Swift's
 /// collections keep their capacity, so after thousands of connections closed the directory and each board kept
 /// storage for all of them, live in the middle of the heap. No sizes in bytes here: the figures are in bench/results/.
 @Suite(.timeLimit(.minutes(1))) struct ConnectionTablesTests {

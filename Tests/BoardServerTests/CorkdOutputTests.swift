@@ -10,7 +10,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A daemon never dies of its own output (issue 11): the real `corkd` with stdout on `/dev/full`, with stdout
+/// A daemon never dies of its own output: the real `corkd` with stdout on `/dev/full`, with stdout
 /// closed, and on a pipe whose reader has gone, must serve and exit 0 on SIGTERM.
 @Suite(.serialized, .startsProcesses(within: .minutes(2))) struct CorkdOutputTests {
     /// Starts corkd through a Python shim that sets up its stdout and `exec`s it (SIGPIPE back to its default first,

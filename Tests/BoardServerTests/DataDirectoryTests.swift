@@ -10,7 +10,7 @@ import Darwin
 #endif
 
 /// The data directory holds every board and token hash: the real `corkd` keeps it 0700 with every file 0600, and
-/// narrows what it finds open at start, naming each file (issue 11).
+/// narrows what it finds open at start, naming each file.
 @Suite(.serialized, .startsProcesses(within: .minutes(2))) struct DataDirectoryTests {
     /// The permission bits of `path` (not following a symbolic link).
     static func mode(_ path: String) -> mode_t {

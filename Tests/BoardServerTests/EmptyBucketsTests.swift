@@ -4,7 +4,7 @@ import Testing
 @testable import BoardServer
 
 /// A session refuses an op itself only while the board's `rate_limited` answer says no token can exist, and only
-/// for muts the board could not answer with an ack (issue 14, defect 2).
+/// for muts the board could not answer with an ack.
 @Suite struct EmptyBucketsTests {
     @Test func refusesNewMutsUntilATokenCanExist() {
         var buckets = EmptyBuckets()

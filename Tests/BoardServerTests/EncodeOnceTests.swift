@@ -9,7 +9,7 @@ import Synchronization
 import Testing
 @testable import BoardServer
 
-/// Issue 12, "Encode once": the store keeps the op and activity texts of each change's `delta` line; nothing is
+/// Encode once: the store keeps the op and activity texts of each change's `delta` line; nothing is
 /// encoded a second time for the store.
 @Suite(.timeLimit(.minutes(1))) struct EncodeOnceTests {
     /// Counts every op and activity the store encodes itself.

@@ -39,7 +39,7 @@ import Testing
             }
             // The slow subscriber's end is read as soon as the server counts the cut, beside the rounds that go on:
             // Protocol.md promises its `slow_consumer` line only to a client that reads within `write_timeout_ms` of
-            // the cut (the server then closes anyway). Read after the last round, the line was lost whenever the
+            // the cut (the server then closes anyway). Read after the last round, the line would be lost whenever the
             // remaining rounds took longer than that plus TLS's wait for close_notify (a loaded CI run).
             async let slowEnd = Self.readToTheEndOnceCut(slow, metrics: metrics, within: .seconds(120))
             let writer = try await server.connect(clientID: "writer", timeout: wait)

@@ -2,7 +2,7 @@ import BoardTesting
 import Foundation
 import Testing
 
-/// The error contract's "one final error line before any close, when it can" (issue 14, defect 6): a connection
+/// The error contract's "one final error line before any close, when it can": a connection
 /// over the pre-auth cap gets its `server_full` line, not a reset during the TLS handshake.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct FinalLineTests {
     @Test func aConnectionOverThePreauthCapGetsTheServerFullLine() async throws {

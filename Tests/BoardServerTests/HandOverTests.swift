@@ -8,7 +8,7 @@ import NIOEmbedded
 import Testing
 @testable import BoardServer
 
-/// Issue 12, "One commit path" and "one hop per op": an applied change goes straight from the board to the store's
+/// One commit path and one hop per op: an applied change goes straight from the board to the store's
 /// writer, with no commit loop of the board's own in between, and the writer sends its ack without waking the board.
 @Suite(.timeLimit(.minutes(1))) struct HandOverTests {
     @Test func anAppliedChangeReachesTheStoreWithoutTheBoardsLoop() async throws {

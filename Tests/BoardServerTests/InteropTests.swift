@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Clients that share no code with corkd against the real binary: Python's `ssl` + `json` and `openssl s_client`
-/// (issue 3, "Interop with OpenSSL clients"; RELIABILITY.md b1 T2).
+/// (RELIABILITY.md b1 T2).
 @Suite(.serialized, .startsProcesses(within: .minutes(2))) struct InteropTests {
     /// `Tests/Interop/worked_session.py`.
     static let script = CorkdProcess.packageRoot.appendingPathComponent("Tests/Interop/worked_session.py")

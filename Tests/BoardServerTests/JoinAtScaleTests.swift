@@ -9,7 +9,7 @@ import NIOEmbedded
 import Testing
 @testable import BoardServer
 
-/// Many people joining one board (issue 12): the board's JSON is encoded once per seq for every `snapshot`, and
+/// Many people joining one board: the board's JSON is encoded once per seq for every `snapshot`, and
 /// presence lines are written together, each subscriber getting every line but those about itself, in order.
 @Suite(.timeLimit(.minutes(1))) struct JoinAtScaleTests {
     static func withBoard(

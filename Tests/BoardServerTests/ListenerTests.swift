@@ -10,7 +10,7 @@ import Testing
 @testable import BoardServer
 
 /// The accept loop under faults: one connection's failed set-up never ends it, and a listener that dies makes the
-/// server stop at once with an error instead of lingering without accepting (issue 11, "Blockers").
+/// server stop at once with an error instead of lingering without accepting.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct ListenerTests {
     struct Injected: Error, CustomStringConvertible {
         var description: String { "injected listener fault" }
@@ -58,7 +58,7 @@ import Testing
         try await Self.withServer { _, _, listener, run in
             // What NIO does when accepting fails for good: the error reaches the end of the listener's pipeline.
             listener.pipeline.fireErrorCaught(Injected())
-            // Before the fix the admin poller kept the server alive, accepting nothing, until a second signal.
+            // The admin poller must not keep the server alive, accepting nothing, until a second signal.
             let outcome = try await Self.result(of: run, within: .seconds(10))
             switch outcome {
             case .success:

@@ -5,7 +5,7 @@ import BoardTesting
 import Foundation
 import Testing
 
-/// Several nodes on one PostgreSQL database act as one server for boards and admin commands (issue 13): a board made
+/// Several nodes on one PostgreSQL database act as one server for boards and admin commands: a board made
 /// through one node is served by every node, and what `corkd revoke` and `corkd board archive` change takes effect
 /// on every node, whichever node applied the command.
 @Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(3)))

@@ -6,7 +6,7 @@ import BoardWire
 import Foundation
 import Testing
 
-/// Presence across two `corkd` nodes (in-process servers over real TLS) on one PostgreSQL database (issue 13): a
+/// Presence across two `corkd` nodes (in-process servers over real TLS) on one PostgreSQL database: a
 /// subscriber on one node sees the people on the other in `presence.state` and as `presence` / `presence.left`
 /// lines, also after its node's LISTEN connection was terminated.
 @Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(3)))

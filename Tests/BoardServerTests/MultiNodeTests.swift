@@ -6,7 +6,7 @@ import BoardWire
 import Foundation
 import Testing
 
-/// Two `corkd` nodes (in-process servers over real TLS) on one PostgreSQL database, writing the same board (issue 13):
+/// Two `corkd` nodes (in-process servers over real TLS) on one PostgreSQL database, writing the same board:
 /// seqs come from the database, a node whose commit finds the head moved catches up and applies its ops again, and
 /// every node fans out what the others committed (LISTEN/NOTIFY), also after its LISTEN connection is killed.
 @Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(3)))

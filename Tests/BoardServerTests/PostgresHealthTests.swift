@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `corkd --health` on PostgreSQL: the port a load balancer checks answers 503 while the node cannot reach its
-/// database, however it learns of it, and 200 again once it can (issue 13).
+/// database, however it learns of it, and 200 again once it can.
 @Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(2)))
 struct PostgresHealthTests {
     @Test("the health port answers 503 while the database is down, though no op was committed or refused, and 200 once it is back")

@@ -8,7 +8,7 @@ import Logging
 import Testing
 
 /// `corkd --store postgres://…`: the real binary serving from PostgreSQL, its admin commands on the same database,
-/// and two nodes starting at once on a fresh one (issue 13).
+/// and two nodes starting at once on a fresh one.
 @Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(2)))
 struct PostgresServeTests {
     @Test("corkd --store serves a client from PostgreSQL; corkd invite --store works with it running and stopped")

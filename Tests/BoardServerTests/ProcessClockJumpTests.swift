@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// RELIABILITY.md M4 end to end: the real `corkd` under `scripts/realtime-shift.c`, an `LD_PRELOAD` shim that moves
-/// only `CLOCK_REALTIME` (libfaketime also moves timer deadlines and hangs Swift's `Task.sleep`, issue 14). The
+/// only `CLOCK_REALTIME` (libfaketime also moves timer deadlines and hangs Swift's `Task.sleep`). The
 /// wall clock is set back and forward an hour while the server runs; stored times follow it, rate limits do not.
 @Suite(.startsProcesses(within: .minutes(3))) struct ProcessClockJumpTests {
     static let hour: Int64 = 3_600_000
@@ -62,8 +62,8 @@ import Testing
         let real = Int64(Date().timeIntervalSince1970 * 1000)
         #expect(abs(real - Self.hour - stamped) < 60_000, "stamped \(stamped), real \(real): the shim did not move corkd's wall clock")
 
-        // Another hour back with the bucket empty: a second later it has refilled a little (before the fix: nothing for
-        // an hour). The rate is 2 ops/s, so a loaded machine's slowness never looks like a full bucket.
+        // Another hour back with the bucket empty: a second later it has refilled a little (on the wall clock: nothing
+        // for an hour). The rate is 2 ops/s, so a loaded machine's slowness never looks like a full bucket.
         var mut = 2
         let drained = try await Self.burst(probe, from: mut, count: 60)
         mut += 60
@@ -75,7 +75,7 @@ import Testing
         #expect(refilled.acks >= 1, "about 2 tokens a second after the wall clock went back an hour: \(refilled)")
 
         // Forward (+1 h from the real time, +3 h from the last reading) with the bucket empty: a second's tokens, not
-        // a full bucket of 40 (before the fix). The pause also ends the run of rate limiting.
+        // a full bucket of 40 (what a wall-clock bucket would grant). The pause also ends the run of rate limiting.
         try "\(Self.hour)\n".write(to: shift, atomically: false, encoding: .utf8)
         try await Task.sleep(for: .milliseconds(1_100))
         let jumped = try await Self.burst(probe, from: mut, count: 40)

@@ -11,7 +11,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `kill -9` of the real `corkd` in the middle of a write burst (RELIABILITY.md b5 D1; issue 3 "Durability"):
+/// `kill -9` of the real `corkd` in the middle of a write burst (RELIABILITY.md b5 D1):
 /// every acknowledged op survives, seqs have no gap and no duplicate, and a replica rebuilt from a snapshot plus the
 /// fetched deltas has the server's board hash.
 @Suite(.startsProcesses(within: .minutes(2))) struct ProcessDurabilityTests {

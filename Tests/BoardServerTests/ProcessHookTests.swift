@@ -2,7 +2,7 @@ import BoardTesting
 import Foundation
 import Testing
 
-/// Webhook deliveries across a `kill -9` of the real corkd (issue 15): the queue is the durable event log read from
+/// Webhook deliveries across a `kill -9` of the real corkd: the queue is the durable event log read from
 /// each hook's stored cursor, so every change is delivered, in seq order, and a change is delivered twice only as a
 /// retry (the same delivery id, never a change after one already delivered).
 @Suite(.serialized, .startsProcesses(within: .minutes(2))) struct ProcessHookTests {

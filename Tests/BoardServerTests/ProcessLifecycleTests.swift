@@ -12,7 +12,7 @@ import Darwin
 #endif
 
 /// The real `corkd` binary across its process boundary (tier 4): signals, a damaged store, plaintext on the TLS port,
-/// and the admin CLI against a running server (RELIABILITY.md b1 T1, b3 A4, b5 D5; issue 3 "Start-up", "Serving").
+/// and the admin CLI against a running server (RELIABILITY.md b1 T1, b3 A4, b5 D5).
 @Suite(.serialized, .startsProcesses(within: .minutes(2))) struct ProcessLifecycleTests {
     @Test func startupPrintsTheAddressTheFingerprintAndTheOwnerInvite() async throws {
         try await withCorkd { corkd in
@@ -160,7 +160,7 @@ import Darwin
         }
     }
 
-    /// Issue 14 defect 7: a restart after `kill -9` does not read the whole file when nothing wrote it since the
+    /// A restart after `kill -9` does not read the whole file when nothing wrote it since the
     /// crashed run's last checkpoint, recovers every acknowledged op from the log, and still refuses a file damaged
     /// after the crash.
     @Test func afterKillNineTheUnchangedStoreStartsWithoutQuickCheckAndADamagedOneIsRefused() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// After answering `rate_limited`, a session reads nothing from its connection for the rest of the bucket's wait
 /// (at most 250 ms): a flooder's lines wait in TCP buffers and its writes block, instead of taking the event loops
-/// from everyone else (issue 14, defect 2; Protocol.md, "Rate limit"). Nothing is dropped: every op is still answered.
+/// from everyone else (Protocol.md, "Rate limit"). Nothing is dropped: every op is still answered.
 @Suite(.timeLimit(.minutes(2))) struct ReadPauseTests {
     /// A clock whose time moves only by the server's own pauses: what the server waited is exactly what it read.
     final class PausingClock: ServerClock {

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import BoardServer
 
-/// The merge of other nodes' presence (issue 13): joins, changes and leaves show; a full announcement replaces what a
+/// The merge of other nodes' presence: joins, changes and leaves show; a full announcement replaces what a
 /// node had; a node not heard for the TTL, a node that says `bye` and a node's former self (same name) drop out; the
 /// payloads stay below NOTIFY's limit and read back as sent.
 @Suite struct RemotePresenceTests {

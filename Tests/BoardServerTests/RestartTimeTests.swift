@@ -5,7 +5,7 @@ import Foundation
 import Logging
 import Testing
 
-/// Issue 14, defect 7: how long `corkd` takes from exec to its listening line with a big store. A measurement, run
+/// How long `corkd` takes from exec to its listening line with a big store. A measurement, run
 /// by hand (it builds a store of `CORK_RESTART_EVENTS` events over `CORK_RESTART_BOARDS` boards through the store
 /// API, a snapshot every 1,000 changes as corkd stores them, then starts corkd three times):
 ///

@@ -9,8 +9,8 @@ import NIOEmbedded
 import Testing
 @testable import BoardServer
 
-/// Issue 14, defect 4: a retained delta must not keep its whole commit batch's buffer alive (RSS grew to 1.17 GB at
-/// 10,000 retained 4.3 KB deltas with 32 in flight), and the delta log is bounded in bytes as well as in count.
+/// A retained delta must not keep its whole commit batch's buffer alive (that took RSS to 1.17 GB at 10,000
+/// retained 4.3 KB deltas with 32 in flight), and the delta log is bounded in bytes as well as in count.
 @Suite(.timeLimit(.minutes(1))) struct RetainedDeltaMemoryTests {
     /// A board loaded from a fresh SQLite store, with `configure` applied to its configuration.
     static func withBoard(

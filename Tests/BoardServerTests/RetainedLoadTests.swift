@@ -9,7 +9,7 @@ import NIOEmbedded
 import Testing
 @testable import BoardServer
 
-/// Issue 14, defect 7: loading a board reads no history (start time does not grow with the log); the retained
+/// Loading a board reads no history (start time does not grow with the log); the retained
 /// changes are read from the store when a resume first needs them, and the resume gets exactly the missed deltas.
 @Suite(.timeLimit(.minutes(1))) struct RetainedLoadTests {
     @Test func aLoadedBoardReadsItsRetainedChangesOnlyWhenAResumeNeedsThem() async throws {

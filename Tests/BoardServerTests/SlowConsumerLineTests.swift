@@ -4,15 +4,15 @@ import Foundation
 import NIOCore
 import Testing
 
-/// RELIABILITY.md b4 R5 and issue 14 defect 6: a subscriber that stops reading is cut as a slow consumer, and the
+/// RELIABILITY.md b4 R5: a subscriber that stops reading is cut as a slow consumer, and the
 /// `slow_consumer` line is the last thing it reads when it reads again — the line is written past the cap and the
 /// close waits (at most `write_timeout_ms`) for it to reach the socket.
 @Suite(.timeLimit(.minutes(3))) struct SlowConsumerLineTests {
     /// The cut writes the line past the cap and the close waits (at most `write_timeout_ms`) for it to reach the
-    /// socket. Before that fix the close discarded the queued bytes and the line with them once the TLS layer's own
-    /// wait for `close_notify` (5 s) ended, so the line arrived only when the client read again within 5 s of the
-    /// cut — on a loaded machine it often did not. The test waits 6 s after the cut before reading, so it fails
-    /// every time without the fix.
+    /// socket. A close that did not wait would discard the queued bytes and the line with them once the TLS layer's
+    /// own wait for `close_notify` (5 s) ended, so the line would arrive only when the client read again within 5 s
+    /// of the cut — on a loaded machine it often would not. The test waits 6 s after the cut before reading, so such
+    /// a close fails it every time.
     @Test
     func R5_aCutSlowConsumerReadsItsSlowConsumerLineLast() async throws {
         let metrics = ServerMetrics()

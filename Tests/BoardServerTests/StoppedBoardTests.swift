@@ -22,7 +22,7 @@ import Testing
             let channel = NIOAsyncTestingChannel()
             let session = SessionRef(id: "s1", user: "owner", clientID: "c1", outbox: Outbox(channel: channel))
             await board.submit(.op(.chat(text: "too late")), mut: 1, from: session)
-            // Bounded: without the fix `drained()` never returns.
+            // Bounded: if the stopped board still applied the op, `drained()` would never return.
             let (done, sink) = AsyncStream.makeStream(of: Bool.self)
             let drain = Task {
                 await board.drained()

@@ -6,7 +6,7 @@ import Foundation
 import Logging
 import Testing
 
-/// `corkd migrate-store`: a SQLite store copied into PostgreSQL through the store protocols (issue 13).
+/// `corkd migrate-store`: a SQLite store copied into PostgreSQL through the store protocols.
 @Suite(.enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(2)))
 struct StoreMigrationTests {
     static let logger: Logger = {

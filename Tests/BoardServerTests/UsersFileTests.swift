@@ -8,7 +8,7 @@ import Foundation
 import Logging
 import Testing
 
-/// `corkd invite --users-file`: the format (pure) and the real binary (issue 11), and `members_max` large enough
+/// `corkd invite --users-file`: the format (pure) and the real binary, and `members_max` large enough
 /// for a 1,000-subscriber board of distinct users, configurable with `--members-max`.
 @Suite(.serialized, .startsProcesses(within: .minutes(3))) struct UsersFileTests {
     @Test func theFormatTakesDefaultsCommentsAndSeveralBoards() throws {

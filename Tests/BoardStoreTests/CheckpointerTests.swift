@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import BoardStore
 
-/// The store checkpoints beside its writer (issue 12: a checkpoint on the writer's thread held every board's next
+/// The store checkpoints beside its writer (a checkpoint on the writer's thread would hold every board's next
 /// commit for tens of milliseconds), and the log still starts over.
 @Suite(.timeLimit(.minutes(1))) struct CheckpointerTests {
     @Test func aCommitPastTheThresholdDoesNotWaitForTheCheckpointAndTheLogStartsOverAfter() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import BoardStore
 
-/// Issue 12: the commit's fixed cost, measured, not asserted (no timing assertions in tests). It runs only when
+/// The commit's fixed cost, measured, not asserted (no timing assertions in tests). It runs only when
 /// `CORKD_MEASURE_COMMIT` is set, and prints the process CPU time (user + system, every thread: the caller and the
 /// store's writer) per commit and per op at 1 and 50 ops per commit, on a real SQLite file in WAL mode with
 /// `synchronous=FULL`, through the path the server uses (`submit` of changes the server encoded). Run:

@@ -5,7 +5,7 @@ import Testing
 
 @testable import BoardStore
 
-/// What a node's PostgreSQL store keeps, or takes again, when the database restarts under it (issue 13).
+/// What a node's PostgreSQL store keeps, or takes again, when the database restarts under it.
 @Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(2)))
 struct PostgresRestartTests {
     @Test("a node's shared serving lock is taken again once the database is back, so an admin command still hands its work to the node")
@@ -33,7 +33,7 @@ struct PostgresRestartTests {
             let store = try await PostgresStore.open(location, logger: StoreFixtures.logger)
             let outcome = Outcome()
             let logger = StoreFixtures.logger
-            // Not awaited in a group: before the fix it never returned (and is left behind if it still does not).
+            // Not awaited in a group: a write that never returns would hold the group (it is left behind instead).
             let write = Task {
                 do {
                     try await store.write("sleeping") { connection in
@@ -62,7 +62,7 @@ struct PostgresRestartTests {
             let store = try await PostgresStore.open(location, logger: StoreFixtures.logger)
             let outcome = Outcome()
             let logger = StoreFixtures.logger
-            // Not awaited in a group: before the fix it never returned (and is left behind if it still does not).
+            // Not awaited in a group: a read that never returns would hold the group (it is left behind instead).
             let read = Task {
                 do {
                     _ = try await store.read("after the close") { connection in

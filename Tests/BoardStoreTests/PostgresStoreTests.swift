@@ -5,7 +5,7 @@ import Testing
 
 @testable import BoardStore
 
-/// What only the shared PostgreSQL store must do: several nodes on one database (issue 13).
+/// What only the shared PostgreSQL store must do: several nodes on one database.
 @Suite("PostgresStore: several nodes on one database", .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(2)))
 struct PostgresStoreTests {
     @Test("two nodes starting at once migrate the schema once and both serve")

@@ -5,7 +5,7 @@ import Testing
 
 @testable import BoardStore
 
-/// Issue 12, "Encode once": the server hands the store each change with the JSON texts of its `delta` line, and the
+/// Encode once: the server hands the store each change with the JSON texts of its `delta` line, and the
 /// store writes those texts as they are.
 @Suite("Store (SQLite and PostgreSQL) appends of encoded changes")
 struct StoreEncodedAppendTests {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import BoardStore
 
-/// Outgoing webhooks as the store keeps them (issue 15): added per board, listed, their delivery state updated, and
+/// Outgoing webhooks as the store keeps them: added per board, listed, their delivery state updated, and
 /// removed; the same behaviour on SQLite and PostgreSQL, and kept across a reopen.
 @Suite("Store (SQLite and PostgreSQL) webhooks")
 struct StoreHookTests {

@@ -3,7 +3,7 @@ import GRDB
 import Testing
 @testable import BoardStore
 
-/// Issue 14, defect 5: the store gives back the read-only connections a burst opened (`releaseIdleMemory`, called with
+/// The store gives back the read-only connections a burst opened (`releaseIdleMemory`, called with
 /// corkd's memory trim); reads go on through fresh ones.
 @Suite(.timeLimit(.minutes(1))) struct StoreIdleMemoryTests {
     /// GRDB names each reader connection by the order it was made (`….reader.N`): the same reader serves reads one

@@ -4,7 +4,7 @@ import Testing
 
 @testable import BoardStore
 
-/// Issue 14 defect 7: an open reads the whole file (`PRAGMA quick_check`) only when no mark vouches for it, and any
+/// An open reads the whole file (`PRAGMA quick_check`) only when no mark vouches for it, and any
 /// write to the file after the mark makes it check again.
 @Suite("SQLiteStore open check")
 struct StoreOpenCheckTests {

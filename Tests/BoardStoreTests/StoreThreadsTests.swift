@@ -4,7 +4,7 @@ import GRDB
 import Testing
 @testable import BoardStore
 
-/// Issue 14, defect 5: the SQLite store runs on threads of its own (`StoreThreads`), not on libdispatch's overcommit
+/// The SQLite store runs on threads of its own (`StoreThreads`), not on libdispatch's overcommit
 /// threads behind GRDB's async API, whose continuation caches kept the connections' memory resident; and those
 /// threads end with the store.
 @Suite(.timeLimit(.minutes(1))) struct StoreThreadsTests {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import BoardStore
 
-/// Issue 12, "One commit path": the SQLite store's one writer takes what is handed over (`submit`) in call order and
+/// One commit path: the SQLite store's one writer takes what is handed over (`submit`) in call order and
 /// answers each hand-over on the writer itself, once its transaction is durable.
 @Suite struct StoreWriterTests {
     @Test func handOversWithoutWaitingAreCommittedInCallOrderAndSharedTransactions() async throws {

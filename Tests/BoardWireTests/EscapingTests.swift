@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import BoardWire
 
-/// One JSON string escaper (issue 16): the wire's byte writer and `JSONValue`'s canonical text (which the board hash
+/// One JSON string escaper: the wire's byte writer and `JSONValue`'s canonical text (which the board hash
 /// follows) escape every string alike, and the result reads back as the same string.
 @Suite struct EscapingTests {
     static let tricky: [String] = [

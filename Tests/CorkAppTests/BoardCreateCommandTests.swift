@@ -5,7 +5,7 @@ import CorkApp
 import Foundation
 import Testing
 
-/// `cork board create NAME [--id ID]` over the wire's `board.create` (issue 11), and the id it makes from a name.
+/// `cork board create NAME [--id ID]` over the wire's `board.create`, and the id it makes from a name.
 @Suite(.serialized, .startsProcesses(within: .minutes(2))) struct BoardCreateCommandTests {
     @Test func theIdIsMadeFromTheName() {
         #expect(BoardSlug.id(for: "Release 2026") == "release-2026")

@@ -5,7 +5,7 @@ import CorkApp
 import Foundation
 import Testing
 
-/// The real `cork` binary against the real corkd (issue 15): columns, milestones, checklists, boards and members,
+/// The real `cork` binary against the real corkd: columns, milestones, checklists, boards and members,
 /// the archive and purge, undo and redo, each with --json and its exit codes, and their history sentences.
 @Suite(.serialized, .startsProcesses(within: .minutes(3))) struct BoardPartsCommandTests {
     @Test func columnsAreAddedRenamedMovedLimitedAndRemoved() async throws {

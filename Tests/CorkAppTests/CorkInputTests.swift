@@ -2,7 +2,7 @@ import BoardTesting
 import Foundation
 import Testing
 
-/// No crash on I/O (issue 14, defect 3): `cork import -` reads stdin that cannot be read (a directory, a closed
+/// No crash on I/O: `cork import -` reads stdin that cannot be read (a directory, a closed
 /// descriptor) and must fail with a message and exit 1, never trap (`readDataToEndOfFile` is a `try!` inside
 /// Foundation).
 @Suite(.serialized, .startsProcesses(within: .minutes(1))) struct CorkInputTests {

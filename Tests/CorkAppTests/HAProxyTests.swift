@@ -10,7 +10,7 @@ import Darwin
 #endif
 
 /// A real HAProxy (deploy/haproxy.cfg with free ports) in front of two real `corkd` nodes on one PostgreSQL
-/// database, and the real `cork` pointed at HAProxy (issue 13, "Done means"): cards added through it land on either
+/// database, and the real `cork` pointed at HAProxy: cards added through it land on either
 /// node and show on both; after `kill -9` of a node, `cork` keeps working through HAProxy and nothing is lost.
 @Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(3)))
 struct HAProxyTests {

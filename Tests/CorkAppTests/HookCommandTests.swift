@@ -2,7 +2,7 @@ import BoardTesting
 import Foundation
 import Testing
 
-/// `cork hook add|list|test|remove` against the real corkd and `Examples/webhook_receiver.py` (issue 15): `--json`,
+/// `cork hook add|list|test|remove` against the real corkd and `Examples/webhook_receiver.py`: `--json`,
 /// the made secret shown once, and the documented exit codes.
 @Suite(.serialized, .startsProcesses(within: .minutes(2))) struct HookCommandTests {
     static let secret = "cli-secret-0123456789"

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 16: a UI is built on `BoardClient` and `BoardCore` only. `cork` (its library and its executable) and the
+/// A UI is built on `BoardClient` and `BoardCore` only. `cork` (its library and its executable) and the
 /// Swift bot example are such UIs, so none of their files may import `BoardWire` (the wire envelopes stay inside the
 /// client library; the few wire values a UI names are re-exported by `BoardClient`).
 @Suite struct ImportLayeringTests {

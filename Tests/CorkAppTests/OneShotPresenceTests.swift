@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// One-shot `cork` commands subscribe without presence (`"presence":false`), so they never show up as
-/// "X joined" / "X left" in anyone's feed (issue 11, "Real users on real machines").
+/// "X joined" / "X left" in anyone's feed.
 @Suite(.serialized, .startsProcesses(within: .minutes(3))) struct OneShotPresenceTests {
     @Test func oneShotCommandsAreNotJoins() async throws {
         try await withCorkd { corkd in

@@ -9,8 +9,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The command lines of `Examples/README.md`, run exactly as written (issue 11: `Examples/ci-bot.sh` as documented
-/// failed with `cork: command not found`).
+/// The command lines of `Examples/README.md`, run exactly as written: a documented command that is not run drifts
+/// (`Examples/ci-bot.sh` as documented once failed with `cork: command not found`, unnoticed).
 ///
 /// Each runs in bash, as nobody under a root test run, in a copy of a checkout's layout (`Examples/` copied and the
 /// binaries of `.build/debug` linked from this package, and the

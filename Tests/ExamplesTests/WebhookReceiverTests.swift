@@ -8,7 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `Examples/webhook_receiver.py` as `Examples/README.md` runs it (issue 15): the documented receiver and
+/// `Examples/webhook_receiver.py` as `Examples/README.md` runs it: the documented receiver and
 /// `cork hook add` lines against the real corkd, signed events printed in order, across a corkd restart.
 @Suite(.serialized, .startsProcesses(within: .minutes(2))) struct WebhookReceiverTests {
     @Test func theReceiverPrintsSignedEventsInOrderAcrossARestart() async throws {

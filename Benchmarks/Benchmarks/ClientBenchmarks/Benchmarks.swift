@@ -3,7 +3,7 @@ import BoardClientCore
 import BoardCore
 import BoardWire
 
-/// The client core on a 10,000-card board (issue 16): a foreign delta applied and its board update published, the
+/// The client core on a 10,000-card board: a foreign delta applied and its board update published, the
 /// same with 100 pending ops to rebase, a reconnect that catches up 1,000 missed deltas, and the memory a replica of
 /// that board holds. Run with
 /// `swift package benchmark --target ClientBenchmarks` from the Benchmarks folder.

@@ -1,6 +1,6 @@
 import Benchmark
 
-/// The hot paths of corkd, measured on the main package's own code (issue 6): the reducer, the delta encoder, line
+/// The hot paths of corkd, measured on the main package's own code: the reducer, the delta encoder, line
 /// framing with the pre-scan, and the snapshot diff. Run with `swift package benchmark` from this folder.
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(

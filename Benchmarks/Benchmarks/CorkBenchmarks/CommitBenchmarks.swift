@@ -4,7 +4,7 @@ import BoardStore
 import Foundation
 import Logging
 
-/// The commit's fixed cost (issue 12): `SQLiteStore.append` of one event and of 50 events per transaction, on a real
+/// The commit's fixed cost: `SQLiteStore.append` of one event and of 50 events per transaction, on a real
 /// SQLite file in WAL mode with `synchronous=FULL`. Read the CPU metrics (`cpuUser`, `cpuSystem`) for the cost per
 /// commit; divide by the ops per commit for the cost per op. Wall time includes the fsync.
 func commitBenchmarks() {

@@ -3,7 +3,7 @@ import BoardCore
 /// What a session knows about its user's token buckets after a board answered `rate_limited`: until `untilMs` the
 /// bucket holds no token (other sessions only ever take tokens), so a further op can be refused by the session
 /// itself, without decoding more than the op line or waiting on the board's actor — a flooder then costs the board
-/// nothing and the other users' ops never queue behind its rejections (issue 14, defect 2).
+/// nothing and the other users' ops never queue behind its rejections.
 ///
 /// Only ops the board could not answer otherwise are refused here: a `mut` above every mut of this client the board
 /// had applied or was applying when it answered (a resend of an applied op still goes to the board for its original

@@ -1,6 +1,6 @@
 import NIOCore
 
-/// Refusing a connection the server has no room for (issue 14, defect 6): the documented `server_full` line, never
+/// Refusing a connection the server has no room for: the documented `server_full` line, never
 /// a reset in the middle of the TLS handshake.
 ///
 /// The refusal is decided as soon as the connection is accepted, usually before its TLS handshake has finished.

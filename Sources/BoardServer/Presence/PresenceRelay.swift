@@ -3,7 +3,7 @@ import BoardStore
 import Foundation
 import Logging
 
-/// Presence across nodes sharing one PostgreSQL database (issue 13): publishes this node's presence changes on the
+/// Presence across nodes sharing one PostgreSQL database: publishes this node's presence changes on the
 /// store's presence channel and merges the other nodes' into this node's boards, so a subscriber here sees the
 /// people on every node, in `presence.state` and as `presence` / `presence.left` lines.
 ///

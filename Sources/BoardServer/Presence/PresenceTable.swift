@@ -6,7 +6,7 @@ import NIOCore
 /// `presence.state` a joining session gets is a concatenation of ready bytes.
 ///
 /// Sorting and encoding every entry for every join made a thousand people joining one board cost about 3 s of CPU
-/// (issue 12: the sort 31 % and the encoder 18 % of the join's profile). An entry is now encoded once when it
+/// (the sort 31 % and the encoder 18 % of the join's profile). Here an entry is encoded once when it
 /// changes and placed by binary search; the line is byte for byte what `Lines.line(.presenceState(…))` writes for the
 /// entries sorted by session.
 struct PresenceTable {

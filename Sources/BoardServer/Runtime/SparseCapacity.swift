@@ -1,4 +1,4 @@
-/// Giving back the storage of a table that was large once (issue 14, defect 5).
+/// Giving back the storage of a table that was large once.
 ///
 /// Swift's collections keep their capacity when elements are removed: after 10,000 idle connections closed, the
 /// session directory and a board's subscriber table still held storage for 10,000 sessions (about 90 bytes each

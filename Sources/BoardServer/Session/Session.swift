@@ -33,7 +33,7 @@ final class SessionContext: Sendable {
 ///
 /// A class, used only by the connection's own task: its async frames then hold one reference instead of the whole
 /// session. A Swift task keeps the memory of its deepest chain of async frames for as long as it lives, which for a
-/// session is as long as the connection (see `inOwnTask`); issue 14, defect 5 bounds an idle connection's memory.
+/// session is as long as the connection (see `inOwnTask`): that memory is part of what every idle connection costs.
 final class Session {
     let connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     let context: SessionContext
@@ -62,7 +62,7 @@ final class Session {
     var emptyBuckets = EmptyBuckets()
     /// Set when this session answered `rate_limited`: how long to read nothing more from the connection (at most
     /// `EmptyBuckets.maxWindowMs`). A flooder's lines then wait in TCP buffers, and its writes block, instead of
-    /// taking the event loop and the CPU from the other connections (issue 14, defect 2).
+    /// taking the event loop and the CPU from the other connections.
     var readPauseMs: Int64?
     /// The peer's IP address (for the pre-auth cap).
     let address: String

@@ -60,7 +60,7 @@ extension PostgresStore {
     /// backend) and `body` has not returned `lostGrace` later, this throws `.io` ("lost the database connection";
     /// `outcomeUnknown` for a write) and leaves `body` behind. postgres-nio never answers a query written to a
     /// connection that has closed (its promise is dropped, not failed), so such a `body` would wait for ever, and the
-    /// board whose commit it was with it (issue 13: a node stuck behind the head after a PostgreSQL restart).
+    /// board whose commit it was with it (its node stuck behind the head after a PostgreSQL restart).
     private func pooled<T: Sendable>(
         _ what: String, leaseTimeout: Duration? = nil, lostOutcome: LostOutcome = .nothingWritten,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T

@@ -94,7 +94,7 @@ extension PostgresStore {
             ]
         ),
         (
-            // Outgoing webhooks (issue 15): the queue is the events table read from `delivered_seq` + 1 on.
+            // Outgoing webhooks: the queue is the events table read from `delivered_seq` + 1 on.
             "v2-hooks",
             [
                 """
