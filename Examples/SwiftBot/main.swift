@@ -50,7 +50,7 @@ func reactions(to event: ActivityEvent, me: UserID) -> [Op] {
     let board = event.board
     guard !event.isOwn, let done = board.columns.last else { return [] }
     switch event.op {
-    case .moveCard(let id, let column, _):
+    case .moveCard(let id, let column, _, _):
         guard let card = board.cards[id] else { return [] }
         if column == done.id, !card.closed {
             return [

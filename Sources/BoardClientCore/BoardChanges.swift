@@ -57,12 +57,13 @@ public enum BoardChanges: Hashable, Sendable {
             .updateMilestone, .closeMilestone, .reopenMilestone, .deleteMilestone, .removeColumn:
             return .everything
         case .addColumn(let column, _, _), .renameColumn(let column, _), .moveColumn(let column, _),
-            .setWIPLimit(let column, _):
+            .setWIPLimit(let column, _), .setInProgress(let column, _):
             return .parts(cards: [], columns: [column])
         case .addCard(let add): return card(add.card, to: add.column)
         case .editCard(let edit): return card(edit.card)
-        case .moveCard(let id, let column, _): return card(id, to: column)
+        case .moveCard(let id, let column, _, _): return card(id, to: column)
         case .addLabel(let id, _), .removeLabel(let id, _), .assign(let id, _), .unassign(let id, _),
+            .blockCard(let id, _), .unblockCard(let id, _),
             .closeCard(let id), .reopenCard(let id), .archiveCard(let id), .restoreCard(let id), .purgeCard(let id),
             .addChecklistItem(let id, _, _, _, _), .editChecklistItem(let id, _, _, _), .removeChecklistItem(let id, _),
             .addComment(let id, _, _), .editComment(let id, _, _), .deleteComment(let id, _):

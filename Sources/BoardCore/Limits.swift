@@ -42,6 +42,10 @@ public enum Limits {
     public static let labelsPerCardMax = 20
     /// Most assignees of one card.
     public static let assigneesPerCardMax = 20
+    /// Most cards one card waits for (`card.block`).
+    public static let blockersPerCardMax = 20
+    /// Longest reason for moving a blocked card into an in-progress column, in UTF-8 bytes.
+    public static let forceReasonMaxBytes = 500
     /// Most checklist items on one card.
     public static let checklistItemsMax = 100
     /// Most comments on one card.

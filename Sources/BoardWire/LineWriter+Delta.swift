@@ -127,6 +127,9 @@ extension JSONByteWriter {
             } else {
                 put(#","limit":null"#)
             }
+        case .setInProgress(let column, let on):
+            field(#","column":"#, column)
+            field(#","in_progress":"#, on)
         case .addCard(let a):
             field(#","card":"#, a.card)
             field(#","column":"#, a.column)
@@ -146,16 +149,20 @@ extension JSONByteWriter {
             clearable(#","due":"#, e.due) { field($0, $1.description) }
             clearable(#","milestone":"#, e.milestone) { field($0, $1) }
             clearable(#","ref":"#, e.ref) { field($0, $1) }
-        case .moveCard(let card, let column, let p):
+        case .moveCard(let card, let column, let p, let force):
             field(#","card":"#, card)
             field(#","to_column":"#, column)
             placement(p)
+            field(#","force":"#, force)
         case .addLabel(let card, let label), .removeLabel(let card, let label):
             field(#","card":"#, card)
             field(#","label":"#, label)
         case .assign(let card, let user), .unassign(let card, let user):
             field(#","card":"#, card)
             field(#","user":"#, user)
+        case .blockCard(let card, let by), .unblockCard(let card, let by):
+            field(#","card":"#, card)
+            field(#","by":"#, by)
         case .closeCard(let card), .reopenCard(let card), .archiveCard(let card), .restoreCard(let card),
             .purgeCard(let card):
             field(#","card":"#, card)
@@ -275,6 +282,7 @@ extension JSONByteWriter {
         dictionary(#""columns":"#, names.columns)
         dictionary(#""labels":"#, names.labels)
         dictionary(#""milestones":"#, names.milestones)
+        dictionary(#""cards":"#, names.cards)
         if let item = names.item {
             key(#""item":"#)
             writeString(item)

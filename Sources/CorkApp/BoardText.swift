@@ -38,7 +38,7 @@ public enum BoardText {
         return header
     }
 
-    /// `#12 title [bug, docs] due 2026-01-20 OVERDUE @bob @carol`, plus `(closed)` or `(archived)`.
+    /// `#12 title [bug, docs] due 2026-01-20 OVERDUE @bob @carol BLOCKED by #3`, plus `(closed)` or `(archived)`.
     public static func cardLine(_ card: Card, in board: Board, today: Day) -> String {
         var parts = ["#\(card.number)", FeedText.oneLine(card.title)]
         if !card.labels.isEmpty { parts.append("[\(labelNames(card, in: board).joined(separator: ", "))]") }
@@ -47,6 +47,8 @@ public enum BoardText {
             if card.isOverdue(today: today) { parts.append("OVERDUE") }
         }
         parts += card.assignees.map { "@\($0)" }
+        let waiting = board.blockers(of: card)
+        if !waiting.isEmpty { parts.append("BLOCKED by " + waiting.map { "#\($0.number)" }.joined(separator: ", ")) }
         if card.closed { parts.append("(closed)") }
         if card.archived { parts.append("(archived)") }
         return parts.joined(separator: " ")
@@ -74,6 +76,14 @@ public enum BoardText {
             fields.append("milestone: \(FeedText.oneLine(board.milestone(milestone)?.title ?? milestone.rawValue))")
         }
         if let ref = card.ref { fields.append("ref: \(FeedText.oneLine(ref))") }
+        let waiting = board.blockers(of: card)
+        if !waiting.isEmpty {
+            fields.append("blocked by: " + waiting.map { "#\($0.number) \(FeedText.oneLine($0.title))" }.joined(separator: ", "))
+        }
+        let blocks = board.blocked(by: card.id)
+        if !blocks.isEmpty {
+            fields.append("blocks: " + blocks.map { "#\($0.number) \(FeedText.oneLine($0.title))" }.joined(separator: ", "))
+        }
         fields.append("id: \(card.id)")
         lines += fields.map { "  " + $0 }
         lines.append(

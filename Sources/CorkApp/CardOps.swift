@@ -83,11 +83,26 @@ public enum CardOps {
 
     /// The `card.move` of `cork move CARD COLUMN …`.
     public static func move(
-        _ cardText: String, to columnText: String, placement: (Board) throws(CorkFailure) -> Placement, on board: Board
+        _ cardText: String, to columnText: String, placement: (Board) throws(CorkFailure) -> Placement, force: String? = nil,
+        on board: Board
     ) throws(CorkFailure) -> Op {
         let card = try card(cardText, on: board)
         let column = try resolve { () throws(ResolutionError) in try ColumnReference.resolve(columnText, in: board) }
-        return .moveCard(card: card.id, column: column.id, placement: try placement(board))
+        if let force, force.trimmingSpaces.isEmpty { throw CorkFailure.usage("--force needs a reason") }
+        return .moveCard(card: card.id, column: column.id, placement: try placement(board), force: force)
+    }
+
+    /// The `card.block`s (or `card.unblock`s) of `cork block CARD --by OTHER …`.
+    public static func block(_ cardText: String, by others: [String], remove: Bool, on board: Board) throws(CorkFailure) -> (CardID, [Op]) {
+        let card = try card(cardText, on: board)
+        guard !others.isEmpty else { throw CorkFailure.usage("name the blocking card with --by") }
+        var ops: [Op] = []
+        for text in others {
+            let other = try self.card(text, on: board)
+            if other.id == card.id { throw CorkFailure.usage("#\(card.number) cannot wait for itself") }
+            ops.append(remove ? .unblockCard(card: card.id, by: other.id) : .blockCard(card: card.id, by: other.id))
+        }
+        return (card.id, ops)
     }
 
     /// The `card.edit` of `cork edit`: at least one field, not both `--due` and `--no-due`, and not both a

@@ -26,6 +26,12 @@ public enum ColumnOps {
     }
 
     /// The `column.move` of the column `reference` names to 1-based `position` (past the end: the right end).
+    /// The `column.in_progress` of `cork column progress COLUMN on|off`.
+    public static func inProgress(_ reference: String, on: Bool, on board: Board) throws(CorkFailure) -> Op {
+        let column = try CardOps.resolve { () throws(ResolutionError) in try ColumnReference.resolve(reference, in: board) }
+        return .setInProgress(column: column.id, on: on)
+    }
+
     public static func move(_ reference: String, to position: Int, on board: Board) throws(CorkFailure) -> Op {
         .moveColumn(column: try column(reference, on: board).id, index: try index(position))
     }

@@ -41,6 +41,17 @@ struct FeedLookup {
         }
     }
 
+    /// `#2 "Fix login"` for another card the record names (a blocker), by id.
+    func otherCard(_ id: String) -> String {
+        if let card = after.cards[CardID(id)] ?? before?.cards[CardID(id)] {
+            return "#\(card.number) \(FeedText.quotedTitle(card.title))"
+        }
+        if let named = names?.cards?[id], let space = named.firstIndex(of: " ") {
+            return "\(named[..<space]) \(FeedText.quotedTitle(String(named[named.index(after: space)...])))"
+        }
+        return "card \(id)"
+    }
+
     /// The display name of a column, by id.
     func column(_ id: ColumnID) -> String {
         names?.columns?[id.rawValue] ?? after.column(id)?.name ?? before?.column(id)?.name ?? id.rawValue

@@ -10,7 +10,10 @@ extension FeedSentence {
         case .cardEdit: return edit(n)
         case .cardMove:
             if let change = n.change("column"), let from = n.column(change.old), let to = n.column(change.new) {
-                return "moved \(card) \(from) → \(to)"
+                guard let reason = n.activity.text else { return "moved \(card) \(from) → \(to)" }
+                let past = (n.names?.cards ?? [:]).keys.sorted().map(n.otherCard).joined(separator: ", ")
+                return "moved \(card) \(from) → \(to) although blocked" + (past.isEmpty ? "" : " by \(past)")
+                    + ": \(FeedText.truncate(reason, max: n.textMax))"
             }
             return "reordered \(card)\(n.cardColumn.map { " in \($0)" } ?? "")"
         case .cardLabel, .cardUnlabel:
@@ -22,6 +25,11 @@ extension FeedSentence {
             let (added, removed) = n.arrayDelta("assignees")
             let users = (added + removed).isEmpty ? "someone" : (added + removed).joined(separator: ", ")
             return kind == .cardAssign ? "assigned \(users) to \(card)" : "unassigned \(users) from \(card)"
+        case .cardBlock, .cardUnblock:
+            let (added, removed) = n.arrayDelta("blocked_by")
+            let others = (added + removed).map(n.otherCard).joined(separator: ", ")
+            let list = others.isEmpty ? "another card" : others
+            return kind == .cardBlock ? "marked \(card) as blocked by \(list)" : "marked \(card) as no longer blocked by \(list)"
         case .cardClose: return "closed \(card)"
         case .cardReopen: return "reopened \(card)"
         case .cardArchive: return "archived \(card)"
@@ -36,7 +44,7 @@ extension FeedSentence {
         case .commentEdit: return "edited a comment on \(card): \(commentText(n))"
         case .commentDelete: return "deleted a comment on \(card)"
         case .boardRename, .memberSet, .memberRemove, .columnAdd, .columnRename, .columnMove, .columnRemove,
-            .columnWIP, .labelCreate, .labelUpdate, .labelDelete, .milestoneCreate, .milestoneUpdate,
+            .columnWIP, .columnInProgress, .labelCreate, .labelUpdate, .labelDelete, .milestoneCreate, .milestoneUpdate,
             .milestoneClose, .milestoneReopen, .milestoneDelete, .chat:
             // Not about a card: the caller sends these elsewhere.
             return predicate(n)

@@ -46,7 +46,8 @@ public enum FeedSentence {
             return "made a change (\(FeedText.truncate(n.activity.kind, max: titleMax)))"
         }
         switch kind {
-        case .cardAdd, .cardEdit, .cardMove, .cardLabel, .cardUnlabel, .cardAssign, .cardUnassign, .cardClose,
+        case .cardAdd, .cardEdit, .cardMove, .cardLabel, .cardUnlabel, .cardAssign, .cardUnassign, .cardBlock,
+            .cardUnblock, .cardClose,
             .cardReopen, .cardArchive, .cardRestore, .cardPurge, .checklistAdd, .checklistEdit, .checklistRemove,
             .commentAdd, .commentEdit, .commentDelete:
             return cardPredicate(n, kind: kind)
@@ -61,6 +62,9 @@ public enum FeedSentence {
             return "moved column \(n.subjectColumn)\(position)"
         case .columnRemove: return "removed column \(n.subjectColumn)"
         case .columnWIP: return wip(n)
+        case .columnInProgress:
+            let on = n.change("in_progress").map { $0.new.bool ?? ($0.old.bool == false) } ?? true
+            return "marked column \(n.subjectColumn) as \(on ? "in progress" : "not in progress")"
         case .labelCreate:
             let color = n.new("color").map { " (\($0))" } ?? ""
             return "created label \(n.subjectLabel)\(color)"

@@ -10,7 +10,7 @@ struct ColumnCommand: AsyncParsableCommand {
             A column is named by its id or its name in any case (doing finds DOING). Positions count from 1, the \
             leftmost column. Owners and editors may change columns; others get exit 3 (forbidden).
             """,
-        subcommands: [Add.self, Rename.self, Move.self, Remove.self, WIP.self])
+        subcommands: [Add.self, Rename.self, Move.self, Remove.self, WIP.self, Progress.self])
 
     /// The report of every column command: `text`'s line (given the column's name before the change, its new name
     /// for an add) and the columns after the change, as text and in JSON.
@@ -28,7 +28,7 @@ struct ColumnCommand: AsyncParsableCommand {
         var subject = ""
         switch op {
         case .addColumn(let id, _, _), .renameColumn(let id, _), .moveColumn(let id, _), .removeColumn(let id),
-            .setWIPLimit(let id, _):
+            .setWIPLimit(let id, _), .setInProgress(let id, _):
             subject = id.rawValue
         default: break
         }
@@ -138,6 +138,32 @@ struct ColumnCommand: AsyncParsableCommand {
                 try ColumnOps.wip(column, limit: limit, hard: hard, soft: soft, none: none, on: board)
             } report: { name, _ in
                 limit.map { "set the WIP limit of \(name) to \($0) (\(hard ? "hard" : "soft"))" } ?? "cleared the WIP limit of \(name)"
+            }
+        }
+    }
+
+    /// `cork column progress COLUMN on|off`.
+    struct Progress: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "progress", abstract: "Mark a column as in progress (a blocked card cannot enter it) or not.",
+            discussion: """
+                By default only the column with id doing is in progress. A card blocked by open cards (cork block) \
+                is refused (exit 3, blocked) when moved into an in-progress column, unless an editor moves it with \
+                cork move --force REASON.
+                """)
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The column (id or name).") var column: String
+        @Argument(help: "on or off.") var state: String
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let (column, state) = (column, state)
+            guard ["on", "off"].contains(state.lowercased()) else { throw CorkFailure.usage("give on or off, not \(state)") }
+            let on = state.lowercased() == "on"
+            try await ColumnCommand.change(connection, json: json) { board throws(CorkFailure) in
+                try ColumnOps.inProgress(column, on: on, on: board)
+            } report: { name, _ in
+                "marked \(name) as \(on ? "in progress" : "not in progress")"
             }
         }
     }

@@ -14,14 +14,17 @@ struct MoveCommand: AsyncParsableCommand {
     @Option(help: "Put it right before this card.") var before: String?
     @Flag(help: "Put it at the top.") var top = false
     @Flag(help: "Put it at the bottom (the default).") var bottom = false
+    @Option(
+        help: "Move a blocked card into an in-progress column anyway (editors and owners); the reason goes in the activity.")
+    var force: String?
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
-        let (card, column, after, before, top, bottom) = (card, column, after, before, top, bottom)
+        let (card, column, after, before, top, bottom, force) = (card, column, after, before, top, bottom, force)
         try await CardChange.run(connection, json: json, verb: "moved") { board throws(CorkFailure) in
             let op = try CardOps.move(card, to: column, placement: { board throws(CorkFailure) in
                 try CardOps.placement(after: after, before: before, top: top, bottom: bottom, on: board)
-            }, on: board)
+            }, force: force, on: board)
             return (op.card!, [op])
         }
     }

@@ -73,6 +73,7 @@ enum Fixtures {
             .moveColumn(column: "done", index: 0),
             .removeColumn(column: "qa"),
             .setWIPLimit(column: "doing", limit: WIPLimit(limit: 3, hard: true)),
+            .setInProgress(column: "todo", on: true),
             .addCard(
                 AddCard(
                     card: "n1", column: "doing", placement: Placement(after: "c4"), title: "New", description: "D",
@@ -81,11 +82,15 @@ enum Fixtures {
                 EditCard(
                     card: "c1", title: "T", description: "D", baseSeq: 3, due: .set(day), milestone: .clear,
                     ref: .set("R-1"))),
-            .moveCard(card: "c2", column: "doing", placement: Placement(after: "c4", before: "c5", index: 1, rank: Rank("V")!)),
+            .moveCard(
+                card: "c2", column: "doing", placement: Placement(after: "c4", before: "c5", index: 1, rank: Rank("V")!),
+                force: "the release needs it"),
             .addLabel(card: "c2", label: "ui"),
             .removeLabel(card: "c1", label: "bug"),
             .assign(card: "c1", user: "bob"),
             .unassign(card: "c1", user: "alice"),
+            .blockCard(card: "c2", by: "c1"),
+            .unblockCard(card: "c2", by: "c3"),
             .closeCard(card: "c1"),
             .reopenCard(card: "c5"),
             .archiveCard(card: "c1"),

@@ -102,6 +102,8 @@ enum HashFixture {
         Mutation("Column.name") { $0.columns[0].name = "To do" },
         Mutation("Column.wip") { $0.columns[0].wip = WIPLimit(limit: 3, hard: true) },
         Mutation("Column.wip") { $0.columns[1].wip = nil },
+        Mutation("Column.inProgress") { $0.columns[0].inProgress = true },
+        Mutation("Column.inProgress") { $0.columns[0].inProgress = false },
         Mutation("WIPLimit.limit") { $0.columns[1].wip!.limit = 4 },
         Mutation("WIPLimit.hard") { $0.columns[1].wip!.hard = false },
         // Card (c1 unless stated)
@@ -140,6 +142,8 @@ enum HashFixture {
         .card("updatedBy") { $0.updatedBy = "alice" },
         .card("updatedAt") { $0.updatedAt = Timestamp(milliseconds: -1) },
         Mutation("Card.ref") { $0.cards["c2"]!.ref = "" },  // absent vs empty on a card that had none
+        Mutation("Card.blockedBy") { $0.cards["c1"]!.blockedBy = ["c2"] },
+        Mutation("Card.blockedBy") { $0.cards["c1"]!.blockedBy = ["c2", "c3"] },
         Mutation("Card.due") { $0.cards["c2"]!.due = day(1970, 1, 1) },
         Mutation("Card.closed") { $0.cards["c2"]!.closed = false },
         // ChecklistItem

@@ -72,7 +72,7 @@ struct OpTemplate: Sendable, Hashable, CustomStringConvertible {
                     labels: c % 4 == 0 ? [label] : [], assignees: c % 5 == 0 ? [user] : [],
                     milestone: c % 6 == 0 ? milestone : nil, ref: c % 3 == 0 ? "R\(a % 4)" : nil))
         case 5...10:
-            return .moveCard(card: card, column: column, placement: placement(c))
+            return .moveCard(card: card, column: column, placement: placement(c), force: c % 4 == 0 ? "R\(b % 3)" : nil)
         case 11, 12:
             return .editCard(
                 EditCard(
@@ -83,8 +83,8 @@ struct OpTemplate: Sendable, Hashable, CustomStringConvertible {
                     ref: c % 5 == 0 ? .set("R\(b % 4)") : c % 5 == 1 ? .clear : nil))
         case 13: return .addLabel(card: card, label: label)
         case 14: return .removeLabel(card: card, label: label)
-        case 15: return .assign(card: card, user: user)
-        case 16: return .unassign(card: card, user: user)
+        case 15: return c % 3 == 0 ? .blockCard(card: card, by: Self.pick(Self.cards, b)) : .assign(card: card, user: user)
+        case 16: return c % 3 == 0 ? .unblockCard(card: card, by: Self.pick(Self.cards, b)) : .unassign(card: card, user: user)
         case 17: return .closeCard(card: card)
         case 18: return .reopenCard(card: card)
         case 19: return .archiveCard(card: card)
@@ -116,7 +116,9 @@ struct OpTemplate: Sendable, Hashable, CustomStringConvertible {
         case 34: return .deleteMilestone(milestone: milestone)
         case 35: return .addColumn(column: column, name: "Col \(c % 6)", index: c % 3 == 0 ? c % 5 : nil)
         case 36: return .removeColumn(column: column)
-        case 37: return .setWIPLimit(column: column, limit: c % 3 == 0 ? nil : WIPLimit(limit: 1 + c % 4, hard: c % 2 == 0))
+        case 37:
+            if c % 5 == 4 { return .setInProgress(column: column, on: b % 2 == 0) }
+            return .setWIPLimit(column: column, limit: c % 3 == 0 ? nil : WIPLimit(limit: 1 + c % 4, hard: c % 2 == 0))
         case 38:
             return c % 2 == 0
                 ? .moveColumn(column: column, index: c % 5) : .renameColumn(column: column, name: "Col \(c % 6)")

@@ -108,7 +108,7 @@ import Testing
                 let column: ColumnID? =
                     switch op {
                     case .archiveCard(let id): board.cards[id]?.column
-                    case .moveCard(let id, _, _): board.cards[id]?.column
+                    case .moveCard(let id, _, _, _): board.cards[id]?.column
                     default: nil
                     }
                 let overfull = column.flatMap { c in board.column(c)?.wip.map { $0.hard && board.count(in: c) > $0.limit } }

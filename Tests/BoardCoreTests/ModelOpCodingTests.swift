@@ -21,7 +21,7 @@ import Testing
 
     @Test func theSamplesCoverEveryKindOnce() {
         #expect(Fixtures.sampleOps.map(\.kind) == Op.allKinds)
-        #expect(Set(Op.allKinds).count == 35)
+        #expect(Set(Op.allKinds).count == 38)
     }
 
     @Test(arguments: Fixtures.sampleOps)
@@ -43,7 +43,7 @@ import Testing
             case .setWIPLimit(let column, _): .setWIPLimit(column: column, limit: nil)
             case .addCard(let add): .addCard(AddCard(card: add.card, title: add.title))
             case .editCard(let edit): .editCard(EditCard(card: edit.card))
-            case .moveCard(let card, let column, _): .moveCard(card: card, column: column, placement: .bottom)
+            case .moveCard(let card, let column, _, _): .moveCard(card: card, column: column, placement: .bottom)
             case .addChecklistItem(let card, let item, let text, _, _):
                 .addChecklistItem(card: card, item: item, text: text, done: false, index: nil)
             case .editChecklistItem(let card, let item, _, _):

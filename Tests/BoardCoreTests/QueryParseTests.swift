@@ -106,7 +106,7 @@ struct QueryErrorCase: Sendable, CustomTestStringConvertible {
               description: #"unknown filter "mile" at 0 (did you mean milestone?)"#),
         .init(text: "foo:bar", code: .unknownFilter, position: 0,
               description: #"unknown filter "foo" at 0 (filters are label, assignee, due, status, is, no, column, "#
-                + #"milestone, ref; quote text that contains ":")"#),
+                + #"milestone, ref, blocks; quote text that contains ":")"#),
         .init(text: #"title "login bug"#, code: .unterminatedQuote, position: 6,
               description: "unterminated quote at 6"),
         .init(text: #"label:"v1\"#, code: .unterminatedQuote, position: 6, description: "unterminated quote at 6"),
@@ -124,7 +124,7 @@ struct QueryErrorCase: Sendable, CustomTestStringConvertible {
         .init(text: "status:opne", code: .badValue, position: 7,
               description: #"status must be open or closed, not "opne" at 7"#),
         .init(text: "is:new", code: .badValue, position: 3,
-              description: #"is must be open, closed, archived or overdue, not "new" at 3"#),
+              description: #"is must be open, closed, archived, overdue or blocked, not "new" at 3"#),
         .init(text: "is:archived|open", code: .badValue, position: 0,
               description: "is:archived cannot have alternatives at 0"),
         .init(text: "no:label", code: .badValue, position: 3,

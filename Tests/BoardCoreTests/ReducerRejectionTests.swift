@@ -146,6 +146,14 @@ struct RejectionCase: Sendable, CustomTestStringConvertible {
         .of(.notEmpty, "column with cards", .removeColumn(column: "todo")),
         .of(.notEmpty, "column with archived cards only", .removeColumn(column: "doing"),
             after: [(.archiveCard(card: "c4"), "alice")]),
+        // blocked
+        .of(.blocked, "blocked card into DOING", .moveCard(card: "c2", column: "doing", placement: .bottom), as: "bob",
+            after: [(.blockCard(card: "c2", by: "c1"), "bob")]),
+        .of(.blocked, "blocked card into a column marked in progress", .moveCard(card: "c2", column: "done", placement: .top),
+            after: [(.blockCard(card: "c2", by: "c1"), "bob"), (.setInProgress(column: "done", on: true), "alice")]),
+        // cycle
+        .of(.cycle, "a card waiting for itself", .blockCard(card: "c1", by: "c1")),
+        .of(.cycle, "a loop of two", .blockCard(card: "c1", by: "c2"), after: [(.blockCard(card: "c2", by: "c1"), "bob")]),
     ]
 }
 
@@ -161,13 +169,13 @@ struct RejectionCase: Sendable, CustomTestStringConvertible {
     @Test func everyCodeIsProduced() {
         let produced = Set(RejectionCase.all.map(\.code))
         #expect(produced == Set(Rejection.Code.allCases))
-        #expect(Rejection.Code.allCases.count == 12)
+        #expect(Rejection.Code.allCases.count == 14)
     }
 
     @Test func codesHaveTheirWireNames() {
         #expect(Rejection.Code.allCases.map(\.rawValue) == [
             "not_found", "gone", "forbidden", "invalid", "conflict", "wip_limit", "duplicate_ref", "duplicate_id",
-            "too_large", "undo_conflict", "not_undoable", "not_empty",
+            "too_large", "undo_conflict", "not_undoable", "not_empty", "blocked", "cycle",
         ])
         #expect(Rejection(.wipLimit, "full").description == "wip_limit: full")
     }
@@ -205,7 +213,7 @@ struct RejectionCase: Sendable, CustomTestStringConvertible {
     @Test(arguments: Fixtures.sampleOps)
     func botsAndEditors(_ op: Op) {
         let ownerOnly = ["board.rename", "member.set", "member.remove", "card.purge"]
-        let columns = ["column.add", "column.rename", "column.move", "column.remove", "column.wip"]
+        let columns = ["column.add", "column.rename", "column.move", "column.remove", "column.wip", "column.in_progress"]
         let bot = Board.authorize(op, role: .bot)
         let editor = Board.authorize(op, role: .editor)
         #expect((bot?.code == .forbidden) == (ownerOnly + columns).contains(op.kind))

@@ -17,6 +17,8 @@ struct UndoCase: Sendable, CustomTestStringConvertible {
     static let all: [UndoCase] = {
         var m1Closed = Fixtures.board
         m1Closed.milestones[0].closed = true
+        var c2Blocked = Fixtures.board
+        c2Blocked.cards["c2"]?.blockedBy = ["c1"]
         return [
             UndoCase(op: .renameBoard(name: "Roadmap"), actor: "alice"),
             UndoCase(op: .addColumn(column: "qa", name: "QA", index: 1), actor: "bob"),
@@ -50,6 +52,9 @@ struct UndoCase: Sendable, CustomTestStringConvertible {
             UndoCase(op: .updateMilestone(milestone: "m1", title: "GA", description: nil, due: .clear), actor: "alice"),
             UndoCase(op: .closeMilestone(milestone: "m1"), actor: "ci"),
             UndoCase(op: .reopenMilestone(milestone: "m1"), actor: "bob", board: m1Closed),
+            UndoCase(op: .setInProgress(column: "done", on: true), actor: "alice"),
+            UndoCase(op: .blockCard(card: "c2", by: "c1"), actor: "bob"),
+            UndoCase(op: .unblockCard(card: "c2", by: "c1"), actor: "ci", board: c2Blocked),
         ]
     }()
 
@@ -83,7 +88,7 @@ func withoutBookkeeping(_ board: Board) -> Board {
         let undoable = Set(UndoCase.all.map(\.op.kind))
         #expect(undoable.isDisjoint(with: UndoCase.notUndoableKinds))
         #expect(undoable.union(UndoCase.notUndoableKinds) == Set(Op.allKinds))
-        #expect(Op.allKinds.count == 35)
+        #expect(Op.allKinds.count == 38)
     }
 
     @Test(arguments: UndoCase.all)

@@ -92,6 +92,7 @@ struct GeneratedMessages {
         case .columnMove: .moveColumn(column: id(), index: int())
         case .columnRemove: .removeColumn(column: id())
         case .columnWIP: .setWIPLimit(column: id(), limit: maybe { WIPLimit(limit: $0.int(), hard: $0.chance()) })
+        case .columnInProgress: .setInProgress(column: id(), on: chance())
         case .cardAdd:
             .addCard(
                 AddCard(
@@ -104,11 +105,13 @@ struct GeneratedMessages {
                     card: id(), title: maybe { $0.text() }, description: maybe { $0.text() },
                     baseSeq: maybe { $0.integer() }, due: clearable { $0.day() },
                     milestone: clearable { $0.id() }, ref: clearable { $0.text() }))
-        case .cardMove: .moveCard(card: id(), column: id(), placement: placement())
+        case .cardMove: .moveCard(card: id(), column: id(), placement: placement(), force: maybe { $0.text() })
         case .cardLabel: .addLabel(card: id(), label: id())
         case .cardUnlabel: .removeLabel(card: id(), label: id())
         case .cardAssign: .assign(card: id(), user: id())
         case .cardUnassign: .unassign(card: id(), user: id())
+        case .cardBlock: .blockCard(card: id(), by: id())
+        case .cardUnblock: .unblockCard(card: id(), by: id())
         case .cardClose: .closeCard(card: id())
         case .cardReopen: .reopenCard(card: id())
         case .cardArchive: .archiveCard(card: id())

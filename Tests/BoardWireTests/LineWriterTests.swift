@@ -25,6 +25,7 @@ import Testing
             .setWIPLimit(column: "doing", limit: WIPLimit(limit: 3, hard: true)),
             .setWIPLimit(column: "doing", limit: WIPLimit(limit: 5, hard: false)),
             .setWIPLimit(column: "doing", limit: nil),
+            .setInProgress(column: "done", on: true),
             .addCard(
                 AddCard(
                     card: "n1", column: "doing", placement: Placement(after: "c4"), title: "New", description: "D\nE",
@@ -38,10 +39,13 @@ import Testing
             .moveCard(
                 card: "c2", column: "doing", placement: Placement(after: "c4", before: "c5", index: 1, rank: Rank("V")!)),
             .moveCard(card: "c2", column: "done", placement: .bottom),
+            .moveCard(card: "c2", column: "doing", placement: .top, force: "the demo is \"today\""),
             .addLabel(card: "c2", label: "ui"),
             .removeLabel(card: "c1", label: "bug"),
             .assign(card: "c1", user: "bob"),
             .unassign(card: "c1", user: "alice"),
+            .blockCard(card: "c2", by: "c1"),
+            .unblockCard(card: "c2", by: "c1"),
             .closeCard(card: "c1"),
             .reopenCard(card: "c5"),
             .archiveCard(card: "c1"),

@@ -60,10 +60,14 @@ def obj(pairs):
 def column(c):
     wip = c.get('wip')
     limit = 'null' if wip is None else obj([('limit', integer(wip['limit'])), ('hard', boolean(wip['hard']))])
-    return obj([('id', string(c['id'])), ('name', string(c['name'])), ('wip', limit)])
+    pairs = [('id', string(c['id'])), ('name', string(c['name'])), ('wip', limit)]
+    if c.get('in_progress') is not None:  # only a column that was marked
+        pairs.append(('in_progress', boolean(c['in_progress'])))
+    return obj(pairs)
 
 
 def card(c):
+    blocked = [('blocked_by', array(c['blocked_by'], string))] if c.get('blocked_by') else []  # only with blockers
     return obj([
         ('id', string(c['id'])),
         ('number', integer(c['number'])),
@@ -85,6 +89,7 @@ def card(c):
         ('closed', boolean(c['closed'])),
         ('archived', boolean(c['archived'])),
         ('ref', optional(c.get('ref'))),
+    ] + blocked + [
         ('created_by', string(c['created_by'])),
         ('created_at', integer(c['created_at'])),
         ('updated_by', string(c['updated_by'])),

@@ -13,10 +13,11 @@ import Crypto
 ///
 /// - board: `id`, `name`, `columns`, `cards`, `labels`, `milestones`, `members`, `next_card_number`, `purged`
 ///   (no `seq`).
-/// - column: `id`, `name`, `wip` (`null` or `{"limit":N,"hard":BOOL}`); columns in board order.
+/// - column: `id`, `name`, `wip` (`null` or `{"limit":N,"hard":BOOL}`), then `in_progress` (BOOL) only when the
+///   column was marked (absent: the default); columns in board order.
 /// - card: `id`, `number`, `column`, `rank`, `title`, `description`, `description_seq`, `due`, `labels`,
-///   `assignees`, `milestone`, `checklist`, `comments`, `closed`, `archived`, `ref`, `created_by`, `created_at`,
-///   `updated_by`, `updated_at`; cards sorted by their key in `cards` (the card id, byte-wise), each card's arrays
+///   `assignees`, `milestone`, `checklist`, `comments`, `closed`, `archived`, `ref`, `blocked_by` (only when the card
+///   has blockers: sorted ids), `created_by`, `created_at`, `updated_by`, `updated_at`; cards sorted by their key in `cards` (the card id, byte-wise), each card's arrays
 ///   in their stored order.
 /// - checklist item: `id`, `text`, `done`. Comment: `id`, `author`, `at`, `text`, `edited_at`.
 /// - label: `id`, `name`, `color` (`"#rrggbb"`, lower case); labels in stored order.
@@ -52,6 +53,10 @@ extension Board {
                 out += "}"
             } else {
                 out += "null"
+            }
+            if let inProgress = column.inProgress {
+                out += ",\"in_progress\":"
+                out += inProgress ? "true" : "false"
             }
             out += "}"
         }
@@ -186,6 +191,10 @@ extension Board {
         out += card.archived ? "true" : "false"
         out += ",\"ref\":"
         writeOptionalString(card.ref, into: &out)
+        if !card.blockedBy.isEmpty {
+            out += ",\"blocked_by\":"
+            writeArray(card.blockedBy, into: &out) { id, out in writeJSONString(id.rawValue, into: &out) }
+        }
         out += ",\"created_by\":"
         writeJSONString(card.createdBy.rawValue, into: &out)
         out += ",\"created_at\":"

@@ -34,6 +34,9 @@ public struct Card: Hashable, Sendable, Codable, Identifiable {
     public var archived: Bool
     /// An external reference such as `JIRA-12` or `ci:build-7`, unique per board.
     public var ref: String?
+    /// The cards this one waits for, sorted by id; a blocker stops counting once it is done (closed or in the last
+    /// column), archived or purged (``Board/blockers(of:)``).
+    public var blockedBy: [CardID] = []
     /// Who added the card.
     public var createdBy: UserID
     /// When the card was added.
@@ -79,6 +82,58 @@ public struct Card: Hashable, Sendable, Codable, Identifiable {
         return due < today
     }
 
+    /// Decodes a card; `blocked_by` may be absent (no dependencies), as in boards stored before it existed.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(CardID.self, forKey: .id)
+        number = try c.decode(Int.self, forKey: .number)
+        column = try c.decode(ColumnID.self, forKey: .column)
+        rank = try c.decode(Rank.self, forKey: .rank)
+        title = try c.decode(String.self, forKey: .title)
+        description = try c.decode(String.self, forKey: .description)
+        descriptionSeq = try c.decode(UInt64.self, forKey: .descriptionSeq)
+        due = try c.decodeIfPresent(Day.self, forKey: .due)
+        labels = try c.decode([LabelID].self, forKey: .labels)
+        assignees = try c.decode([UserID].self, forKey: .assignees)
+        milestone = try c.decodeIfPresent(MilestoneID.self, forKey: .milestone)
+        checklist = try c.decode([ChecklistItem].self, forKey: .checklist)
+        comments = try c.decode([Comment].self, forKey: .comments)
+        closed = try c.decode(Bool.self, forKey: .closed)
+        archived = try c.decode(Bool.self, forKey: .archived)
+        ref = try c.decodeIfPresent(String.self, forKey: .ref)
+        blockedBy = try c.decodeIfPresent([CardID].self, forKey: .blockedBy) ?? []
+        createdBy = try c.decode(UserID.self, forKey: .createdBy)
+        createdAt = try c.decode(Timestamp.self, forKey: .createdAt)
+        updatedBy = try c.decode(UserID.self, forKey: .updatedBy)
+        updatedAt = try c.decode(Timestamp.self, forKey: .updatedAt)
+    }
+
+    /// Encodes a card; `blocked_by` only when it has blockers.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(number, forKey: .number)
+        try c.encode(column, forKey: .column)
+        try c.encode(rank, forKey: .rank)
+        try c.encode(title, forKey: .title)
+        try c.encode(description, forKey: .description)
+        try c.encode(descriptionSeq, forKey: .descriptionSeq)
+        try c.encodeIfPresent(due, forKey: .due)
+        try c.encode(labels, forKey: .labels)
+        try c.encode(assignees, forKey: .assignees)
+        try c.encodeIfPresent(milestone, forKey: .milestone)
+        try c.encode(checklist, forKey: .checklist)
+        try c.encode(comments, forKey: .comments)
+        try c.encode(closed, forKey: .closed)
+        try c.encode(archived, forKey: .archived)
+        try c.encodeIfPresent(ref, forKey: .ref)
+        if !blockedBy.isEmpty { try c.encode(blockedBy, forKey: .blockedBy) }
+        try c.encode(createdBy, forKey: .createdBy)
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encode(updatedBy, forKey: .updatedBy)
+        try c.encode(updatedAt, forKey: .updatedAt)
+    }
+
     /// Orders cards within a column: by rank, then by id.
     public static func positionOrder(_ a: Card, _ b: Card) -> Bool {
         a.rank != b.rank ? a.rank < b.rank : a.id < b.id
@@ -88,6 +143,7 @@ public struct Card: Hashable, Sendable, Codable, Identifiable {
         case id, number, column, rank, title, description
         case descriptionSeq = "description_seq"
         case due, labels, assignees, milestone, checklist, comments, closed, archived, ref
+        case blockedBy = "blocked_by"
         case createdBy = "created_by"
         case createdAt = "created_at"
         case updatedBy = "updated_by"

@@ -6,12 +6,27 @@ public struct Column: Hashable, Sendable, Codable, Identifiable {
     public var name: String
     /// The work-in-progress limit, if any.
     public var wip: WIPLimit?
+    /// Whether work on a card in it has started, as set by `column.in_progress`; nil: the default, which is true for
+    /// the column `doing` only.
+    public var inProgress: Bool?
 
     /// Makes a column.
-    public init(id: ColumnID, name: String, wip: WIPLimit? = nil) {
+    public init(id: ColumnID, name: String, wip: WIPLimit? = nil, inProgress: Bool? = nil) {
         self.id = id
         self.name = name
         self.wip = wip
+        self.inProgress = inProgress
+    }
+
+    /// Whether a blocked card is kept out of it.
+    public var isInProgress: Bool { inProgress ?? (id == Column.defaultInProgress) }
+
+    /// The column that is in progress unless marked otherwise.
+    public static let defaultInProgress: ColumnID = "doing"
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, wip
+        case inProgress = "in_progress"
     }
 }
 

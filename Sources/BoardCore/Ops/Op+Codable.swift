@@ -4,7 +4,8 @@ extension Op: Codable {
         case toColumn = "to_column"
         case after, before, rank, title, description
         case baseSeq = "base_seq"
-        case due, labels, assignees, milestone, ref, label, item, text, done, comment, color
+        case due, labels, assignees, milestone, ref, label, item, text, done, comment, color, by, force
+        case inProgress = "in_progress"
     }
 
     /// Decodes an op from its flat JSON object; `kind` picks the case. Unknown fields are ignored.
@@ -66,6 +67,9 @@ extension Op: Codable {
             } else {
                 self = .setWIPLimit(column: column, limit: nil)
             }
+        case .columnInProgress:
+            self = .setInProgress(
+                column: try c.decode(ColumnID.self, forKey: .column), on: try c.decode(Bool.self, forKey: .inProgress))
         case .cardAdd:
             self = .addCard(
                 AddCard(
@@ -87,11 +91,14 @@ extension Op: Codable {
                     ref: try clearable(String.self, .ref)))
         case .cardMove:
             self = .moveCard(
-                card: try card(), column: try c.decode(ColumnID.self, forKey: .toColumn), placement: try placement())
+                card: try card(), column: try c.decode(ColumnID.self, forKey: .toColumn), placement: try placement(),
+                force: try c.decodeIfPresent(String.self, forKey: .force))
         case .cardLabel: self = .addLabel(card: try card(), label: try c.decode(LabelID.self, forKey: .label))
         case .cardUnlabel: self = .removeLabel(card: try card(), label: try c.decode(LabelID.self, forKey: .label))
         case .cardAssign: self = .assign(card: try card(), user: try c.decode(UserID.self, forKey: .user))
         case .cardUnassign: self = .unassign(card: try card(), user: try c.decode(UserID.self, forKey: .user))
+        case .cardBlock: self = .blockCard(card: try card(), by: try c.decode(CardID.self, forKey: .by))
+        case .cardUnblock: self = .unblockCard(card: try card(), by: try c.decode(CardID.self, forKey: .by))
         case .cardClose: self = .closeCard(card: try card())
         case .cardReopen: self = .reopenCard(card: try card())
         case .cardArchive: self = .archiveCard(card: try card())
@@ -213,16 +220,23 @@ extension Op: Codable {
             try clearable(e.due, .due)
             try clearable(e.milestone, .milestone)
             try clearable(e.ref, .ref)
-        case .moveCard(let card, let column, let p):
+        case .moveCard(let card, let column, let p, let force):
             try c.encode(card, forKey: .card)
             try c.encode(column, forKey: .toColumn)
             try placement(p)
+            try c.encodeIfPresent(force, forKey: .force)
         case .addLabel(let card, let label), .removeLabel(let card, let label):
             try c.encode(card, forKey: .card)
             try c.encode(label, forKey: .label)
         case .assign(let card, let user), .unassign(let card, let user):
             try c.encode(card, forKey: .card)
             try c.encode(user, forKey: .user)
+        case .blockCard(let card, let by), .unblockCard(let card, let by):
+            try c.encode(card, forKey: .card)
+            try c.encode(by, forKey: .by)
+        case .setInProgress(let column, let on):
+            try c.encode(column, forKey: .column)
+            try c.encode(on, forKey: .inProgress)
         case .closeCard(let card), .reopenCard(let card), .archiveCard(let card), .restoreCard(let card),
             .purgeCard(let card):
             try c.encode(card, forKey: .card)

@@ -12,7 +12,7 @@ extension Op {
         case .setMember(let user, _, _), .removeMember(let user):
             return [("user", user.rawValue)]
         case .addColumn(let column, _, _), .renameColumn(let column, _), .moveColumn(let column, _),
-            .removeColumn(let column), .setWIPLimit(let column, _):
+            .removeColumn(let column), .setWIPLimit(let column, _), .setInProgress(let column, _):
             return [("column", column.rawValue)]
         case .addCard(let add):
             var fields: [(field: String, value: String)] = [("card", add.card.rawValue)]
@@ -26,12 +26,14 @@ extension Op {
                 return [("card", edit.card.rawValue), ("milestone", milestone.rawValue)]
             }
             return [("card", edit.card.rawValue)]
-        case .moveCard(let card, let column, let p):
+        case .moveCard(let card, let column, let p, _):
             return [("card", card.rawValue), ("to_column", column.rawValue)] + placement(p)
         case .addLabel(let card, let label), .removeLabel(let card, let label):
             return [("card", card.rawValue), ("label", label.rawValue)]
         case .assign(let card, let user), .unassign(let card, let user):
             return [("card", card.rawValue), ("user", user.rawValue)]
+        case .blockCard(let card, let by), .unblockCard(let card, let by):
+            return [("card", card.rawValue), ("by", by.rawValue)]
         case .closeCard(let card), .reopenCard(let card), .archiveCard(let card), .restoreCard(let card),
             .purgeCard(let card):
             return [("card", card.rawValue)]

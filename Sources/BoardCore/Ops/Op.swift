@@ -21,14 +21,17 @@ public enum Op: Hashable, Sendable {
     case removeColumn(column: ColumnID)
     /// Set or clear a column's WIP limit.
     case setWIPLimit(column: ColumnID, limit: WIPLimit?)
+    /// Mark a column as in progress or not: a blocked card cannot enter one unless forced (default: `doing`).
+    case setInProgress(column: ColumnID, on: Bool)
 
     // Cards
     /// Add a card.
     case addCard(AddCard)
     /// Set some of a card's plain fields.
     case editCard(EditCard)
-    /// Move a card to a column and position (an intent; the reducer computes the rank).
-    case moveCard(card: CardID, column: ColumnID, placement: Placement)
+    /// Move a card to a column and position (an intent; the reducer computes the rank). `force`: the reason an
+    /// editor moves a blocked card into an in-progress column anyway (it goes in the activity).
+    case moveCard(card: CardID, column: ColumnID, placement: Placement, force: String? = nil)
     /// Put a label on a card.
     case addLabel(card: CardID, label: LabelID)
     /// Take a label off a card.
@@ -37,6 +40,10 @@ public enum Op: Hashable, Sendable {
     case assign(card: CardID, user: UserID)
     /// Unassign a member from a card.
     case unassign(card: CardID, user: UserID)
+    /// Record that `card` cannot go ahead until `by` is done (closed or in the last column).
+    case blockCard(card: CardID, by: CardID)
+    /// Remove that dependency.
+    case unblockCard(card: CardID, by: CardID)
     /// Close a card.
     case closeCard(card: CardID)
     /// Reopen a closed card.
@@ -186,6 +193,8 @@ extension Op {
         case columnRemove = "column.remove"
         /// `column.wip`
         case columnWIP = "column.wip"
+        /// `column.in_progress`
+        case columnInProgress = "column.in_progress"
         /// `card.add`
         case cardAdd = "card.add"
         /// `card.edit`
@@ -200,6 +209,10 @@ extension Op {
         case cardAssign = "card.assign"
         /// `card.unassign`
         case cardUnassign = "card.unassign"
+        /// `card.block`
+        case cardBlock = "card.block"
+        /// `card.unblock`
+        case cardUnblock = "card.unblock"
         /// `card.close`
         case cardClose = "card.close"
         /// `card.reopen`
@@ -253,6 +266,7 @@ extension Op {
         case .moveColumn: .columnMove
         case .removeColumn: .columnRemove
         case .setWIPLimit: .columnWIP
+        case .setInProgress: .columnInProgress
         case .addCard: .cardAdd
         case .editCard: .cardEdit
         case .moveCard: .cardMove
@@ -260,6 +274,8 @@ extension Op {
         case .removeLabel: .cardUnlabel
         case .assign: .cardAssign
         case .unassign: .cardUnassign
+        case .blockCard: .cardBlock
+        case .unblockCard: .cardUnblock
         case .closeCard: .cardClose
         case .reopenCard: .cardReopen
         case .archiveCard: .cardArchive
@@ -294,14 +310,14 @@ extension Op {
         switch self {
         case .addCard(let a): a.card
         case .editCard(let e): e.card
-        case .moveCard(let c, _, _), .addLabel(let c, _), .removeLabel(let c, _), .assign(let c, _),
-            .unassign(let c, _), .closeCard(let c), .reopenCard(let c), .archiveCard(let c), .restoreCard(let c),
+        case .moveCard(let c, _, _, _), .addLabel(let c, _), .removeLabel(let c, _), .assign(let c, _),
+            .unassign(let c, _), .blockCard(let c, _), .unblockCard(let c, _), .closeCard(let c), .reopenCard(let c), .archiveCard(let c), .restoreCard(let c),
             .purgeCard(let c), .addChecklistItem(let c, _, _, _, _), .editChecklistItem(let c, _, _, _),
             .removeChecklistItem(let c, _), .addComment(let c, _, _), .editComment(let c, _, _),
             .deleteComment(let c, _):
             c
         case .renameBoard, .setMember, .removeMember, .addColumn, .renameColumn, .moveColumn, .removeColumn,
-            .setWIPLimit, .createLabel, .updateLabel, .deleteLabel, .createMilestone, .updateMilestone,
+            .setWIPLimit, .setInProgress, .createLabel, .updateLabel, .deleteLabel, .createMilestone, .updateMilestone,
             .closeMilestone, .reopenMilestone, .deleteMilestone, .chat:
             nil
         }

@@ -43,6 +43,15 @@ extension QueryTerm {
             return patterns.contains { QueryTerm.glob(Array($0), matches: text) }
         case .archived:
             return card.archived
+        case .blocked:
+            return board.isBlocked(card)
+        case .blocks(let targets):
+            return targets.contains { target in
+                let wanted = target.hasPrefix("#") ? String(target.dropFirst()) : target
+                let blocked = Int(wanted).flatMap { n in board.cards.values.first { $0.number == n } }
+                    ?? board.cards[CardID(target)]
+                return blocked?.blockedBy.contains(card.id) == true
+            }
         case .not(let term):
             return !term.matches(card, in: board, context: context)
         }

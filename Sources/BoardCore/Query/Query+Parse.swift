@@ -64,6 +64,7 @@ extension Query {
         case "assignee": return .assignee(values.map(assigneeValue))
         case "column": return .column(values.map(\.text))
         case "ref": return .ref(values.map(\.text))
+        case "blocks": return .blocks(values.map(\.text))
         case "milestone":
             return .milestone(values.map { $0.keyword == "none" ? .none : .named($0.text) })
         case "due":
@@ -94,10 +95,11 @@ extension Query {
             switch values[0].text.lowercased() {
             case "archived": return .archived
             case "overdue": return .due([.overdue])
+            case "blocked": return .blocked
             default: break
             }
         }
-        for value in values where ["archived", "overdue"].contains(value.text.lowercased()) {
+        for value in values where ["archived", "overdue", "blocked"].contains(value.text.lowercased()) {
             throw s.error(.badValue, "is:\(value.text) cannot have alternatives", at: start)
         }
         return .status(try statuses(values, field: "is", s))
@@ -126,7 +128,7 @@ extension Query {
         var result: [QueryTerm.StatusValue] = []
         for value in values {
             guard let status = QueryTerm.StatusValue(rawValue: value.text.lowercased()) else {
-                let allowed = field == "is" ? "open, closed, archived or overdue" : "open or closed"
+                let allowed = field == "is" ? "open, closed, archived, overdue or blocked" : "open or closed"
                 throw s.error(.badValue, "\(field) must be \(allowed), not \"\(value.text)\"", at: value.index)
             }
             result.append(status)

@@ -1,7 +1,7 @@
 /// The fixed vocabulary of the query language: field names, spaces, and "did you mean" suggestions.
 enum QuerySyntax {
     /// The filter names, in the order they are listed to users.
-    static let fields = ["label", "assignee", "due", "status", "is", "no", "column", "milestone", "ref"]
+    static let fields = ["label", "assignee", "due", "status", "is", "no", "column", "milestone", "ref", "blocks"]
 
     /// What `no:` accepts, each the same as `FIELD:none`.
     static let noValues = ["milestone", "due", "assignee"]

@@ -25,6 +25,10 @@ extension QueryTerm: CustomStringConvertible {
             return QueryTerm.field("ref", patterns.map { QueryTerm.quotedIfNeeded($0) })
         case .archived:
             return "is:archived"
+        case .blocked:
+            return "is:blocked"
+        case .blocks(let targets):
+            return QueryTerm.field("blocks", targets.map { QueryTerm.quotedIfNeeded($0) })
         case .not(let term):
             return "-" + term.description
         }

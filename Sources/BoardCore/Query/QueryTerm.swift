@@ -24,6 +24,10 @@ public enum QueryTerm: Hashable, Sendable {
     case ref([String])
     /// `is:archived`: the card is archived. At the top of a query it also selects archived cards only.
     case archived
+    /// `is:blocked`: the card waits for cards that are not done (`Board.blockers(of:)`).
+    case blocked
+    /// `blocks:A|B`: the card is one of the blockers of a card named here, by number (`#7` or `7`) or id.
+    case blocks([String])
     /// `-TERM`: the card fails the term. Parsing never nests these (`--` is an error), so keep them one deep.
     indirect case not(QueryTerm)
 

@@ -17,11 +17,14 @@ public struct ActivityNames: Hashable, Sendable, Codable {
     public var milestones: [String: String]?
     /// The checklist item's text (checklist records).
     public var item: String?
+    /// Other cards as `#N title` by id: the blockers a dependency change adds or removes, and those a forced move
+    /// went past.
+    public var cards: [String: String]?
 
     /// Names; nil fields are left out on the wire.
     public init(
         title: String? = nil, number: Int? = nil, columns: [String: String]? = nil, labels: [String: String]? = nil,
-        milestones: [String: String]? = nil, item: String? = nil
+        milestones: [String: String]? = nil, item: String? = nil, cards: [String: String]? = nil
     ) {
         self.title = title
         self.number = number
@@ -29,11 +32,13 @@ public struct ActivityNames: Hashable, Sendable, Codable {
         self.labels = labels
         self.milestones = milestones
         self.item = item
+        self.cards = cards
     }
 
     /// Whether nothing is named.
     public var isEmpty: Bool {
         title == nil && number == nil && columns == nil && labels == nil && milestones == nil && item == nil
+            && cards == nil
     }
 }
 
@@ -93,6 +98,17 @@ extension Board {
         }
         if let id = activity.milestone {
             add(&names.milestones, id.rawValue, milestone(id)?.title ?? text(changes["title"]?.old))
+        }
+        func cardName(_ id: String) -> String? { cards[CardID(id)].map { "#\($0.number) \($0.title)" } }
+        if let change = changes["blocked_by"], activity.card != nil {
+            let old = strings(change.old)
+            let new = strings(change.new)
+            for id in new.filter({ !old.contains($0) }) + old.filter({ !new.contains($0) }) {
+                add(&names.cards, id, cardName(id))
+            }
+        }
+        if activity.kind == Op.Kind.cardMove.rawValue, activity.text != nil, let id = activity.card, let card = cards[id] {
+            for blocker in blockers(of: card) { add(&names.cards, blocker.id.rawValue, cardName(blocker.id.rawValue)) }
         }
         return names.isEmpty ? nil : names
     }

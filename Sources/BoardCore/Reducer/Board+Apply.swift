@@ -72,11 +72,12 @@ extension Board {
                 return Rejection(.forbidden, "only an owner can rename the board or manage members")
             case .purgeCard:
                 return Rejection(.forbidden, "only an owner can purge a card; archive it instead")
-            case .addColumn, .renameColumn, .moveColumn, .removeColumn, .setWIPLimit:
+            case .addColumn, .renameColumn, .moveColumn, .removeColumn, .setWIPLimit, .setInProgress:
                 return role == .bot ? Rejection(.forbidden, "bots cannot manage columns") : nil
             // Every other kind by name, no `default`: a new op kind does not compile until its authorization is
             // decided here.
-            case .addCard, .editCard, .moveCard, .addLabel, .removeLabel, .assign, .unassign, .closeCard, .reopenCard,
+            case .addCard, .editCard, .moveCard, .addLabel, .removeLabel, .assign, .unassign, .blockCard, .unblockCard,
+                .closeCard, .reopenCard,
                 .archiveCard, .restoreCard, .addChecklistItem, .editChecklistItem, .removeChecklistItem, .addComment,
                 .editComment, .deleteComment, .createLabel, .updateLabel, .deleteLabel, .createMilestone,
                 .updateMilestone, .closeMilestone, .reopenMilestone, .deleteMilestone, .chat:
@@ -95,13 +96,17 @@ extension Board {
         case .moveColumn(let column, let index): moveColumn(column, to: index)
         case .removeColumn(let column): removeColumn(column)
         case .setWIPLimit(let column, let limit): setWIPLimit(column, limit)
+        case .setInProgress(let column, let on): setInProgress(column, on)
         case .addCard(let add): addCard(add, context: context)
         case .editCard(let edit): editCard(edit, context: context)
-        case .moveCard(let card, let column, let placement): moveCard(card, to: column, placement)
+        case .moveCard(let card, let column, let placement, let force):
+            moveCard(card, to: column, placement, force: force, role: context.role)
         case .addLabel(let card, let label): addLabel(label, to: card)
         case .removeLabel(let card, let label): removeLabel(label, from: card)
         case .assign(let card, let user): assign(user, to: card)
         case .unassign(let card, let user): unassign(user, from: card)
+        case .blockCard(let card, let by): blockCard(card, by: by)
+        case .unblockCard(let card, let by): unblockCard(card, by: by)
         case .closeCard(let card): setClosed(card, true)
         case .reopenCard(let card): setClosed(card, false)
         case .archiveCard(let card): setArchived(card, true)

@@ -114,7 +114,9 @@ extension Board {
         return .success(Outcome(inverse: inverse.isEmpty ? nil : .editCard(inverse)))
     }
 
-    mutating func moveCard(_ id: CardID, to column: ColumnID, _ placement: Placement) -> Result<Outcome, Rejection> {
+    mutating func moveCard(
+        _ id: CardID, to column: ColumnID, _ placement: Placement, force: String?, role: Role
+    ) -> Result<Outcome, Rejection> {
         let card: Card
         switch existingCard(id) {
         case .success(let c): card = c
@@ -122,6 +124,11 @@ extension Board {
         }
         if case .failure(let r) = existingColumn(column) { return .failure(r) }
         if card.archived { return .failure(Rejection(.invalid, "card #\(card.number) is archived; restore it first")) }
+        let forced: String?
+        switch dependencyCheck(card, into: column, force: force, role: role) {
+        case .success(let reason): forced = reason
+        case .failure(let r): return .failure(r)
+        }
         var warning: String?
         if column != card.column {
             switch wipCheck(adding: column) {
@@ -149,7 +156,7 @@ extension Board {
         if column == card.column && resolved.rank == card.rank && resolved.rekeyed.isEmpty { warning = nil }
         return .success(
             Outcome(
-                inverse: .moveCard(card: id, column: card.column, placement: back), warning: warning,
+                inverse: .moveCard(card: id, column: card.column, placement: back), warning: warning, text: forced,
                 reordered: !resolved.rekeyed.isEmpty))
     }
 

@@ -44,5 +44,9 @@ public struct Rejection: Error, Hashable, Sendable, CustomStringConvertible {
         case notUndoable = "not_undoable"
         /// The column still holds cards and cannot be removed.
         case notEmpty = "not_empty"
+        /// The card waits for others that are not done and the column is in progress; `current` holds their ids.
+        case blocked
+        /// The dependency would make a card wait for itself.
+        case cycle
     }
 }

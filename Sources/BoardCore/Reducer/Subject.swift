@@ -16,7 +16,7 @@ enum Subject: Hashable, Sendable {
         case .renameBoard: self = .board
         case .setMember(let user, _, _), .removeMember(let user): self = .member(user)
         case .addColumn(let column, _, _), .renameColumn(let column, _), .moveColumn(let column, _),
-            .removeColumn(let column), .setWIPLimit(let column, _):
+            .removeColumn(let column), .setWIPLimit(let column, _), .setInProgress(let column, _):
             self = .column(column)
         case .addChecklistItem(let card, let item, _, _, _), .editChecklistItem(let card, let item, _, _),
             .removeChecklistItem(let card, let item):
@@ -32,8 +32,8 @@ enum Subject: Hashable, Sendable {
         case .chat: self = .chat
         case .addCard(let add): self = .card(add.card)
         case .editCard(let edit): self = .card(edit.card)
-        case .moveCard(let card, _, _), .addLabel(let card, _), .removeLabel(let card, _), .assign(let card, _),
-            .unassign(let card, _), .closeCard(let card), .reopenCard(let card), .archiveCard(let card),
+        case .moveCard(let card, _, _, _), .addLabel(let card, _), .removeLabel(let card, _), .assign(let card, _),
+            .unassign(let card, _), .blockCard(let card, _), .unblockCard(let card, _), .closeCard(let card), .reopenCard(let card), .archiveCard(let card),
             .restoreCard(let card), .purgeCard(let card):
             self = .card(card)
         }
@@ -110,6 +110,7 @@ extension Board {
                 "name": .string(column.name), "index": .int(Int64(index)),
                 "wip_limit": column.wip.map { .int(Int64($0.limit)) } ?? .null,
                 "wip_hard": column.wip.map { .bool($0.hard) } ?? .null,
+                "in_progress": column.inProgress.map(JSONValue.bool) ?? .null,
             ]
         case .card(let id):
             guard let card = cards[id] else { return [:] }
@@ -120,6 +121,7 @@ extension Board {
                 "labels": .strings(card.labels.map(\.rawValue)), "assignees": .strings(card.assignees.map(\.rawValue)),
                 "milestone": .optional(card.milestone?.rawValue), "closed": .bool(card.closed),
                 "archived": .bool(card.archived), "ref": .optional(card.ref),
+                "blocked_by": card.blockers.map { .strings($0.map(\.rawValue)) } ?? .null,
             ]
         case .checklistItem(let cardID, let itemID):
             guard let item = cards[cardID]?.checklist.first(where: { $0.id == itemID }) else { return [:] }

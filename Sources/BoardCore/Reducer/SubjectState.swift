@@ -80,6 +80,7 @@ extension Board {
             c.note("index", a.column?.index, b.column?.index)
             c.note("wip_limit", a.column?.column.wip?.limit, b.column?.column.wip?.limit)
             c.note("wip_hard", a.column?.column.wip?.hard, b.column?.column.wip?.hard)
+            c.note("in_progress", a.column?.column.inProgress, b.column?.column.inProgress)
         case .card:
             let (old, new) = (a.card, b.card)
             c.note("number", old?.number, new?.number)
@@ -94,6 +95,8 @@ extension Board {
             c.note("closed", old?.closed, new?.closed)
             c.note("archived", old?.archived, new?.archived)
             c.note("ref", old?.ref, new?.ref)
+            // No blockers is `null`, as in `fields(of:)`: a new card's activity does not list an empty field.
+            c.note("blocked_by", old.flatMap(\.blockers), new.flatMap(\.blockers))
         case .checklistItem:
             c.note("text", a.checklistItem?.text, b.checklistItem?.text)
             c.note("done", a.checklistItem?.done, b.checklistItem?.done)
@@ -110,4 +113,9 @@ extension Board {
         }
         return c.changes
     }
+}
+
+extension Card {
+    /// `blocked_by` as activity changes and undo see it: nil when empty.
+    var blockers: [CardID]? { blockedBy.isEmpty ? nil : blockedBy }
 }

@@ -24,6 +24,9 @@ extension TapeReader {
         case .columnRename: return .renameColumn(column: try id("column", in: o), name: try string("name", in: o))
         case .columnMove: return .moveColumn(column: try id("column", in: o), index: try int("index", in: o))
         case .columnRemove: return .removeColumn(column: try id("column", in: o))
+        case .columnInProgress:
+            guard let on = try optionalBool("in_progress", in: o) else { throw Unsure() }
+            return .setInProgress(column: try id("column", in: o), on: on)
         case .columnWIP:
             let column: ColumnID = try id("column", in: o)
             // `hard` is read only with a limit, as `Op.init(from:)` does.
@@ -48,11 +51,15 @@ extension TapeReader {
                     milestone: try clearable("milestone", in: o).map { c in c.map { MilestoneID($0) } },
                     ref: try clearable("ref", in: o)))
         case .cardMove:
-            return .moveCard(card: try id("card", in: o), column: try id("to_column", in: o), placement: try placement(o))
+            return .moveCard(
+                card: try id("card", in: o), column: try id("to_column", in: o), placement: try placement(o),
+                force: try optionalString("force", in: o))
         case .cardLabel: return .addLabel(card: try id("card", in: o), label: try id("label", in: o))
         case .cardUnlabel: return .removeLabel(card: try id("card", in: o), label: try id("label", in: o))
         case .cardAssign: return .assign(card: try id("card", in: o), user: try id("user", in: o))
         case .cardUnassign: return .unassign(card: try id("card", in: o), user: try id("user", in: o))
+        case .cardBlock: return .blockCard(card: try id("card", in: o), by: try id("by", in: o))
+        case .cardUnblock: return .unblockCard(card: try id("card", in: o), by: try id("by", in: o))
         case .cardClose: return .closeCard(card: try id("card", in: o))
         case .cardReopen: return .reopenCard(card: try id("card", in: o))
         case .cardArchive: return .archiveCard(card: try id("card", in: o))

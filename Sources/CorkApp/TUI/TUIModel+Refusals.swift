@@ -37,7 +37,7 @@ extension Op {
     /// The column a card goes into: the target of a move or an add.
     var destinationColumn: ColumnID? {
         switch self {
-        case .moveCard(_, let column, _): column
+        case .moveCard(_, let column, _, _): column
         case .addCard(let add): add.column
         default: nil
         }
@@ -51,6 +51,7 @@ extension Op {
         case .editCard: "changed"
         case .addLabel, .removeLabel: "relabelled"
         case .assign, .unassign: "reassigned"
+        case .blockCard, .unblockCard: "changed (dependencies)"
         case .closeCard: "closed"
         case .reopenCard: "reopened"
         case .archiveCard: "archived"
@@ -60,7 +61,7 @@ extension Op {
         case .addComment, .editComment, .deleteComment: "changed (comments)"
         // Ops on no card read "that change (kind) was not applied"; listed by name so a new kind is decided here.
         case .renameBoard, .setMember, .removeMember, .addColumn, .renameColumn, .moveColumn, .removeColumn,
-            .setWIPLimit, .createLabel, .updateLabel, .deleteLabel, .createMilestone, .updateMilestone,
+            .setWIPLimit, .setInProgress, .createLabel, .updateLabel, .deleteLabel, .createMilestone, .updateMilestone,
             .closeMilestone, .reopenMilestone, .deleteMilestone:
             "applied"
         case .chat: "sent"

@@ -1,0 +1,58 @@
+import BoardCore
+import BoardTesting
+import BoardWire
+import CorkApp
+import Foundation
+import Testing
+
+/// Dependencies through the real `cork` and `corkd`: `cork block`, a move into DOING refused with its blocker named,
+/// `cork move --force REASON`, `cork column progress`, the query language's `is:blocked` and `blocks:`, and what the
+/// history says.
+@Suite(.serialized, .startsProcesses(within: .minutes(3))) struct DependencyCommandTests {
+    @Test func aBlockedCardRefusesDoingAndNamesItsBlocker() async throws {
+        try await withCorkd { corkd in
+            let cork = try CorkProcess(corkd, url: corkd.ownerURL)
+            try await cork.ok(["add", "Fix login"])
+            try await cork.ok(["add", "Ship the release"])
+            let blocked = try await cork.json(["block", "#2", "--by", "#1"])
+            #expect(blocked["board"] as? String == "main", "\(blocked)")
+            let shown = try await cork.ok(["show"])
+            #expect(shown.contains("#2 Ship the release BLOCKED by #1"), "\(shown)")
+            let detail = try await cork.ok(["show", "#2"])
+            #expect(detail.contains("blocked by: #1 Fix login"), "\(detail)")
+
+            // Into DOING: refused (exit 3) with the blocker named; into DONE it may go.
+            let refused = try await cork.fails(["move", "#2", "doing"], with: 3)
+            #expect(refused.contains("blocked:") && refused.contains("#1 Fix login"), "\(refused)")
+            #expect(try await cork.ok(["search", "is:blocked"]).contains("#2 Ship the release"))
+            #expect(try await cork.ok(["search", "blocks:#2"]).contains("#1 Fix login"))
+
+            // A cycle is refused, a card cannot wait for itself.
+            let cycle = try await cork.fails(["block", "#1", "--by", "#2"], with: 3)
+            #expect(cycle.contains("cycle:"), "\(cycle)")
+            try await cork.fails(["block", "#1", "--by", "#1"], with: 2)
+
+            // An editor may force it with a reason; the history keeps the reason and the blocker.
+            try await cork.ok(["move", "#2", "doing", "--force", "the demo is today"])
+            // Once the blocker is done, nothing is blocked any more.
+            try await cork.ok(["move", "#1", "done"])
+            #expect(try await cork.ok(["search", "is:blocked"]) == "no cards match\n")
+            try await cork.ok(["unblock", "#2", "--by", "#1"])
+
+            // Another column can be marked in progress.
+            try await cork.ok(["add", "Write docs"])
+            try await cork.ok(["add", "Review docs"])
+            try await cork.ok(["block", "#4", "--by", "#3"])
+            try await cork.ok(["column", "progress", "done", "on"])
+            let intoDone = try await cork.fails(["move", "#4", "done"], with: 3)
+            #expect(intoDone.contains("blocked:"), "\(intoDone)")
+
+            try await BoardPartsCommandTests.expectHistory(of: cork, toSay: [
+                "owner marked #2 \"Ship the release\" as blocked by #1 \"Fix login\"",
+                "owner moved #2 \"Ship the release\" TODO → DOING although blocked by #1 \"Fix login\": the demo is today",
+                "owner marked #2 \"Ship the release\" as no longer blocked by #1 \"Fix login\"",
+                "owner marked column DONE as in progress",
+            ])
+        }
+    }
+}
