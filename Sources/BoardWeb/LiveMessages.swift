@@ -25,13 +25,17 @@ enum LiveMessage {
         var column: Column
         var cards: [Card]
 
-        enum CodingKeys: String, CodingKey { case id, name, wip, cards }
+        enum CodingKeys: String, CodingKey {
+            case id, name, wip, cards
+            case inProgress = "in_progress"
+        }
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(column.id, forKey: .id)
             try c.encode(column.name, forKey: .name)
             try c.encodeIfPresent(column.wip, forKey: .wip)
+            try c.encodeIfPresent(column.inProgress, forKey: .inProgress)
             try c.encode(cards, forKey: .cards)
         }
     }

@@ -26,6 +26,10 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
   h  edits made in a page (a new card, a description, chat with a mention, archive and restore) reach the other
      page and cork; the page's console has no error and no diff it could not apply; once the server has confirmed
      a move the status says just "● live" (nothing unconfirmed)
+  i  card dependencies: a blocked card has a "⊘ blocked by #N" badge on both pages; its panel lists what it waits
+     for and what waits for it (links that open those cards); a blocker moved into the last column, moved back, or
+     closed changes the badge of a card in another column; a blocked card carried over DOING is marked refused, and
+     its drop there is refused with the server's reason
 
 Every wait is bounded (15 s at most); the first failure ends the run with exit 1 and says what was expected. corkd
 and the browsers are always stopped. One line is printed per scenario passed.
@@ -336,6 +340,22 @@ class Page:
         except NoAlertPresentException:
             return
         raise Failure(f"an alert fired on {self.name}'s page: {text!r}")
+
+    def live_op(self, op):
+        """Sends one op on a second /live connection of this page's user (as the page would) and waits for its
+        answer: the server's diff ('ok') or its refusal's reason. For ops the page has no control for."""
+        return self.driver.execute_async_script("""
+          const op = arguments[0], done = arguments[arguments.length - 1];
+          const ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/live');
+          ws.onopen = () => ws.send(JSON.stringify({ t: 'open', board: 'main' }));
+          ws.onmessage = (e) => {
+            for (const line of e.data.split('\\n')) {
+              if (!line.trim()) continue;
+              const m = JSON.parse(line);
+              if (m.t === 'board') ws.send(JSON.stringify({ t: 'op', op }));
+              else if (m.t === 'diff' || m.t === 'rejected') { ws.close(); done(m.t === 'diff' ? 'ok' : String(m.reason || m.code)); }
+            }
+          };""", op)
 
     def drain_console(self):
         try:
@@ -854,6 +874,103 @@ class Test:
             p.wait_settled()
         self.passed("h", "page edits (add, description, chat, archive/restore) reach the others and cork; the status settles to '● live'", t)
 
+    # -- i
+
+    def scenario_i(self):
+        t = time.monotonic()
+        o, b = self.owner, self.bob
+        login = self.add("login", "Fix the login")
+        deploy = self.add("deploy", "Deploy it")
+        announce = self.add("announce", "Announce it")
+        n = self.numbers
+        self.carol.run("move", "#" + str(n[login]), "doing")
+        for p in (o, b):
+            p.wait_card_in(login, "doing")
+            for card in (deploy, announce):
+                p.wait_card_in(card, "todo")
+        for op in ({"kind": "card.block", "card": deploy, "by": login},
+                   {"kind": "card.block", "card": announce, "by": deploy}):
+            answer = o.live_op(op)
+            check(answer == "ok", f"{op['kind']} was refused: {answer}")
+
+        def badge(p, card):
+            return p.js("const t = document.querySelector(`[data-card-id=\"${arguments[0]}\"] .blocked-tag`);"
+                        "return t ? t.textContent : null", card)
+
+        def wait_badge(p, card, text, what):
+            wait_for(f"{p.name}'s page to show {text!r} on #{n[card]} ({what})", lambda: badge(p, card) == text or None,
+                     state=lambda: f"the badge is {badge(p, card)!r}")
+
+        for p in (o, b):
+            wait_badge(p, deploy, f"⊘ blocked by #{n[login]}", "it waits for the login card")
+            wait_badge(p, announce, f"⊘ blocked by #{n[deploy]}", "it waits for the deploy card")
+            check(badge(p, login) is None, f"#{n[login]} waits for nothing, yet {p.name}'s page marks it blocked")
+            # the second connection live_op opened has left (a presence change redraws the whole board, which would
+            # hide a badge the diff alone leaves stale)
+            wait_for(f"{p.name}'s page to list one other person", lambda p=p: len(p.people()) == 1 or None, state=p.people)
+        # cork moves the blocker into the last column (one-shot commands have no presence): the diff touches DOING
+        # and DONE only, yet the badge in TODO goes; moved back, it returns
+        self.carol.run("move", "#" + str(n[login]), "done")
+        for p in (o, b):
+            wait_for(f"{p.name}'s page to drop the badge of #{n[deploy]} (its blocker is done)",
+                     lambda p=p: badge(p, deploy) is None or None, state=lambda p=p: badge(p, deploy))
+            check(badge(p, announce) == f"⊘ blocked by #{n[deploy]}", f"#{n[announce]} still waits for #{n[deploy]} on {p.name}'s page")
+        self.carol.run("move", "#" + str(n[login]), "doing")
+        for p in (o, b):
+            wait_badge(p, deploy, f"⊘ blocked by #{n[login]}", "its blocker is back in DOING")
+
+        def deps(p):
+            return p.js("""
+              const q = (s) => [...document.querySelectorAll(s)].filter((x) => !x.closest('[hidden]')).map((x) => x.textContent);
+              return {heading: document.getElementById('detail-h').textContent, waiting: q('.d-dep.waiting .dep-link'),
+                      done: q('.d-dep.done .dep-link'), blocks: q('.d-dep.blocks .dep-link'),
+                      state: document.querySelector('.d-state').textContent};""")
+
+        # the panel of the deploy card: what it waits for, and what waits for it
+        b.driver.find_element(By.CSS_SELECTOR, f'[data-card-id="{deploy}"] .title').click()
+        wait_for("bob's panel of the deploy card to list its blocker",
+                 lambda: deps(b)["waiting"] == [f"#{n[login]} Fix the login"] or None, state=lambda: deps(b))
+        d = deps(b)
+        check(d["blocks"] == [f"#{n[announce]} Announce it"] and d["done"] == [] and "⊘ blocked" in d["state"], f"bob's panel: {d}")
+        b.shot(os.path.join(self.args.screenshots, "blocked-panel-1280.png"))
+        # closed, the blocker is listed as done in the open panel, and the badges follow
+        self.carol.run("close", "#" + str(n[login]))
+        wait_for("bob's open panel to list the blocker as done",
+                 lambda: deps(b)["done"] == [f"✓ #{n[login]} Fix the login (done)"] or None, state=lambda: deps(b))
+        check(deps(b)["waiting"] == [] and "blocked" not in deps(b)["state"], f"bob's panel: {deps(b)}")
+        for p in (o, b):
+            wait_for(f"{p.name}'s page to drop the badge of #{n[deploy]} (its blocker is closed)",
+                     lambda p=p: badge(p, deploy) is None or None, state=lambda p=p: badge(p, deploy))
+        # a link in the panel opens that card
+        b.js("document.querySelector('.d-dep.blocks .dep-link').click()")
+        wait_for("bob's panel to show the announce card", lambda: deps(b)["heading"] == f"#{n[announce]}" or None, state=lambda: deps(b))
+        check(deps(b)["waiting"] == [f"#{n[deploy]} Deploy it"] and deps(b)["blocks"] == [], f"bob's panel: {deps(b)}")
+        b.keys(Keys.ESCAPE)
+        wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
+        # reopened it blocks again; carried over DOING the deploy card is marked refused, and the drop is refused
+        self.carol.run("reopen", "#" + str(n[login]))
+        wait_badge(o, deploy, f"⊘ blocked by #{n[login]}", "its blocker is reopened")
+        o.dismiss_toasts()
+        o.focus_card(deploy)
+        o.keys(" ", "l")
+        wait_for("the owner's ghost in DOING to say what the card waits for", lambda: o.js(
+            "const g = document.querySelector('[data-column-id=\"doing\"] .ghost.own.refused');"
+            "return g && g.textContent.includes(arguments[0])", f"blocked by #{n[login]}"))
+        o.keys(" ")
+        toast = wait_for("the owner's page to show the server's refusal of the blocked card", lambda: next(
+            (x for x in o.toasts() if "error" in x["cls"] and "is blocked by" in x["text"]), None), state=o.toasts)
+        log(f"refusal shown: {toast['text']!r}")
+        time.sleep(0.3)
+        check(o.card_column(deploy) == "todo", "the blocked card left TODO after a refused drop")
+        for p in self.pages:
+            p.no_alert()
+            p.drain_console()
+            bad = [e["message"] for e in p.console if "diff does not fit" in e.get("message", "")
+                   or (e.get("level") == "SEVERE" and "/app.js" in e.get("message", "")
+                       and "ERR_CONNECTION_REFUSED" not in e.get("message", ""))]
+            check(not bad, f"{p.name}'s console: {bad[:3]}")
+        self.passed("i", "blocked cards carry a badge, kept current as their blockers move or close; the panel lists the dependencies", t)
+
     def run(self):
         os.makedirs(self.args.screenshots, exist_ok=True)
         # A failure's screenshots belong to the run that failed: none from an earlier run stays beside this one's.
@@ -869,6 +986,7 @@ class Test:
         self.scenario_f()
         self.scenario_g()
         self.scenario_h()
+        self.scenario_i()
 
 
 def main():

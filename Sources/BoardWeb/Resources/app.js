@@ -112,7 +112,7 @@ const S = {
   seq: 0,
   meta: { id: '', name: '', labels: [], milestones: [], members: [] },
   metaVer: 0,
-  columns: [], // [{id, name, wip?, cards: [Card]}], board order
+  columns: [], // [{id, name, wip?, in_progress?, cards: [Card]}], board order
   filter: { q: '', sent: '', cards: null, error: '' },
   presence: [],
   sel: { card: null, col: null },
@@ -135,7 +135,7 @@ const S = {
   lastPresence: '',
 };
 const colEls = new Map(); // column id -> {el, name, count, note, list, add}
-const cardEls = new Map(); // card id -> {card, key, el}
+const cardEls = new Map(); // card id -> {card, key, sig, el}
 
 const canEdit = () => EDIT_ROLES.has(S.role);
 
@@ -152,6 +152,59 @@ const memberName = (id) => { const m = member(id); return m && m.name ? m.name :
 const labelById = (id) => S.meta.labels.find((l) => l.id === id);
 const milestoneById = (id) => S.meta.milestones.find((m) => m.id === id);
 const visible = (card) => !S.filter.cards || S.filter.cards.has(card.id);
+// A column as the page keeps it, from the server's column (its cards apart).
+const colView = (c, cards) => ({ id: c.id, name: c.name, wip: c.wip, in_progress: c.in_progress, cards });
+
+// ---------- dependencies ----------
+
+// Whether a blocked card is kept out of the column: `in_progress` when set, else true for `doing` only (Column.isInProgress).
+const isInProgress = (col) => (typeof col.in_progress === 'boolean' ? col.in_progress : col.id === 'doing');
+const lastColumnId = () => (S.columns.length ? S.columns[S.columns.length - 1].id : null);
+// A card is done when it is closed or in the last column.
+const isDone = (at) => !!at.card.closed || at.col.id === lastColumnId();
+
+// The cards `card` still waits for, in number order, as Board.blockers(of:): those of its `blocked_by` that are on the
+// page, not archived and not done. The page has no archived cards, so an id it does not know counts as resolved.
+function blockersOf(card) {
+  const ids = card && Array.isArray(card.blocked_by) ? card.blocked_by : [];
+  const out = [];
+  for (const id of ids) {
+    const at = cardById(id);
+    if (at && !at.card.archived && !isDone(at)) out.push(at.card);
+  }
+  return out.sort((a, b) => a.number - b.number);
+}
+
+// The cards of its `blocked_by` that are on the page and done (no longer holding it back), in number order.
+function doneBlockersOf(card) {
+  const ids = card && Array.isArray(card.blocked_by) ? card.blocked_by : [];
+  const out = [];
+  for (const id of ids) {
+    const at = cardById(id);
+    if (at && !at.card.archived && isDone(at)) out.push(at.card);
+  }
+  return out.sort((a, b) => a.number - b.number);
+}
+
+// The cards that wait for card `id` (their `blocked_by` names it), in number order, as Board.blocked(by:).
+function blockedByCard(id) {
+  const out = [];
+  for (const col of S.columns) for (const c of col.cards) if (!c.archived && Array.isArray(c.blocked_by) && c.blocked_by.includes(id)) out.push(c);
+  return out.sort((a, b) => a.number - b.number);
+}
+
+// `#2, #3, #7 +2`: the numbers of `cards`, the first few.
+function numbers(cards, most = 3) {
+  const shown = cards.slice(0, most).map((c) => `#${c.number}`).join(', ');
+  return cards.length > most ? `${shown} +${cards.length - most}` : shown;
+}
+
+// What a card's badge depends on besides the card itself: its pending blockers (their numbers and titles, for the
+// tooltip). Another card closing or moving into the last column changes it without changing the card.
+function blockSig(card) {
+  if (!card || !Array.isArray(card.blocked_by) || !card.blocked_by.length) return '';
+  return blockersOf(card).map((b) => `${b.id}\u0000${b.number}\u0000${b.title}`).join('\u0001');
+}
 
 // ---------- connection ----------
 
@@ -273,7 +326,7 @@ function loadBoard(m) {
   S.seq = m.seq ?? 0;
   S.meta = { id: b.id, name: b.name ?? '', labels: b.labels || [], milestones: b.milestones || [], members: b.members || [] };
   S.metaVer++;
-  S.columns = (m.columns || []).map((c) => ({ id: c.id, name: c.name, wip: c.wip, cards: (c.cards || []).slice() }));
+  S.columns = (m.columns || []).map((c) => colView(c, (c.cards || []).slice()));
   S.resyncing = false;
   updateRole();
   if (S.drag && !cardById(S.drag.card)) endDrag(false);
@@ -347,7 +400,7 @@ function applyDiff(m) {
       structural = true;
     }
     const cins = [
-      ...(m.inserted_columns || []).map((i) => ({ index: i.index, col: { id: i.column.id, name: i.column.name, wip: i.column.wip, cards: (i.column.cards || []).slice() } })),
+      ...(m.inserted_columns || []).map((i) => ({ index: i.index, col: colView(i.column, (i.column.cards || []).slice()) })),
       ...(m.moved_columns || []).map((r) => ({ index: r.to, col: movedCols.get(r.id) })),
     ].sort((a, b) => a.index - b.index);
     for (const i of cins) {
@@ -381,7 +434,7 @@ function applyDiff(m) {
     for (const uc of m.updated_columns || []) {
       const i = S.columns.findIndex((c) => c.id === uc.id);
       if (i < 0) fail('updated column ' + uc.id + ' is not on the board');
-      S.columns[i] = { id: uc.id, name: uc.name, wip: uc.wip, cards: S.columns[i].cards };
+      S.columns[i] = colView(uc, S.columns[i].cards);
       touched.add(uc.id);
     }
   } catch (e) {
@@ -406,6 +459,7 @@ function applyDiff(m) {
   else {
     $('board').dataset.seq = String(S.seq);
     for (const id of touched) { const col = colById(id); if (col) renderColumn(col); }
+    refreshBlocked(touched);
     afterRender();
   }
   // the selection (and the keyboard focus) follows its card wherever the diff put it
@@ -535,6 +589,15 @@ function renderBoard() {
   renderBulkColumns();
 }
 
+// The badges of the cards in columns the diff did not touch: a blocker closed, reopened, moved into or out of the
+// last column, renamed or removed changes whether (and by what) another card is blocked.
+function refreshBlocked(skip) {
+  for (const col of S.columns) {
+    if (skip.has(col.id)) continue;
+    if (col.cards.some((c) => { const e = cardEls.get(c.id); return e && e.sig !== blockSig(c); })) renderColumn(col);
+  }
+}
+
 function afterRender() {
   // drop cards that left the board from the caches and the marks
   const ids = new Set();
@@ -606,7 +669,10 @@ function ghostsFor(colId) {
     const wip = col && col.wip;
     // like cork: say so when the drop would be refused by a hard limit
     const full = wip && wip.hard && colId !== S.drag.fromCol && col.cards.length + 1 > wip.limit ? `${col.name} is full (${col.cards.length}/${wip.limit})` : '';
-    out.push({ card: S.drag.card, index: S.drag.index, own: true, title: c ? `#${c.card.number} ${c.card.title}` : '', who: '', full });
+    // and when the card waits for others, a move into an in-progress column is refused (without a reason)
+    const waiting = !full && c && col && isInProgress(col) && colId !== c.col.id ? blockersOf(c.card) : [];
+    const blocked = waiting.length ? `blocked by ${numbers(waiting)}: finish those first` : '';
+    out.push({ card: S.drag.card, index: S.drag.index, own: true, title: c ? `#${c.card.number} ${c.card.title}` : '', who: '', full, blocked });
   }
   return out;
 }
@@ -659,6 +725,7 @@ function ghostEl(g) {
   el.append(utext('span', 'ghost-title', g.title || 'a card'));
   if (!g.own) el.append(h('span', { class: 'ghost-who' }, utext('span', '', g.who), ' is dragging'));
   if (g.full) { el.classList.add('refused'); el.append(h('span', { class: 'ghost-who', text: '⊘ ' + g.full })); }
+  else if (g.blocked) { el.classList.add('refused'); el.append(h('span', { class: 'ghost-who', text: '⊘ ' + g.blocked })); }
   return el;
 }
 
@@ -668,13 +735,14 @@ function presenceOn(cardId) {
 
 function cardEl(card) {
   const pres = presenceOn(card.id);
+  const sig = blockSig(card);
   const key = [S.metaVer, today(), pres.map((s) => `${s.session}:${s.state}:${s.name}`).join(',')].join('|');
   const cached = cardEls.get(card.id);
   let el;
-  if (cached && cached.card === card && cached.key === key) el = cached.el;
+  if (cached && cached.card === card && cached.key === key && cached.sig === sig) el = cached.el;
   else {
-    el = buildCard(card, pres);
-    cardEls.set(card.id, { card, key, el });
+    el = buildCard(card, pres, sig ? blockersOf(card) : []);
+    cardEls.set(card.id, { card, key, sig, el });
   }
   // selection, marks and the drag source change the element in place, so a click in progress keeps its target
   const selected = S.sel.card === card.id;
@@ -686,10 +754,15 @@ function cardEl(card) {
   return el;
 }
 
-function buildCard(card, pres) {
-  const li = h('li', { class: 'card' + (card.closed ? ' closed' : ''), 'data-card-id': card.id });
+function buildCard(card, pres, waiting) {
+  const li = h('li', { class: 'card' + (card.closed ? ' closed' : '') + (waiting.length ? ' blocked' : ''), 'data-card-id': card.id });
   const top = h('div', { class: 'card-top' }, h('span', { class: 'num', text: `#${card.number}` }), h('span', { class: 'mark', text: '✓ marked' }));
   if (card.closed) top.append(h('span', { class: 'closed-tag', text: '✓ closed' }));
+  // Blocked is said in words (and in the tooltip, which names the blockers), not only in colour.
+  if (waiting.length) {
+    top.append(h('span', { class: 'blocked-tag', title: 'Blocked by ' + waiting.map((b) => `#${b.number} ${b.title}`).join(', ') },
+      h('span', { 'aria-hidden': 'true', text: '⊘ ' }), `blocked by ${numbers(waiting)}`));
+  }
   for (const s of pres) {
     const icon = s.state === 'editing' ? '✎' : s.state === 'dragging' ? '✥' : '◉';
     const b = h('span', { class: 'pbadge ' + s.state, title: `${s.name || s.user} is ${s.state} this card` },
@@ -1173,12 +1246,19 @@ function buildDetail() {
   const closeBtn = h('button', { type: 'button', class: 'd-close' });
   const markBtn = h('button', { type: 'button' });
   const gone = h('p', { class: 'd-gone', hidden: true, text: 'This card is no longer on the board (archived or removed).' });
+  const depWaiting = h('ul', { class: 'd-deplist' });
+  const depDone = h('ul', { class: 'd-deplist' });
+  const depBlocks = h('ul', { class: 'd-deplist' });
+  const depRow = (cls, label, list) => h('div', { class: 'd-dep ' + cls }, h('span', { class: 'd-dep-k', text: label }), list);
+  const deps = h('section', { class: 'd-sec d-deps', hidden: true, 'aria-label': 'Dependencies' },
+    depRow('waiting', '⊘ Blocked by', depWaiting), depRow('done', 'Blocked by (done)', depDone), depRow('blocks', 'Blocks', depBlocks));
   const edit = h('div', { class: 'd-edit' },
     h('label', { class: 'field' }, h('span', { text: 'Title' }), title),
     h('div', { class: 'd-row' },
       h('label', { class: 'field' }, h('span', { text: 'Column' }), colSel),
       h('label', { class: 'field' }, h('span', { text: 'Due' }), due),
       h('label', { class: 'field' }, h('span', { text: 'Milestone' }), ms)),
+    deps,
     h('fieldset', {}, h('legend', { text: 'Labels' }), labels,
       h('form', { class: 'd-newlabel' }, lname, lcolor, h('button', { type: 'submit', text: 'Create label' }))),
     h('fieldset', {}, h('legend', { text: 'Assignees' }), people),
@@ -1193,7 +1273,7 @@ function buildDetail() {
     h('div', { class: 'phead' }, h('h2', { id: 'detail-h', class: 'num' }), state, pres,
       h('button', { type: 'button', class: 'close-x', 'aria-label': 'Close', text: '×', onclick: () => dlg.close() })),
     gone, edit);
-  Object.assign(D, { dlg, title, colSel, due, ms, labels, lname, lcolor, people, desc, clList, clCount, clInput, cmList, cmInput, state, pres, closeBtn, markBtn, gone, edit, descBase: 0, descShown: null });
+  Object.assign(D, { dlg, title, colSel, due, ms, labels, lname, lcolor, people, desc, clList, clCount, clInput, cmList, cmInput, state, pres, closeBtn, markBtn, gone, edit, deps, depWaiting, depDone, depBlocks, descBase: 0, descShown: null });
 
   title.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); title.blur(); } });
   title.addEventListener('input', fitTitle);
@@ -1294,8 +1374,10 @@ function renderDetail() {
   const keep = (el) => el === a || (el.contains && el.contains(a));
   const ro = !canEdit();
   $('detail-h').textContent = `#${c.number}`;
-  D.state.textContent = c.closed ? '✓ closed' : 'open';
-  D.state.className = 'd-state' + (c.closed ? ' closed' : '');
+  const waiting = blockersOf(c);
+  D.state.textContent = (c.closed ? '✓ closed' : 'open') + (waiting.length ? ' · ⊘ blocked' : '');
+  D.state.className = 'd-state' + (c.closed ? ' closed' : '') + (waiting.length ? ' blocked' : '');
+  if (!keep(D.deps) || D.depsFor !== c.id) renderDeps(c, waiting); // a link just followed keeps no stale list
   const pres = presenceOn(c.id);
   D.pres.textContent = pres.map((s) => `${s.state === 'editing' ? '✎' : '◉'} ${s.name || s.user} ${s.state}`).join(' · ');
   if (!keep(D.title)) { D.title.value = c.title; fitTitle(); }
@@ -1373,6 +1455,32 @@ function renderDetail() {
   D.closeBtn.textContent = c.closed ? 'Reopen card' : 'Close card';
   D.closeBtn.disabled = ro;
   D.markBtn.textContent = S.multi.has(c.id) ? 'Unmark' : 'Mark for bulk move';
+}
+
+// The detail's dependencies: the blockers still pending, those done, and the cards that wait for this one, each a
+// button that opens that card. The section hides when there are none.
+function renderDeps(c, waiting) {
+  const done = doneBlockersOf(c);
+  const blocks = blockedByCard(c.id);
+  const fill = (list, cards) => {
+    list.replaceChildren(...cards.map((b) => h('li', {}, depLink(b))));
+    list.parentNode.hidden = !cards.length;
+  };
+  fill(D.depWaiting, waiting);
+  fill(D.depDone, done);
+  fill(D.depBlocks, blocks);
+  D.depsFor = c.id;
+  D.deps.hidden = !waiting.length && !done.length && !blocks.length;
+}
+
+function depLink(card) {
+  const at = cardById(card.id);
+  const done = !!at && isDone(at);
+  const b = h('button', { type: 'button', class: 'dep-link' + (done ? ' done' : ''), title: `Open #${card.number}` },
+    h('span', { class: 'num', text: (done ? '✓ ' : '') + `#${card.number}` }), ' ', utext('span', 'dep-title', card.title),
+    done ? sr(' (done)') : null);
+  b.addEventListener('click', () => { if (cardById(card.id)) { selectCard(card.id, false); openDetail(card.id); } });
+  return b;
 }
 
 // ---------- archived ----------

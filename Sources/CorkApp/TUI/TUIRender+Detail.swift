@@ -13,7 +13,7 @@ extension TUIModel {
         let body = DetailSection.layout(detailSections(card, board: board), rows: room)
         // A blank row before the footer when there is room for it.
         let boxHeight = min(height - 2, body.count + (body.count < room ? 4 : 3))
-        let boxWidth = min(width - 1, 72)
+        let boxWidth = detailBoxWidth
         let rect = Rect(x: max(0, (width - boxWidth + 1) / 2), y: 1, width: boxWidth, height: boxHeight)
         screen.fill(rect)
         screen.drawBox(rect, title: " card ")
@@ -22,6 +22,9 @@ extension TUIModel {
         }
         screen.write(footer.text, x: rect.x + 2, y: rect.y + boxHeight - 2, style: footer.style, maxWidth: boxWidth - 4)
     }
+
+    /// The width of the card detail's box (its text is 4 columns narrower).
+    var detailBoxWidth: Int { min(width - 1, 72) }
 
     /// The parts of the card detail, top to bottom. When rows are short the comments give theirs up first, then the
     /// description, then the history (down to its heading and newest line), then the checklist (never its selected
@@ -41,6 +44,7 @@ extension TUIModel {
         return [
             .fixed([("#\(card.number) \(card.title)", Style(attributes: .bold))], floor: 1, hardFloor: 1, shrinkRank: 5, gapBefore: false),
             .fixed([(facts.joined(separator: " · "), Style(foreground: .ansi(.cyan)))], floor: 1, hardFloor: 0, shrinkRank: 3, gapBefore: false),
+            .fixed(dependencyLines(card, board: board), floor: 1, hardFloor: 1, shrinkRank: 3, gapBefore: false),
             DetailSection(
                 full: description.count, floor: min(1, description.count), hardFloor: 0, shrinkRank: 1, gapBefore: true,
                 lines: { rows in
@@ -58,6 +62,41 @@ extension TUIModel {
                 full: history, floor: min(2, history), hardFloor: 0, shrinkRank: 2, gapBefore: true,
                 lines: { historyLines(of: card, board: board, rows: $0) }),
         ]
+    }
+
+    /// What the card waits for and what waits for it, each list wrapped to the box: "Blocked by: #2 Fix login" (the
+    /// blockers still pending, ``Board/blockers(of:)``), "Blocked by (done): ✓ #4 …" (those in `blocked_by` that are
+    /// done; archived or purged ones are left out), "Blocks: #7 …" (the open cards that name it, done ones with `✓`).
+    /// No lines when it has no dependencies.
+    func dependencyLines(_ card: Card, board: Board) -> [OverlayLine] {
+        let pending = board.blockers(of: card)
+        let waitingFor = Set(pending.map(\.id))
+        let done = card.blockedBy.compactMap { board.cards[$0] }
+            .filter { !$0.archived && !waitingFor.contains($0.id) }
+            .sorted { $0.number < $1.number }
+        let blocks = board.blocked(by: card.id)
+        let last = columns.last?.id
+        func name(_ other: Card) -> String {
+            let isDone = other.closed || other.column == last
+            return "\(isDone ? "✓ " : "")#\(other.number) \(other.title)"
+        }
+        let textWidth = max(1, detailBoxWidth - 4)
+        func wrapped(_ text: String, _ style: Style) -> [OverlayLine] {
+            DisplayWidth.wrap(text, width: textWidth, indent: 2).map { ($0, style) }
+        }
+        var lines: [OverlayLine] = []
+        if !pending.isEmpty {
+            lines += wrapped(
+                TUIModel.blockedMark + "Blocked by: " + pending.map(name).joined(separator: ", "),
+                Style(foreground: .ansi(.red), attributes: .bold))
+        }
+        if !done.isEmpty {
+            lines += wrapped("Blocked by (done): " + done.map(name).joined(separator: ", "), Style(foreground: .ansi(.green)))
+        }
+        if !blocks.isEmpty {
+            lines += wrapped("Blocks: " + blocks.map(name).joined(separator: ", "), Style(foreground: .ansi(.yellow)))
+        }
+        return lines
     }
 
     /// The checklist in `rows` rows: its heading, the items around the selected one with a row for each run of hidden

@@ -142,6 +142,10 @@ extension TUIModel {
             // Over a column at its hard limit the drop would be refused: say so before it, not after.
             if let full = carryTargetFull(carrying: id) {
                 screen.write("  \(full): no drop", x: x, y: y + 1, style: Style(foreground: .ansi(.red)), maxWidth: width)
+            } else if let waiting = carryTargetBlocked(carrying: id) {
+                // Into an in-progress column a blocked card goes only with a reason: say what it waits for.
+                let numbers = waiting.map { "#\($0.number)" }.joined(separator: ", ")
+                screen.write("  \(TUIModel.blockedMark)blocked by \(numbers)", x: x, y: y + 1, style: Style(foreground: .ansi(.red)), maxWidth: width)
             } else {
                 screen.write("  (drop with Enter)", x: x, y: y + 1, style: Style(attributes: .dim), maxWidth: width)
             }
@@ -157,10 +161,18 @@ extension TUIModel {
             if card.closed { titleStyle.attributes.insert(.dim) }
             let mark = marked.contains(card.id) ? "● " : ""
             let closed = card.closed ? "✓ " : ""
+            // Blocked (a card it waits for is not done yet) is marked in text (`⊘`) as well as in red, like overdue.
+            let blocked = board.isBlocked(card) ? TUIModel.blockedMark : ""
             screen.fill(Rect(x: x, y: y, width: width, height: 1), style: titleStyle)
             // Space is the point here: a title too long for the column ends in `…` (the card detail shows it whole).
-            let line = DisplayWidth.truncate("\(mark)\(closed)#\(card.number) \(card.title)", to: width)
+            let line = DisplayWidth.truncate("\(mark)\(closed)\(blocked)#\(card.number) \(card.title)", to: width)
             screen.write(line, x: x, y: y, style: titleStyle, maxWidth: width)
+            if !blocked.isEmpty {
+                var markStyle = titleStyle
+                markStyle.foreground = .ansi(.red)
+                let at = DisplayWidth.of(mark + closed)
+                screen.write(TUIModel.blockedMark, x: x + at, y: y, style: markStyle, maxWidth: max(0, width - at))
+            }
             renderDetails(card, x: x, y: y + 1, width: width, into: &screen)
         }
     }
@@ -204,6 +216,21 @@ extension TUIModel {
         if let id = card.milestone, let milestone = board.milestone(id) {
             put("◆" + DisplayWidth.truncate(milestone.title, to: 16), Style(foreground: .ansi(.blue)))
         }
+    }
+
+    /// The mark before the number of a blocked card (``Board/isBlocked(_:)``), in the column and in the detail.
+    static let blockedMark = "⊘ "
+
+    /// The blockers still pending of the carried card when its ghost hovers over an in-progress column other than its
+    /// own (a drop there needs a reason), else nil.
+    func carryTargetBlocked(carrying card: CardID) -> [Card]? {
+        guard let carry, carry.card == card, columns.indices.contains(carry.column), let board,
+            let moving = board.cards[card]
+        else { return nil }
+        let column = columns[carry.column]
+        guard column.isInProgress, moving.column != column.id else { return nil }
+        let waiting = board.blockers(of: moving)
+        return waiting.isEmpty ? nil : waiting
     }
 
     /// Whether `card` is open and its due date has passed.
