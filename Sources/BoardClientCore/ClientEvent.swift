@@ -16,6 +16,24 @@ public enum ClientEvent: Sendable {
     case rejected(RejectedOp)
     /// The server reported a problem that did not close the connection.
     case serverError(WireError)
+    /// The user's inbox changed (feature `inbox`): a new entry, or entries read on one of their clients. It comes
+    /// whatever board is followed (the inbox is the user's, across boards).
+    case inbox(InboxEvent)
+}
+
+/// A change of the user's inbox, pushed by the server to each of their sessions.
+public enum InboxEvent: Hashable, Sendable {
+    /// A new entry, and how many entries are unread now (this one included).
+    case entry(InboxEntry, unread: Int)
+    /// Entries were marked read (on this client or another of the user's), and how many are unread now.
+    case read(ids: [Int64], unread: Int)
+
+    /// Unread entries in the whole inbox after the change.
+    public var unread: Int {
+        switch self {
+        case .entry(_, let unread), .read(_, let unread): unread
+        }
+    }
 }
 
 /// The state of the connection, as a UI status line shows it.

@@ -49,8 +49,18 @@ extension ClientSession {
         case .ok(let ok):
             if let req = ok.req, req == Self.fetchRequest, ok.board == boardID { fetched(now: now, &actions) }
             answer(message, &actions)
-        case .boards, .history, .pong, .hooks:
+        case .boards, .history, .pong, .hooks, .notify:
             answer(message, &actions)
+        case .inbox(let page):
+            inboxUnread = page.unread
+            answer(message, &actions)
+        case .inboxEntry(let new):
+            // The user's, across boards: not tied to the subscription.
+            inboxUnread = new.unread
+            actions.append(.emit(.inbox(.entry(new.entry, unread: new.unread))))
+        case .inboxRead(let marked):
+            inboxUnread = marked.unread
+            actions.append(.emit(.inbox(.read(ids: marked.ids, unread: marked.unread))))
         case .ping(let ping):
             actions.append(.send(.pong(Heartbeat(req: ping.req))))
         case .bye(let bye):

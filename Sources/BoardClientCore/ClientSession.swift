@@ -218,6 +218,9 @@ public struct ClientSession: Sendable {
     var awaitingDurable: [UInt64: Int] = [:]
     /// The deadline last handed to the driver.
     var scheduled: Duration?
+    /// Unread entries in the user's inbox as the server last said (an `inbox` page, `inbox.entry` or `inbox.read`);
+    /// nil until it said. Kept across reconnects: the last known count, until the server says again.
+    public internal(set) var inboxUnread: Int?
 
     /// A session that has not started, with what a journal kept (or an empty one).
     public init(settings: Settings, journal: ClientJournal = ClientJournal()) {

@@ -64,6 +64,7 @@ public struct BoardServer: Service {
         let configuration = {
             var configuration = self.configuration
             configuration.hookSignals = HookSignals()
+            configuration.inboxSignals = InboxSignals()
             configuration.presenceOutbound = features.presence == nil ? nil : PresenceOutbound()
             return configuration
         }()
@@ -152,6 +153,15 @@ public struct BoardServer: Service {
                         metrics: counters, logger: logger, shared: features.shared
                     ).run()
                     logger.info("shutdown: the webhook dispatcher stopped")
+                }
+                // Users' inboxes: entries derived from the committed changes, sent to their users' sessions here.
+                admin.addTask {
+                    await InboxService(
+                        store: store, registry: registry, directory: directory, signals: configuration.inboxSignals,
+                        shared: features.shared, clock: clock, reminderScan: configuration.reminderScanInterval,
+                        reminderLead: configuration.reminderLead, mail: configuration.mail, logger: logger
+                    ).run()
+                    logger.info("shutdown: the inbox stopped")
                 }
                 // PostgreSQL: learn of other nodes' commits (LISTEN) and fan them out here too.
                 if let watcher = features.heads {

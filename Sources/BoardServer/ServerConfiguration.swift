@@ -67,6 +67,14 @@ public struct ServerConfiguration: Sendable {
     public let live = LiveSettings()
     /// How boards and sessions tell the webhook deliverer of commits and hook changes (a sink, not a setting).
     public var hookSignals = HookSignals()
+    /// Which boards committed since the inbox deriver last looked (a fresh one per run of a server).
+    public var inboxSignals = InboxSignals()
+    /// How often due dates are checked for reminders (``ReminderRules``). Default 1 minute.
+    public var reminderScanInterval: Duration = .seconds(60)
+    /// How long before its due day a card is due soon. Default 24 h.
+    public var reminderLead: Duration = .seconds(86_400)
+    /// How unread inbox entries go out by mail. Default: no mail (`corkd serve` uses `/usr/sbin/sendmail -t`).
+    public var mail = MailSettings()
     /// PostgreSQL: where boards drop their presence changes for the other nodes (a sink, not a setting; set by the
     /// server when its store is a ``PresenceBus``). Default nil: presence stays on this node.
     public var presenceOutbound: PresenceOutbound?

@@ -5,7 +5,7 @@ import BoardCore
 /// Every method that writes returns only once the write is durable. One actor per board sequences its ops and
 /// hands batches to `submit` (the store's writer commits what every board handed over in one transaction); the store
 /// checks that each board's seqs follow its head.
-public protocol BoardStore: HookStore {
+public protocol BoardStore: HookStore, InboxStore {
     /// Every board, archived ones included, with its head seq and epoch (start-up).
     func boards() async throws(StoreError) -> [BoardRecord]
 

@@ -125,6 +125,41 @@ extension SQLiteStore {
                     CREATE INDEX hooks_board ON hooks(board, created_at);
                     """)
         }
+        migrator.registerMigration("v4-inbox") { db in
+            // Users' inboxes: entries derived from committed changes, one per `key` (user, board, seq, kind, card),
+            // and per board the last seq whose entries are stored.
+            try db.execute(
+                sql: """
+                    CREATE TABLE inbox (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        username TEXT NOT NULL,
+                        board TEXT NOT NULL,
+                        seq INTEGER NOT NULL,
+                        card TEXT,
+                        kind TEXT NOT NULL,
+                        actor TEXT NOT NULL,
+                        at INTEGER NOT NULL,
+                        text TEXT NOT NULL,
+                        read_at INTEGER,
+                        mailed_at INTEGER,
+                        key TEXT NOT NULL UNIQUE
+                    );
+                    CREATE INDEX inbox_user ON inbox(username, id);
+                    CREATE TABLE inbox_cursors (board TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL);
+                    """)
+        }
+        migrator.registerMigration("v5-notify") { db in
+            // Users' mail settings (`NotifySettings` as JSON), with the address beside it for the mailer's query.
+            try db.execute(
+                sql: """
+                    CREATE TABLE notify_settings (
+                        username TEXT PRIMARY KEY NOT NULL,
+                        email TEXT,
+                        settings TEXT NOT NULL
+                    );
+                    CREATE INDEX inbox_unmailed ON inbox(username, id) WHERE read_at IS NULL AND mailed_at IS NULL;
+                    """)
+        }
         return migrator
     }
 

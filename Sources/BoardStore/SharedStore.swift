@@ -26,6 +26,8 @@ public enum LeaseName: String, Sendable {
     case admin
     /// Delivering the webhooks: each change once, not once per node.
     case hooks
+    /// Deriving users' inbox entries from the boards' changes.
+    case inbox
 }
 
 /// The right to do one kind of work for every node, held by one node at a time: a node that dies lets go of it.

@@ -193,6 +193,9 @@ final class LiveSession {
             await connection(state, client: client, send: send)
         case .serverError(let error):
             if Self.endsSession(error.code.rawValue) { await fail(error.code.rawValue, error.message, send: send) }
+        case .inbox:
+            // The web page does not show the inbox (yet).
+            break
         }
     }
 

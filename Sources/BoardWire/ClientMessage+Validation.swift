@@ -26,6 +26,20 @@ extension ClientMessage {
         case .addHook(let m): return check("board", m.board.rawValue)
         case .listHooks(let m): return check("board", m.board.rawValue)
         case .removeHook(let m), .testHook(let m): return check("board", m.board.rawValue) ?? check("hook", m.hook)
+        case .inbox(let m):
+            if let limit = m.limit, !(1...200).contains(limit) { return "field `limit` must be 1-200" }
+            return nil
+        case .readInbox(let m):
+            if m.ids == nil && m.all != true { return "give `ids` or `all`: true" }
+            if let ids = m.ids, ids.count > 1000 { return "field `ids` holds at most 1000 entries" }
+            return nil
+        case .notify(let m):
+            if let email = m.email, !email.isEmpty, let problem = NotifySettings.addressProblem(email) { return "field `email`: \(problem)" }
+            if let delay = m.delayMs, !NotifySettings.delayRange.contains(delay) {
+                return "field `delay_ms` must be \(NotifySettings.delayRange.lowerBound)-\(NotifySettings.delayRange.upperBound)"
+            }
+            if (m.board == nil) != (m.boardLevel == nil) { return "give `board` and `board_level` together" }
+            return check("board", m.board?.rawValue)
         case .listBoards, .ping, .pong, .bye: return nil
         }
     }

@@ -36,11 +36,17 @@ public enum ClientMessage: Hashable, Sendable {
     case removeHook(HookRequest)
     /// `hook.test`: the board's owner has a test delivery sent now; answered by `ok` (feature `hooks`).
     case testHook(HookRequest)
+    /// `inbox`: the user's inbox; answered by `inbox` (feature `inbox`).
+    case inbox(InboxRequest)
+    /// `inbox.read`: mark inbox entries read; answered by `ok` (feature `inbox`).
+    case readInbox(InboxRead)
+    /// `notify`: the user's mail settings; answered by `notify` (feature `inbox`).
+    case notify(NotifyRequest)
 
     /// Every message type a client sends, as written in `type`.
     public static let allTypes: [String] = [
         "hello", "boards", "board.create", "board.archive", "subscribe", "unsubscribe", "op", "fetch", "presence", "history", "ping",
-        "pong", "bye", "hook.add", "hook.list", "hook.remove", "hook.test",
+        "pong", "bye", "hook.add", "hook.list", "hook.remove", "hook.test", "inbox", "inbox.read", "notify",
     ]
 
     /// The message's `type` on the wire.
@@ -63,6 +69,9 @@ public enum ClientMessage: Hashable, Sendable {
         case .listHooks: "hook.list"
         case .removeHook: "hook.remove"
         case .testHook: "hook.test"
+        case .inbox: "inbox"
+        case .readInbox: "inbox.read"
+        case .notify: "notify"
         }
     }
 
@@ -81,6 +90,9 @@ public enum ClientMessage: Hashable, Sendable {
         case .addHook(let m): m.req
         case .listHooks(let m): m.req
         case .removeHook(let m), .testHook(let m): m.req
+        case .inbox(let m): m.req
+        case .readInbox(let m): m.req
+        case .notify(let m): m.req
         case .op, .presence, .bye: nil
         }
     }
@@ -114,6 +126,9 @@ extension ClientMessage: Codable {
         case "hook.list": self = .listHooks(try ListHooks(from: decoder))
         case "hook.remove": self = .removeHook(try HookRequest(from: decoder))
         case "hook.test": self = .testHook(try HookRequest(from: decoder))
+        case "inbox": self = .inbox(try InboxRequest(from: decoder))
+        case "inbox.read": self = .readInbox(try InboxRead(from: decoder))
+        case "notify": self = .notify(try NotifyRequest(from: decoder))
         default: throw MessageTypeError(type: type)
         }
     }
@@ -137,6 +152,9 @@ extension ClientMessage: Codable {
         case .addHook(let m): try m.encode(to: encoder)
         case .listHooks(let m): try m.encode(to: encoder)
         case .removeHook(let m), .testHook(let m): try m.encode(to: encoder)
+        case .inbox(let m): try m.encode(to: encoder)
+        case .readInbox(let m): try m.encode(to: encoder)
+        case .notify(let m): try m.encode(to: encoder)
         }
     }
 }

@@ -36,11 +36,19 @@ public enum ServerMessage: Hashable, Sendable {
     case error(WireError)
     /// `hooks`: a board's webhooks, the answer to `hook.list` (feature `hooks`).
     case hooks(HookList)
+    /// `inbox`: a page of the user's inbox, the answer to `inbox` (feature `inbox`).
+    case inbox(InboxPage)
+    /// `inbox.entry`: a new entry for the user (feature `inbox`).
+    case inboxEntry(InboxNew)
+    /// `inbox.read`: entries marked read on one of the user's clients (feature `inbox`).
+    case inboxRead(InboxMarked)
+    /// `notify`: the user's mail settings, the answer to `notify` (feature `inbox`).
+    case notify(NotifyReply)
 
     /// Every message type a server sends, as written in `type`.
     public static let allTypes: [String] = [
         "welcome", "boards", "ok", "snapshot", "subscribed", "delta", "ack", "reject", "presence.state", "presence",
-        "presence.left", "history", "ping", "pong", "bye", "error", "hooks",
+        "presence.left", "history", "ping", "pong", "bye", "error", "hooks", "inbox", "inbox.entry", "inbox.read", "notify",
     ]
 
     /// The message's `type` on the wire.
@@ -63,6 +71,10 @@ public enum ServerMessage: Hashable, Sendable {
         case .bye: "bye"
         case .error: "error"
         case .hooks: "hooks"
+        case .inbox: "inbox"
+        case .inboxEntry: "inbox.entry"
+        case .inboxRead: "inbox.read"
+        case .notify: "notify"
         }
     }
 
@@ -78,6 +90,9 @@ public enum ServerMessage: Hashable, Sendable {
         case .ping(let m), .pong(let m): m.req
         case .error(let m): m.req
         case .hooks(let m): m.req
+        case .inbox(let m): m.req
+        case .notify(let m): m.req
+        case .inboxEntry, .inboxRead: nil
         case .delta, .ack, .reject, .presenceState, .presence, .presenceLeft, .bye: nil
         }
     }
@@ -105,6 +120,10 @@ extension ServerMessage: Codable {
         case "bye": self = .bye(try Bye(from: decoder))
         case "error": self = .error(try WireError(from: decoder))
         case "hooks": self = .hooks(try HookList(from: decoder))
+        case "inbox": self = .inbox(try InboxPage(from: decoder))
+        case "inbox.entry": self = .inboxEntry(try InboxNew(from: decoder))
+        case "inbox.read": self = .inboxRead(try InboxMarked(from: decoder))
+        case "notify": self = .notify(try NotifyReply(from: decoder))
         default: throw MessageTypeError(type: type)
         }
     }
@@ -129,6 +148,10 @@ extension ServerMessage: Codable {
         case .bye(let m): try m.encode(to: encoder)
         case .error(let m): try m.encode(to: encoder)
         case .hooks(let m): try m.encode(to: encoder)
+        case .inbox(let m): try m.encode(to: encoder)
+        case .inboxEntry(let m): try m.encode(to: encoder)
+        case .inboxRead(let m): try m.encode(to: encoder)
+        case .notify(let m): try m.encode(to: encoder)
         }
     }
 }

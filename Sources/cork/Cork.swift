@@ -26,7 +26,7 @@ struct Cork: AsyncParsableCommand {
             LabelCommand.self, AssignCommand.self, UnassignCommand.self, BlockCommand.self, UnblockCommand.self, ChecklistCommand.self, CloseCommand.self,
             ReopenCommand.self, ArchiveGroup.self, RestoreCommand.self, PurgeCommand.self, CommentCommand.self,
             SayCommand.self, UndoCommand.self, RedoCommand.self, SearchCommand.self, HistoryCommand.self,
-            WatchCommand.self, ExportCommand.self, ImportCommand.self, HookCommand.self,
+            WatchCommand.self, InboxCommand.self, NotifyCommand.self, ExportCommand.self, ImportCommand.self, HookCommand.self,
         ])
 
     @OptionGroup var connection: ConnectionOptions

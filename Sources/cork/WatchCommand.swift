@@ -69,7 +69,8 @@ private func follow(_ events: AsyncStream<ClientEvent>, board: Board, json: Bool
             return CorkFailure(.notFound, "\(error.code.rawValue): \(error.message) (no longer following \(board.id))")
         case .serverError(let error):
             Output.standardError("cork: server: \(error.code.rawValue): \(error.message)\n")
-        case .rejected:
+        case .rejected, .inbox:
+            // The user's inbox (any board) is `cork inbox`'s, not this board's stream.
             break
         }
     }

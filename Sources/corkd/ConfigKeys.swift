@@ -201,6 +201,15 @@ extension ConfigKey {
             effective: { .integer($0.hookOptions.timeoutMs) }),
 
         ConfigKey(
+            name: "mail.enabled", option: "--no-mail", kind: .flag(whenTrue: nil, whenFalse: "--no-mail"), scope: .serve,
+            effective: { .bool(!$0.noMail) }),
+        ConfigKey(name: "mail.command", option: "--mail-command", kind: .string, scope: .serve, effective: { .string($0.mailCommand) }),
+        ConfigKey(
+            name: "mail.from", option: "--mail-from", kind: .string, scope: .serve,
+            check: { NotifySettings.addressProblem($0) },
+            effective: { $0.mailFrom.map(ConfigValue.string) }),
+
+        ConfigKey(
             name: "metrics.listen", option: "--metrics", kind: .string, scope: .serve, check: ConfigKey.address,
             effective: { $0.operating.metrics.map(ConfigValue.string) }),
         ConfigKey(

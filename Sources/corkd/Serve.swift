@@ -73,6 +73,17 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup(title: "The web page") var web: WebOptions
 
+    @Option(
+        name: .customLong("mail-command"),
+        help: "The command unread inbox entries are mailed through: a message on its stdin, recipients in its headers (sendmail's interface, which exim, postfix and msmtp provide).")
+    var mailCommand: String = "/usr/sbin/sendmail -t"
+
+    @Option(name: .customLong("mail-from"), help: "The sender of those mails (default: corkd@ the public host).")
+    var mailFrom: String?
+
+    @Flag(name: .customLong("no-mail"), help: "Mail nothing (the inbox still works).")
+    var noMail = false
+
     @Flag(name: .customLong("exit-with-parent"), help: .hidden)
     var exitWithParent = false
 
@@ -113,6 +124,14 @@ struct Serve: AsyncParsableCommand {
         }
         try operating.apply(to: &configuration)
         try hookOptions.apply(to: &configuration)
+        configuration.mail.command = noMail || mailCommand.isEmpty ? nil : mailCommand
+        if let mailFrom {
+            guard NotifySettings.addressProblem(mailFrom) == nil else { throw CorkdExit.usage("--mail-from must be a mail address") }
+            configuration.mail.from = mailFrom
+        } else {
+            configuration.mail.from = "corkd@" + (publicHost ?? ProcessInfo.processInfo.hostName)
+        }
+        configuration.mail.webURL = web.publicURL
     }
 
     func run() async throws {

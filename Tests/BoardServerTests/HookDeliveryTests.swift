@@ -175,7 +175,7 @@ import Testing
             // Feature detection: corkd lists `hooks` in welcome.features.
             let probe = try await WireProbe.connect(port: server.port, fingerprint: server.fingerprint)
             try await probe.send(#"{"type":"hello","version":1,"client":"test","token":"\#(server.ownerToken)"}"#)
-            #expect(try await probe.expect(type: "welcome")["features"] as? [String] == ["hooks"])
+            #expect(try await probe.expect(type: "welcome")["features"] as? [String] == ["hooks", "inbox"])
             await probe.close()
 
             func refusal(_ fields: String) async throws -> (code: String, message: String) {

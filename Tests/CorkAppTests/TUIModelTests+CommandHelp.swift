@@ -27,11 +27,13 @@ extension TUIModelTests {
         "/column add NAME | rename COLUMN NAME | move COLUMN N|left|right | remove COLUMN | wip COLUMN N [hard|soft]|none",
         "/milestones",
         "/members",
+        "/inbox",
         "/lastlog [WORDS]",
         "/keep",
         "/theirs",
         "/merge",
         "/set joins on|fold|off",
+        "/set notify on|bell|off",
         "/help",
         "/quit",
     ]

@@ -225,6 +225,7 @@ actor BoardActor {
                 }
             }
             configuration.hookSignals.committed(id)
+            configuration.inboxSignals.committed(id)
             logger.debug("committed", metadata: ["seq": "\(seq)", "changes": "\(count)"])
             if !left.isEmpty { endSubscriptionsOfNonMembers() }
         case .commitFailed(let error, let rejected):

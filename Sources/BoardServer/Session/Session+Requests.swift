@@ -25,7 +25,7 @@ extension Session {
         case .presence:
             await presence(action, as: ref)
         case .listBoards, .createBoard, .archiveBoard, .subscribe, .unsubscribe, .fetch, .history, .addHook, .listHooks,
-            .removeHook, .testHook:
+            .removeHook, .testHook, .inbox, .readInbox, .notify:
             await request(action, as: ref)
         case .hello, .ping, .pong, .bye:
             break
@@ -91,6 +91,8 @@ extension Session {
             await board.history(ref, card: request.card, before: request.before, limit: request.limit ?? 50, req: request.req)
         case .addHook, .listHooks, .removeHook, .testHook:
             await hookRequest(message, as: ref, context: context, outbox: outbox)
+        case .inbox, .readInbox, .notify:
+            await inboxRequest(message, as: ref, context: context, outbox: outbox)
         case .op, .presence, .hello, .ping, .pong, .bye:
             break
         }

@@ -117,6 +117,39 @@ extension PostgresStore {
                 "CREATE INDEX hooks_board ON hooks (board, created_at)",
             ]
         ),
+        (
+            // Users' inboxes: entries derived from committed changes, one per `key`, and per board the last seq
+            // whose entries are stored.
+            "v3-inbox",
+            [
+                """
+                CREATE TABLE inbox (
+                    id BIGSERIAL PRIMARY KEY,
+                    username TEXT NOT NULL,
+                    board TEXT NOT NULL,
+                    seq BIGINT NOT NULL,
+                    card TEXT,
+                    kind TEXT NOT NULL,
+                    actor TEXT NOT NULL,
+                    at BIGINT NOT NULL,
+                    text TEXT NOT NULL,
+                    read_at BIGINT,
+                    mailed_at BIGINT,
+                    key TEXT NOT NULL UNIQUE
+                )
+                """,
+                "CREATE INDEX inbox_user ON inbox (username, id)",
+                "CREATE TABLE inbox_cursors (board TEXT PRIMARY KEY, seq BIGINT NOT NULL)",
+            ]
+        ),
+        (
+            // Users' mail settings (`NotifySettings` as JSON), with the address beside it for the mailer's query.
+            "v4-notify",
+            [
+                "CREATE TABLE notify_settings (username TEXT PRIMARY KEY, email TEXT, settings TEXT NOT NULL)",
+                "CREATE INDEX inbox_unmailed ON inbox (username, id) WHERE read_at IS NULL AND mailed_at IS NULL",
+            ]
+        ),
     ]
 
     /// How long the migration at start waits for its first connection: many nodes (or test suites) starting beside

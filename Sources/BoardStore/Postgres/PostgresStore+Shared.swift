@@ -6,11 +6,12 @@ import PostgresNIO
 /// A lease on PostgreSQL: an exclusive session-level advisory lock on a connection of its own. It lives as long as
 /// that connection, so a node killed or cut off from the database lets go of it, and another node takes it.
 final class PostgresLease: Lease {
-    /// The advisory lock's key for each lease ("corkadmn", "corkhook").
+    /// The advisory lock's key for each lease ("corkadmn", "corkhook", "corkinbx").
     static func key(_ name: LeaseName) -> Int64 {
         switch name {
         case .admin: 0x636F_726B_6164_6D6E
         case .hooks: 0x636F_726B_686F_6F6B
+        case .inbox: 0x636F_726B_696E_6278
         }
     }
     /// How long `isHeld` waits for the connection to answer before it counts the lease as lost.

@@ -45,7 +45,7 @@ extension ServerMessage {
         }
 
         /// The features this version of corkd lists in every `welcome`.
-        public static let serverFeatures = ["hooks"]
+        public static let serverFeatures = ["hooks", "inbox"]
 
         enum CodingKeys: String, CodingKey {
             case req, version, session, user, role

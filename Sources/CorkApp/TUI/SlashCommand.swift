@@ -34,11 +34,15 @@ public struct SlashCommand: Hashable, Sendable {
             summary: "change the columns (a name with spaces in double quotes)"),
         SlashCommand(usage: "/milestones", summary: "the milestones (as M)"),
         SlashCommand(usage: "/members", summary: "members, roles, who is online; an owner sets roles with o e v b"),
+        SlashCommand(usage: "/inbox", summary: "your inbox on every board (as I): Enter goes to the card; what it lists is marked read"),
         SlashCommand(usage: "/lastlog [WORDS]", summary: "the last 20 feed lines with WORDS in them"),
         SlashCommand(usage: "/keep", summary: "a description conflict: save yours over theirs"),
         SlashCommand(usage: "/theirs", summary: "a description conflict: keep theirs"),
         SlashCommand(usage: "/merge", summary: "a description conflict: merge both in $EDITOR"),
         SlashCommand(usage: "/set joins on|fold|off", summary: "joins and leaves each on a line, folded into one (default), or hidden"),
+        SlashCommand(
+            usage: "/set notify on|bell|off",
+            summary: "a new inbox entry: the terminal's notification (default; a bell where it has none), a bell, or neither"),
         SlashCommand(usage: "/help", summary: "this help"),
         SlashCommand(usage: "/quit", summary: "quit (asks again while ops are queued)"),
     ]

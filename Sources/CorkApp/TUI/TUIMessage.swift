@@ -31,6 +31,11 @@ public enum TUIMessage: Sendable {
     /// The board's recent activity, for the feed of a client that just started (asked for by
     /// ``TUIEffect/fetchBacklog(_:)``).
     case backlog(BoardID, HistoryPage)
+    /// A page of the user's inbox, newest first, and how many entries are unread in all (asked for by
+    /// ``TUIEffect/fetchInbox``).
+    case inbox([InboxEntry], unread: Int)
+    /// The inbox could not be read, or entries could not be marked read: why.
+    case inboxFailed(String)
 }
 
 /// What `$EDITOR` is editing.
@@ -68,6 +73,13 @@ public enum TUIEffect: Hashable, Sendable {
     /// Draw the next frame in full: what the terminal shows is not known (it was resized, and a terminal reflows or
     /// clears its cells then), so a frame of only the cells that changed would leave rows blank.
     case repaint
+    /// Read the newest page of the user's inbox; the answer comes back as ``TUIMessage/inbox(_:unread:)`` (or
+    /// `inboxFailed`).
+    case fetchInbox
+    /// Mark these inbox entries read (every client of the user then hears it).
+    case markInboxRead([Int64])
+    /// Write this to the terminal: a notification's escape sequence, or a bell (``TerminalNotification``).
+    case notify(String)
     /// End the reconnect wait and dial now.
     case reconnectNow
     /// Leave.

@@ -92,8 +92,13 @@ extension TUIModel {
             return (head, word, argument == 1 ? ids + ["create"] : [])
         case "/set":
             // The settings, then each one's values.
-            if argument == 1 { return (head, word, ["joins"]) }
-            return (head, word, argument == 2 && words[1] == "joins" ? JoinsDisplay.allCases.map(\.rawValue) : [])
+            if argument == 1 { return (head, word, ["joins", "notify"]) }
+            guard argument == 2 else { return (head, word, []) }
+            switch words[1] {
+            case "joins": return (head, word, JoinsDisplay.allCases.map(\.rawValue))
+            case "notify": return (head, word, InboxNotify.allCases.map(\.rawValue))
+            default: return (head, word, [])
+            }
         default:
             return (head, word, free)
         }

@@ -42,6 +42,10 @@ extension TUIModel {
             guard board == boardID, let current = self.board else { return [] }
             showBacklog(page.activities, on: current)
             return []
+        case .inbox(let entries, let unread):
+            return inboxPage(entries, unread: unread)
+        case .inboxFailed(let reason):
+            return inboxFailed(reason)
         case .boards(let list):
             boardList = list
             if overlay == .boards { overlayRow = list.firstIndex { $0.board == boardID } ?? 0 }
@@ -150,12 +154,21 @@ extension TUIModel {
             switch state {
             case .connected(let endpoint, let user):
                 self.user = user
-                if case .connected = was {} else { post(FeedEntry("connected to \(endpoint) as \(user)", kind: .info)) }
+                var effects: [TUIEffect] = []
+                if case .connected = was {} else {
+                    post(FeedEntry("connected to \(endpoint) as \(user)", kind: .info))
+                    // The inbox's count (and entries) as they are now: pushes do not cover the time offline.
+                    if inbox.available {
+                        inbox.loading = true
+                        effects.append(.fetchInbox)
+                    }
+                }
                 // A history that could not be read (offline, timed out) is asked for again once connected.
                 if case .detail(let card)? = overlay, history?.card == card, case .failed? = history?.state {
                     history = CardHistory(card: card)
-                    return [.fetchHistory(card)]
+                    return effects + [.fetchHistory(card)]
                 }
+                return effects
             case .reconnecting(let delay, let error):
                 reconnectAt = tick(after: delay)
                 if case .connected = was {
@@ -172,6 +185,8 @@ extension TUIModel {
         case .serverError(let error):
             post(FeedEntry("server: \(error.code.rawValue): \(error.message)", kind: .error))
             return []
+        case .inbox(let event):
+            return inboxEvent(event)
         }
     }
 

@@ -96,7 +96,10 @@ extension TUIModel {
     }
 
     /// The slash commands, for tab completion (``SlashCommand/all`` documents them).
-    public static let commands = SlashCommand.all.map(\.name)
+    public static let commands = SlashCommand.all.map(\.name).reduce(into: [String]()) { names, name in
+        // `/set` has a line per setting in the help: one command.
+        if !names.contains(name) { names.append(name) }
+    }
 
     /// Runs a `/command` typed in the input line.
     mutating func command(_ line: String) -> [TUIEffect] {
@@ -151,6 +154,8 @@ extension TUIModel {
                 return openMilestones()
             case "/members":
                 return openMembers()
+            case "/inbox":
+                return openInbox()
             case "/close", "/reopen", "/archive", "/restore":
                 let cards = try words.isEmpty ? targets : [CardReference.resolve(words[0], in: board)]
                 guard !cards.isEmpty else { throw usage("\(name) [CARD]") }
@@ -230,13 +235,7 @@ extension TUIModel {
                     ]
                 }
             case "/set":
-                guard words.count <= 2, words.first ?? "joins" == "joins" else { throw usage("/set joins on|fold|off") }
-                if words.count == 2 {
-                    guard let display = JoinsDisplay(rawValue: words[1]) else { throw usage("/set joins on|fold|off") }
-                    joins = display
-                }
-                post(FeedEntry("joins and leaves: \(joins.rawValue)", kind: .info))
-                return []
+                return try setCommand(words)
             case "/help":
                 overlay = .help
                 focus = .board
@@ -254,6 +253,47 @@ extension TUIModel {
             notice = "\(error)"
         }
         return []
+    }
+
+    /// `/set [SETTING [VALUE]]`: shows the settings, or one, or changes one. For this run of cork only.
+    mutating func setCommand(_ words: [String]) throws -> [TUIEffect] {
+        let joinsUsage = "/set joins on|fold|off"
+        let notifyUsage = "/set notify on|bell|off"
+        guard words.count <= 2 else { throw usage(words.first == "notify" ? notifyUsage : joinsUsage) }
+        switch words.first {
+        case nil:
+            postNotifySetting()
+            postJoinsSetting()
+        case "joins":
+            if words.count == 2 {
+                guard let display = JoinsDisplay(rawValue: words[1]) else { throw usage(joinsUsage) }
+                joins = display
+            }
+            postJoinsSetting()
+        case "notify":
+            if words.count == 2 {
+                guard let setting = InboxNotify(rawValue: words[1]) else { throw usage(notifyUsage) }
+                notify = setting
+            }
+            postNotifySetting()
+        default:
+            throw usage("\(joinsUsage), or \(notifyUsage)")
+        }
+        return []
+    }
+
+    mutating func postJoinsSetting() {
+        post(FeedEntry("joins and leaves: \(joins.rawValue)", kind: .info))
+    }
+
+    mutating func postNotifySetting() {
+        let how =
+            switch notify {
+            case .on: "on: a new inbox entry brings \(terminalNotification.description)"
+            case .bell: "bell: a new inbox entry rings the bell"
+            case .off: "off: a new inbox entry shows in the feed and the status line only"
+            }
+        post(FeedEntry("notify \(how)", kind: .info))
     }
 
     /// The card named by the first word, or the selected card (then all the words are the text).

@@ -140,6 +140,8 @@ extension TUIModel {
             return openMilestones()
         case (.character("b"), _):
             return openBoards()
+        case (.character("I"), _):
+            return openInbox()
         case (.character("q"), _):
             return quitKey()
         case (.character(":"), _), (.character("i"), _):

@@ -11,6 +11,7 @@ extension TUIModel {
         case .boards: return boardPickerKey(event)
         case .members: return memberKey(event)
         case .archive: return archiveKey(event)
+        case .inbox: return inboxKey(event)
         }
     }
 

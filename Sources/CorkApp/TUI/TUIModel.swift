@@ -57,6 +57,8 @@ public struct TUIModel: Sendable {
         case members
         /// The archived cards, to search and restore (`/archive`).
         case archive
+        /// The user's inbox, newest first, on every board (`I`, `/inbox`).
+        case inbox
     }
 
     /// The terminal size.
@@ -155,6 +157,12 @@ public struct TUIModel: Sendable {
     public var limits = WireLimits.defaults
     /// How joins and leaves show in the feed (`/set joins`).
     public var joins: JoinsDisplay = .fold
+    /// The user's inbox as this client knows it.
+    public var inbox = InboxState()
+    /// How a new inbox entry is announced besides its feed line (`/set notify`).
+    public var notify: InboxNotify = .on
+    /// The notification this terminal takes (the runner detects it from the environment).
+    public var terminalNotification: TerminalNotification = .bell
     /// Moves on whenever something the shown cards depend on changes (``board``, ``filter``, ``user``, ``today``):
     /// the key of ``visible``.
     var visibleVersion = 0
@@ -344,6 +352,8 @@ public struct FeedEntry: Hashable, Sendable {
         case error
         /// A notice from the client itself.
         case info
+        /// A new entry of the user's inbox.
+        case inbox
     }
 
     /// The sentence.

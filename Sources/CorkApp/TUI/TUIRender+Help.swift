@@ -12,7 +12,7 @@ extension TUIModel {
         "v  multi-select (Space marks; H/L, x, C, /label and M apply to all)",
         "k above the first card: the column header; e rename, a add a column, H/L move, w WIP limit, x remove",
         "M  milestones: Enter puts the card(s) in one, - takes them out, f filters, n new, C close/reopen",
-        "b  boards: Enter switches, n creates",
+        "b  boards: Enter switches, n creates     I  inbox (✉ in the status line): Enter goes to the card",
         "Card detail: j / k select a checklist item, Space ticks it, J / K move it, x removes it, a adds one",
         "/  filter (label:bug @me due:overdue is:open \"words\")   Tab  board → feed → input",
         "Ctrl-Z  suspend to the shell (fg comes back)    r  reconnect now (while the connection is down)",

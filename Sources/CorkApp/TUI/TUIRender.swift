@@ -27,6 +27,7 @@ extension TUIModel {
         case .boards?: renderBoards(into: &screen)
         case .members?: renderMembers(into: &screen)
         case .archive?: renderArchive(into: &screen)
+        case .inbox?: renderInbox(into: &screen)
         case nil: break
         }
         return screen
@@ -274,6 +275,7 @@ extension TUIModel {
             case .presence: style = Style(foreground: .ansi(.brightBlack), attributes: .italic)
             case .error: style.foreground = .ansi(.red)
             case .info: style.foreground = .ansi(.cyan)
+            case .inbox: style = Style(foreground: .ansi(.yellow), attributes: .bold)
             }
             if entry.mentionsMe { style = Style(foreground: .ansi(.brightYellow), attributes: .bold) }
             screen.write(row.text, x: 1, y: top + 1 + offset, style: style, maxWidth: width - 2)
@@ -292,6 +294,7 @@ extension TUIModel {
             parts.append(seconds > 0 ? "reconnecting in \(seconds)s (r: now)" : "reconnecting…")
         case .stopped: parts.append("offline")
         }
+        if let inboxStatus { parts.append(inboxStatus) }
         if pendingCount > 0 { parts.append("\(pendingCount) queued") }
         if let filter { parts.append("filter: \(filter.text)") }
         if marking { parts.append("\(marked.count) marked") }

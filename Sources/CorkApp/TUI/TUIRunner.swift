@@ -58,11 +58,15 @@ public struct TUIRunner {
         model.user = await client.user
         model.connection = await client.state
         model.limits = await client.welcome?.limits ?? .defaults
+        model.inbox.available = await client.offersInbox
+        model.terminalNotification = TerminalNotification.detect(environment)
         let renderer = Renderer(colorMode: ColorMode.detect(environment: environment))
         let (messages, sink) = AsyncStream.makeStream(of: TUIMessage.self)
         let (ticks, tickSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let (fetches, fetchSink) = AsyncStream.makeStream(of: CardID.self, bufferingPolicy: .bufferingNewest(1))
         let (requests, requestSink) = AsyncStream.makeStream(of: TUIEffect.self, bufferingPolicy: .bufferingNewest(4))
+        // Inbox pages and reads, in order; none dropped (a read dropped would leave entries unread).
+        let (inboxRequests, inboxSink) = AsyncStream.makeStream(of: TUIEffect.self)
         // A feed that starts empty shows what happened lately on the board (the answer comes as `.backlog`).
         requestSink.yield(.fetchBacklog(board.id))
         let client = self.client
@@ -94,6 +98,12 @@ public struct TUIRunner {
                     await TUIRunner.answer(request, client: client, sink: sink)
                 }
             }
+            // The inbox's requests, one at a time, off the screen's loop too.
+            group.addTask {
+                for await request in inboxRequests {
+                    await TUIRunner.inbox(request, client: client, sink: sink)
+                }
+            }
             var iterator = messages.makeAsyncIterator()
             defer { group.cancelAll() }
             while true {
@@ -101,7 +111,7 @@ public struct TUIRunner {
                     try await terminal.withEvents { events in
                         try await loop(
                             &model, &iterator, events: events, sink: sink, ticks: tickSink, fetches: fetchSink,
-                            requests: requestSink, renderer: renderer)
+                            requests: requestSink, inbox: inboxSink, renderer: renderer)
                     }
                 }
                 switch pause {
@@ -110,6 +120,7 @@ public struct TUIRunner {
                     tickSink.finish()
                     fetchSink.finish()
                     requestSink.finish()
+                    inboxSink.finish()
                     return
                 case .edit(let text, let purpose):
                     let result = await runEditor(text)
@@ -124,7 +135,8 @@ public struct TUIRunner {
     func loop(
         _ model: inout TUIModel, _ iterator: inout AsyncStream<TUIMessage>.Iterator, events: AsyncStream<TerminalEvent>,
         sink: AsyncStream<TUIMessage>.Continuation, ticks: AsyncStream<Void>.Continuation,
-        fetches: AsyncStream<CardID>.Continuation, requests: AsyncStream<TUIEffect>.Continuation, renderer: Renderer
+        fetches: AsyncStream<CardID>.Continuation, requests: AsyncStream<TUIEffect>.Continuation,
+        inbox: AsyncStream<TUIEffect>.Continuation, renderer: Renderer
     ) async throws -> Pause {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -144,6 +156,8 @@ public struct TUIRunner {
             var previous: ScreenBuffer?
             try draw(model, previous: &previous, renderer: renderer)
             while let message = await iterator.next() {
+                // Whether this server has an inbox is known with each welcome (a reconnect may reach another one).
+                if case .client(.connection(.connected)) = message { model.inbox.available = await client.offersInbox }
                 let effects = model.update(message)
                 for effect in effects {
                     switch effect {
@@ -151,6 +165,10 @@ public struct TUIRunner {
                     case .edit(let text, let purpose): return .edit(text, purpose)
                     case .fetchHistory(let card): fetches.yield(card)
                     case .listBoards, .createBoard, .fetchBacklog: requests.yield(effect)
+                    case .fetchInbox, .markInboxRead: inbox.yield(effect)
+                    case .notify(let sequence):
+                        // Between frames: an OSC or a bell moves no cursor, so the next frame draws as planned.
+                        try terminal.write(sequence)
                     case .repaint: previous = nil
                     case .suspend, .redraw:
                         if effect == .suspend { try terminal.suspend() } else { try terminal.resumeFullScreen() }
@@ -189,7 +207,9 @@ public struct TUIRunner {
                 await client.setPresence(state, card: card, column: column, index: index, away: away)
             case .switchBoard(let board): await client.switchBoard(to: board)
             case .reconnectNow: await client.reconnectNow()
-            case .edit, .quit, .fetchHistory, .suspend, .redraw, .repaint, .listBoards, .createBoard, .fetchBacklog: break
+            case .edit, .quit, .fetchHistory, .suspend, .redraw, .repaint, .listBoards, .createBoard, .fetchBacklog,
+                .fetchInbox, .markInboxRead, .notify:
+                break
             }
         } catch {
             model.post(FeedEntry("\(error.message)", kind: .error))
@@ -215,6 +235,23 @@ public struct TUIRunner {
             }
         } catch {
             sink.yield(.boardsFailed(error.message))
+        }
+    }
+
+    /// Reads or marks the user's inbox and reports the page (or why it failed) to `sink`.
+    static func inbox(_ request: TUIEffect, client: BoardClient, sink: AsyncStream<TUIMessage>.Continuation) async {
+        do throws(ClientError) {
+            switch request {
+            case .fetchInbox:
+                let page = try await client.inbox(limit: TUIModel.inboxPageSize, timeout: boardRequestTimeout)
+                sink.yield(.inbox(page.entries, unread: page.unread))
+            case .markInboxRead(let ids):
+                try await client.markInboxRead(ids: ids, all: false, timeout: boardRequestTimeout)
+            default:
+                break
+            }
+        } catch {
+            sink.yield(.inboxFailed(error.message))
         }
     }
 

@@ -116,6 +116,28 @@ struct GatedStore: BoardStore {
     func hooks(board: BoardID?) async throws(StoreError) -> [HookRecord] { try await inner.hooks(board: board) }
     func removeHook(_ id: String, board: BoardID) async throws(StoreError) -> Bool { try await inner.removeHook(id, board: board) }
     func updateHook(_ id: String, state: HookState) async throws(StoreError) { try await inner.updateHook(id, state: state) }
+    func inboxCursor(board: BoardID) async throws(StoreError) -> UInt64? { try await inner.inboxCursor(board: board) }
+    func addInboxEntries(_ entries: [InboxEntry], board: BoardID, through seq: UInt64?) async throws(StoreError) -> [InboxEntry] {
+        try await inner.addInboxEntries(entries, board: board, through: seq)
+    }
+    func inboxEntries(after id: Int64, limit: Int) async throws(StoreError) -> [InboxEntry] {
+        try await inner.inboxEntries(after: id, limit: limit)
+    }
+    func newestInboxID() async throws(StoreError) -> Int64 { try await inner.newestInboxID() }
+    func inbox(user: UserID, unreadOnly: Bool, before: Int64?, limit: Int) async throws(StoreError) -> [InboxEntry] {
+        try await inner.inbox(user: user, unreadOnly: unreadOnly, before: before, limit: limit)
+    }
+    func unreadCount(user: UserID) async throws(StoreError) -> Int { try await inner.unreadCount(user: user) }
+    func notifySettings(user: UserID) async throws(StoreError) -> NotifySettings? { try await inner.notifySettings(user: user) }
+    func setNotifySettings(_ settings: NotifySettings, user: UserID) async throws(StoreError) {
+        try await inner.setNotifySettings(settings, user: user)
+    }
+    func mailRecipients() async throws(StoreError) -> [(user: UserID, settings: NotifySettings)] { try await inner.mailRecipients() }
+    func unmailedEntries(user: UserID) async throws(StoreError) -> [InboxEntry] { try await inner.unmailedEntries(user: user) }
+    func markMailed(_ ids: [Int64], at: Timestamp) async throws(StoreError) { try await inner.markMailed(ids, at: at) }
+    func markInboxRead(user: UserID, ids: [Int64]?, at: Timestamp) async throws(StoreError) -> [Int64] {
+        try await inner.markInboxRead(user: user, ids: ids, at: at)
+    }
     func createBoard(_ board: Board) async throws(StoreError) -> BoardRecord { try await inner.createBoard(board) }
     func load(_ board: BoardID) async throws(StoreError) -> LoadedBoard? { try await inner.load(board) }
     func events(_ board: BoardID, from: UInt64, to: UInt64, limit: Int) async throws(StoreError) -> [StoredEvent] {

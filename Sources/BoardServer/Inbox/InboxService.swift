@@ -1,0 +1,189 @@
+import BoardCore
+import BoardStore
+import BoardWire
+import Foundation
+import Logging
+
+/// Users' inboxes: derives entries from committed changes (``InboxRules``) and sends new ones to their users'
+/// sessions on this node.
+///
+/// Deriving runs on one node at a time (the `inbox` lease, when several nodes share the store): every 200 ms it
+/// reads the changes of the boards that committed since, and every 5 s of every board (changes committed through
+/// other nodes). The entries and the board's cursor are stored in one transaction, and each entry once by its key,
+/// so a restart or a change of node loses and doubles none; a board never seen starts at its head (no entries for
+/// its past). The same node checks due dates every `reminderScan` (``ReminderRules``) and mails digests of unread
+/// entries (``Mailer``). Pushing runs on every node: it reads the entries stored since its last look (at once after this node
+/// stored some, else every 2 s) and sends each as `inbox.entry` to its user's sessions here.
+struct InboxService {
+    let store: any BoardStore
+    let registry: BoardRegistry
+    let directory: SessionDirectory
+    let signals: InboxSignals
+    let shared: (any SharedStore)?
+    /// The reminders' clock (a test moves it by hand).
+    let clock: any ServerClock
+    let reminderScan: Duration
+    let reminderLead: Duration
+    let mail: MailSettings
+    let logger: Logger
+
+    /// Changes read per store read.
+    static let batch = 200
+
+    func run() async {
+        let (stored, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        await withDiscardingTaskGroup { group in
+            group.addTask { await derive(doorbell: doorbell) }
+            group.addTask { await push(wakeups: stored) }
+        }
+    }
+
+    // MARK: Reminders
+
+    /// The reminders due on every board now; whether any was stored.
+    private func remind() async -> Bool {
+        let leadMs = Int64(reminderLead.components.seconds * 1000)
+        let now = clock.now()
+        var any = false
+        for actor in await registry.all() {
+            let board = await actor.committed
+            let entries = ReminderRules.entries(board: board, now: now, leadMs: leadMs)
+            guard !entries.isEmpty else { continue }
+            do {
+                // Reminders are not changes: the board's cursor stays where it is.
+                any = try await !store.addInboxEntries(entries, board: board.id, through: nil).isEmpty || any
+            } catch {
+                logger.warning("cannot store reminders; trying again", metadata: ["board": "\(board.id)", "error": "\(error)"])
+            }
+        }
+        return any
+    }
+
+    // MARK: Deriving
+
+    private func derive(doorbell: AsyncStream<Void>.Continuation) async {
+        var lease = LeaseKeeper(.inbox, logger: logger)
+        var cursors: [BoardID: UInt64] = [:]
+        var tick = 0
+        var lastReminders = ContinuousClock.now
+        var lastMail = ContinuousClock.now
+        let mailer = Mailer(store: store, settings: mail, clock: clock, logger: logger)
+        while !Task.isCancelled {
+            if mail.command != nil, ContinuousClock.now - lastMail >= mail.scanInterval {
+                lastMail = ContinuousClock.now
+                if await lease.holds(shared) { _ = await mailer.sendDue() }
+            }
+            if ContinuousClock.now - lastReminders >= reminderScan {
+                lastReminders = ContinuousClock.now
+                if await lease.holds(shared), await remind() { doorbell.yield() }
+            }
+            var boards = signals.take()
+            if tick % 25 == 0 {
+                for actor in await registry.all() { boards.insert(actor.id) }
+            }
+            tick += 1
+            if !boards.isEmpty {
+                if await lease.holds(shared) {
+                    var any = false
+                    for id in boards.sorted() { any = await derive(id, &cursors) || any }
+                    if any { doorbell.yield() }
+                } else {
+                    cursors = [:]
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        doorbell.finish()
+        await lease.release()
+    }
+
+    /// Derives and stores the entries of `id`'s changes since its cursor; whether any entry was stored.
+    private func derive(_ id: BoardID, _ cursors: inout [BoardID: UInt64]) async -> Bool {
+        guard let actor = await registry.loaded(id) else { return false }
+        let board = await actor.committed
+        do {
+            var known = cursors[id]
+            if known == nil { known = try await store.inboxCursor(board: id) }
+            guard var cursor = known else {
+                // Never read for inboxes: start at the head, telling nobody about the past.
+                _ = try await store.addInboxEntries([], board: id, through: board.seq)
+                cursors[id] = board.seq
+                return false
+            }
+            var any = false
+            while cursor < board.seq {
+                let events = try await store.events(id, from: cursor + 1, to: board.seq, limit: Self.batch)
+                guard let last = events.last else { break }
+                let entries = events.flatMap { InboxRules.entries(for: $0.activity, board: board) }
+                let added = try await store.addInboxEntries(entries, board: id, through: last.seq)
+                any = any || !added.isEmpty
+                cursor = last.seq
+            }
+            cursors[id] = cursor
+            return any
+        } catch {
+            cursors[id] = nil
+            logger.warning("cannot derive inbox entries; trying again", metadata: ["board": "\(id)", "error": "\(error)"])
+            return false
+        }
+    }
+
+    // MARK: Pushing
+
+    private func push(wakeups: AsyncStream<Void>) async {
+        var last: Int64
+        do {
+            last = try await store.newestInboxID()
+        } catch {
+            last = 0
+            logger.warning("cannot read the inbox; new entries are sent from the next look", metadata: ["error": "\(error)"])
+        }
+        let ticks = AsyncStream<Void> { continuation in
+            let task = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(2))
+                    continuation.yield()
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+        await withDiscardingTaskGroup { group in
+            let (merged, bell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+            group.addTask {
+                for await _ in wakeups { bell.yield() }
+                bell.finish()
+            }
+            group.addTask {
+                for await _ in ticks { bell.yield() }
+            }
+            for await _ in merged {
+                last = await sendNew(after: last)
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Sends the entries stored after `id` to their users' sessions here; the last id seen.
+    private func sendNew(after id: Int64) async -> Int64 {
+        var last = id
+        while true {
+            let entries: [InboxEntry]
+            do {
+                entries = try await store.inboxEntries(after: last, limit: Self.batch)
+            } catch {
+                logger.warning("cannot read new inbox entries; trying again", metadata: ["error": "\(error)"])
+                return last
+            }
+            for entry in entries {
+                last = max(last, entry.id)
+                let sessions = await directory.sessions(of: entry.user)
+                guard !sessions.isEmpty else { continue }
+                let unread = (try? await store.unreadCount(user: entry.user)) ?? 0
+                let line = Lines.line(.inboxEntry(ServerMessage.InboxNew(entry: entry, unread: unread)))
+                for session in sessions { session.outbox.send(line) }
+            }
+            if entries.count < Self.batch { return last }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import BoardCore
+import BoardStore
+import BoardWire
+
+extension Session {
+    /// `inbox`, `inbox.read` and `notify`: the user's own inbox and mail settings, whatever board the session is on.
+    static func inboxRequest(_ message: ClientMessage, as ref: SessionRef, context: SessionContext, outbox: Outbox) async {
+        do throws(StoreError) {
+            switch message {
+            case .inbox(let request):
+                let entries = try await context.store.inbox(
+                    user: ref.user, unreadOnly: request.unread ?? false, before: request.before, limit: request.limit ?? 50)
+                let unread = try await context.store.unreadCount(user: ref.user)
+                outbox.send(Lines.line(.inbox(ServerMessage.InboxPage(req: request.req, entries: entries, unread: unread))))
+            case .readInbox(let request):
+                let marked = try await context.store.markInboxRead(
+                    user: ref.user, ids: request.all == true ? nil : request.ids, at: context.clock.now())
+                let unread = try await context.store.unreadCount(user: ref.user)
+                outbox.send(Lines.line(.ok(ServerMessage.Ok(req: request.req))))
+                guard !marked.isEmpty else { return }
+                // Every session of the user learns it, on whichever client it was read.
+                let line = Lines.line(.inboxRead(ServerMessage.InboxMarked(ids: marked, unread: unread)))
+                for session in await context.directory.sessions(of: ref.user) { session.outbox.send(line) }
+            case .notify(let request):
+                var settings = try await context.store.notifySettings(user: ref.user) ?? NotifySettings()
+                if let email = request.email { settings.email = email.isEmpty ? nil : email }
+                if let level = request.level { settings.level = level }
+                if let delay = request.delayMs { settings.delayMs = delay }
+                if let board = request.board, let level = request.boardLevel {
+                    switch level {
+                    case .set(let value): settings.boards[board] = value
+                    case .clear: settings.boards[board] = nil
+                    }
+                }
+                if request.email != nil || request.level != nil || request.delayMs != nil || request.boardLevel != nil {
+                    try await context.store.setNotifySettings(settings, user: ref.user)
+                }
+                outbox.send(Lines.line(.notify(ServerMessage.NotifyReply(req: request.req, settings: settings))))
+            default:
+                return
+            }
+        } catch {
+            var wire = WireError(error.wireCode(during: .write), "the inbox could not be read or changed; nothing was changed")
+            wire.req = message.req
+            outbox.send(Lines.error(wire))
+        }
+    }
+}

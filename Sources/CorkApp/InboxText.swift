@@ -1,0 +1,104 @@
+import BoardClient
+import BoardCore
+
+/// Inbox entries as text for people: `cork inbox`'s lines, and the full-screen client's feed line, inbox view and
+/// terminal notification.
+///
+/// The sentence is `ACTOR VERB PLACE: DETAIL`, e.g. `bob mentioned you on main #3: Ship it: @alice can you look?`.
+/// PLACE is the board and the card: its number when the board at hand is the entry's (`main #3`), else the card's id
+/// (`ops id:k7`, as `cork` takes it), or the board alone for a chat mention. DETAIL is the server's one-line text
+/// without what PLACE and the verb already say (its leading `#3 `, `assigned you to `, `moved `).
+public enum InboxText {
+    /// `entry`'s card as `#N` when `board` is its board and holds the card, else nil.
+    public static func cardNumber(_ entry: InboxEntry, on board: Board?) -> Int? {
+        guard let board, board.id == entry.board, let card = entry.card else { return nil }
+        return board.cards[card]?.number
+    }
+
+    /// Where the entry is: `main #3`, `ops id:k7`, or `main` (no card).
+    public static func place(_ entry: InboxEntry, on board: Board?) -> String {
+        guard let card = entry.card else { return entry.board.rawValue }
+        if let number = cardNumber(entry, on: board) { return "\(entry.board) #\(number)" }
+        return "\(entry.board) id:\(card)"
+    }
+
+    /// What the actor did, before the place; a kind this version does not know (a newer server's) says only where
+    /// (`bob on main #3: …`), and the text says what.
+    static func verb(_ kind: InboxEntry.Kind) -> String {
+        switch kind {
+        case .mention: "mentioned you on"
+        case .assigned: "assigned you to"
+        case .comment: "commented on"
+        case .moved: "moved"
+        case .unblocked: "unblocked"
+        default: "on"
+        }
+    }
+
+    /// The entry's text, on one line, without what the sentence's verb and place already say.
+    static func detail(_ entry: InboxEntry, on board: Board?) -> String {
+        var text = Substring(FeedText.oneLine(entry.text))
+        let lead: String? =
+            switch entry.kind {
+            case .assigned: "assigned you to "
+            case .moved: "moved "
+            default: nil
+            }
+        if let lead, text.hasPrefix(lead) { text = text.dropFirst(lead.count) }
+        if let number = cardNumber(entry, on: board), text.hasPrefix("#\(number) ") {
+            text = text.dropFirst("#\(number) ".count)
+        }
+        return String(text)
+    }
+
+    /// The sentence: `bob mentioned you on main #3: Ship it: @alice can you look?`.
+    public static func sentence(_ entry: InboxEntry, on board: Board?) -> String {
+        let head = "\(FeedText.oneLine(entry.actor.rawValue)) \(verb(entry.kind)) \(place(entry, on: board))"
+        let detail = detail(entry, on: board)
+        return detail.isEmpty ? head : "\(head): \(detail)"
+    }
+
+    /// When, in UTC to the minute: `2026-11-29 10:41`.
+    public static func time(_ at: Timestamp) -> String {
+        let ms = at.milliseconds
+        let minuteOfDay = Int((((ms % 86_400_000) + 86_400_000) % 86_400_000) / 60_000)
+        func pad(_ v: Int) -> String { v < 10 ? "0\(v)" : String(v) }
+        return "\(at.day) \(pad(minuteOfDay / 60)):\(pad(minuteOfDay % 60))"
+    }
+
+    /// The mark of an unread entry (a read one has a space).
+    public static let unreadMark = "•"
+
+    /// One line of `cork inbox`: the id (right-aligned in `idWidth`), `•` when unread, the time and the sentence.
+    public static func line(_ entry: InboxEntry, on board: Board?, idWidth: Int = 4) -> String {
+        let id = String(entry.id)
+        let padded = String(repeating: " ", count: max(0, idWidth - id.count)) + id
+        return "\(padded) \(entry.read ? " " : unreadMark) \(time(entry.at)) \(sentence(entry, on: board))"
+    }
+
+    /// `cork inbox`'s output: the entries newest first, one line each (ids aligned), or a line saying there are
+    /// none.
+    public static func list(_ entries: [InboxEntry], on board: Board?, unreadOnly: Bool) -> String {
+        if entries.isEmpty { return unreadOnly ? "no unread entries in your inbox\n" : "your inbox is empty\n" }
+        let newestFirst = entries.sorted { $0.id > $1.id }
+        let width = max(4, newestFirst.map { String($0.id).count }.max() ?? 0)
+        return newestFirst.map { line($0, on: board, idWidth: width) }.joined(separator: "\n") + "\n"
+    }
+}
+
+extension CorkJSON {
+    /// `cork inbox --json`: `{"entries":[…],"unread":N}`, the entries newest first in the protocol's shape
+    /// (Protocol.md, "inbox"), and how many entries of the whole inbox are unread.
+    public struct Inbox: Encodable, Sendable {
+        /// The entries, newest first.
+        public var entries: [InboxEntry]
+        /// Unread entries in the whole inbox.
+        public var unread: Int
+
+        /// Makes a result.
+        public init(entries: [InboxEntry], unread: Int) {
+            self.entries = entries
+            self.unread = unread
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import BoardClient
+import BoardCore
+import CorkApp
+
+/// `cork inbox`: the user's inbox, newest first: mentions, assignments, and comments, moves and unblocks on the
+/// cards they watch, on any of their boards.
+struct InboxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inbox",
+        abstract: "Show your inbox, newest first: mentions, assignments, and changes to the cards you watch, on any board.",
+        discussion: """
+            One line per entry: its id, • when unread, the time (UTC), and what happened. Cards of the board \
+            connected to (--board, else the URL's) show as #N, cards of other boards by id. --mark-read marks the \
+            entries listed read after printing them, --all-read every entry. With --json: \
+            {"entries":[…],"unread":N}, N the unread entries left in the whole inbox.
+
+            Exit codes: 0 done; 1 the server has no inbox, or another failure; 2 a bad option; 4 cannot connect.
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+    @Flag(help: "Only the entries not read yet.") var unread = false
+    @Option(help: "How many entries (at most \(BoardClient.inboxLimitMax)).") var limit = 50
+    @Flag(name: .customLong("mark-read"), help: "Mark the entries listed read, after printing them.")
+    var markRead = false
+    @Flag(name: .customLong("all-read"), help: "Mark every entry of the inbox read, after printing.")
+    var allRead = false
+    @Flag(help: "Print JSON.") var json = false
+
+    func validate() throws {
+        guard (1...BoardClient.inboxLimitMax).contains(limit) else {
+            throw ValidationError("--limit must be 1…\(BoardClient.inboxLimitMax)")
+        }
+    }
+
+    func run() async throws {
+        let (unreadOnly, limit, markRead, allRead, json) = (unread, limit, markRead, allRead, json)
+        let session = try connection.session()
+        let (boardID, timeout) = (session.target.board, session.timeout)
+        try await session.withConnection { client, welcome in
+            guard await client.offersInbox else {
+                throw CorkFailure(
+                    .failure,
+                    "this server (\(welcome.server)) does not offer an inbox (no `inbox` in welcome.features); "
+                        + "it needs a newer corkd")
+            }
+            let page = try await client.inbox(unread: unreadOnly, limit: limit)
+            let entries = page.entries.sorted { $0.id > $1.id }
+            // Card numbers come from the board connected to, when an entry is about one of its cards: best effort
+            // (without it, cards show by id).
+            var board: Board?
+            if entries.contains(where: { $0.board == boardID && $0.card != nil }) {
+                await client.switchBoard(to: boardID)
+                board = try? await client.ready(timeout: timeout)
+            }
+            let marking = allRead ? nil : markRead ? entries.filter { !$0.read }.map(\.id) : []
+            var unreadLeft = page.unread
+            if allRead {
+                unreadLeft = 0
+            } else if let marking {
+                unreadLeft = max(0, page.unread - marking.count)
+            }
+            if json {
+                Output.line(CorkJSON.line(CorkJSON.Inbox(entries: entries, unread: unreadLeft)))
+            } else {
+                Output.write(InboxText.list(entries, on: board, unreadOnly: unreadOnly))
+            }
+            // After printing: what was listed is read (or everything is).
+            if allRead {
+                try await client.markInboxRead(ids: nil, all: true)
+                if !json { Output.line("marked every entry read") }
+            } else if let marking, !marking.isEmpty {
+                try await client.markInboxRead(ids: marking, all: false)
+                if !json { Output.line("marked \(marking.count) entr\(marking.count == 1 ? "y" : "ies") read") }
+            }
+        }
+    }
+}

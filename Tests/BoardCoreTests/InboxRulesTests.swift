@@ -1,0 +1,140 @@
+import Testing
+
+@testable import BoardCore
+
+/// Who is told what about a change (`InboxRules`), on the fixture board: alice owns it, bob edits, vera views, ci
+/// is a bot; c1 "Fix login" (alice's, assigned to alice), c2 "Design settings" (bob's, assigned to bob).
+@Suite struct InboxRulesTests {
+    /// The entries of `op` applied by `actor` on `board`.
+    static func entries(_ op: Op, as actor: UserID, on board: inout Board) -> [InboxEntry] {
+        guard let change = mustApply(op, to: &board, as: actor) else { return [] }
+        return InboxRules.entries(for: change.activity, board: board)
+    }
+
+    static func summary(_ entries: [InboxEntry]) -> [String] {
+        entries.map { "\($0.user) \($0.kind.rawValue) \($0.card?.rawValue ?? "-")" }.sorted()
+    }
+
+    @Test func aMentionInACommentTellsTheMentionedAndTheWatchersOnce() {
+        var board = Fixtures.board
+        let found = Self.entries(
+            .addComment(card: "c2", comment: "k9", text: "@alice and @Vera, see this (not @nobody, not a@b.c)."), as: "ci",
+            on: &board)
+        // alice and vera are mentioned; bob watches c2 (created and assigned) and gets the comment.
+        #expect(Self.summary(found) == ["alice mention c2", "bob comment c2", "vera mention c2"])
+        let alice = found.first { $0.user == "alice" }!
+        #expect(alice.text == "#2 Design settings: @alice and @Vera, see this (not @nobody, not a@b.c).")
+        #expect(alice.actor == "ci" && alice.board == "main" && alice.seq == board.seq)
+    }
+
+    @Test func theActorIsNeverToldOfTheirOwnChange() {
+        var board = Fixtures.board
+        #expect(Self.entries(.addComment(card: "c1", comment: "k9", text: "note to @alice"), as: "alice", on: &board).isEmpty)
+    }
+
+    @Test func chatMentionsHaveNoCard() {
+        var board = Fixtures.board
+        #expect(Self.summary(Self.entries(.chat(text: "@bob lunch?"), as: "alice", on: &board)) == ["bob mention -"])
+    }
+
+    @Test func aDescriptionEditTellsOnlyTheNewlyMentioned() {
+        var board = Fixtures.board
+        mustApply(.editCard(EditCard(card: "c3", description: "ask @bob")), to: &board)
+        let found = Self.entries(.editCard(EditCard(card: "c3", description: "ask @bob and @vera")), as: "alice", on: &board)
+        #expect(Self.summary(found) == ["vera mention c3"])
+        #expect(found[0].text == "#3 Write docs (description)")
+    }
+
+    @Test func anAssignmentTellsTheAssigneeAndAMoveTellsTheWatchers() {
+        var board = Fixtures.board
+        let assigned = Self.entries(.assign(card: "c1", user: "bob"), as: "alice", on: &board)
+        #expect(Self.summary(assigned) == ["bob assigned c1"])
+        #expect(assigned[0].text == "assigned you to #1 Fix login")
+        let moved = Self.entries(.moveCard(card: "c1", column: "doing", placement: .bottom), as: "ci", on: &board)
+        #expect(Self.summary(moved) == ["alice moved c1", "bob moved c1"])
+        #expect(moved[0].text == "moved #1 Fix login TODO → DOING")
+        // A reorder within the column is no move.
+        #expect(Self.entries(.moveCard(card: "c1", column: "doing", placement: .top), as: "ci", on: &board).isEmpty)
+    }
+
+    @Test func finishingTheLastBlockerTellsTheWatchersOfTheCardItBlocked() {
+        var board = Fixtures.board
+        mustApply(.blockCard(card: "c2", by: "c1"), to: &board)
+        mustApply(.blockCard(card: "c2", by: "c3"), to: &board)
+        // c3 is still pending: nothing yet.
+        #expect(!Self.entries(.closeCard(card: "c1"), as: "alice", on: &board).contains { $0.kind == .unblocked })
+        let unblocked = Self.entries(.moveCard(card: "c3", column: "done", placement: .bottom), as: "alice", on: &board)
+            .filter { $0.kind == .unblocked }
+        #expect(Self.summary(unblocked) == ["bob unblocked c2"])
+        #expect(unblocked[0].text == "#2 Design settings is no longer blocked: #3 Write docs is done")
+    }
+
+    @Test func archivingOrPurgingTheBlockerUnblocksToo() {
+        for op: Op in [.archiveCard(card: "c1"), .purgeCard(card: "c1")] {
+            var board = Fixtures.board
+            mustApply(.blockCard(card: "c2", by: "c1"), to: &board)
+            let found = Self.entries(op, as: "alice", on: &board).filter { $0.kind == .unblocked }
+            #expect(Self.summary(found) == ["bob unblocked c2"], "\(op.kind)")
+        }
+    }
+
+    @Test func keysAreUniquePerUserChangeKindAndCard() {
+        let a = InboxEntry(user: "bob", board: "main", seq: 7, card: "c1", kind: .moved, actor: "alice", at: Timestamp(milliseconds: 0), text: "x")
+        let b = InboxEntry(user: "bob", board: "main", seq: 7, card: "c1", kind: .moved, actor: "ci", at: Timestamp(milliseconds: 5), text: "other words")
+        #expect(a.key == b.key)
+        let c = InboxEntry(user: "bob", board: "main", seq: 7, card: "c1", kind: .comment, actor: "alice", at: Timestamp(milliseconds: 0), text: "x")
+        #expect(a.key != c.key)
+    }
+
+    @Test func mentionsIgnoreAddressesAndNonMembers() {
+        let board = Fixtures.board
+        #expect(InboxRules.mentions(in: "mail alice@example.com or @bob.", board: board) == ["bob"])
+        #expect(InboxRules.mentions(in: "@ALICE @alice @zed", board: board) == ["alice"])
+    }
+}
+
+/// Reminders (`ReminderRules`): due soon from the start of the day before (24 h lead), overdue once the day has
+/// passed, each once per card, due day and threshold.
+@Suite struct ReminderRulesTests {
+    static let day = Day(year: 2026, month: 3, day: 10)!
+    static func at(_ day: Day, hour: Int64) -> Timestamp {
+        Timestamp(milliseconds: Int64(day.daysSinceEpoch) * 86_400_000 + hour * 3_600_000)
+    }
+
+    static var board: Board {
+        var board = Fixtures.board
+        mustApply(.editCard(EditCard(card: "c2", due: .set(day))), to: &board)
+        return board
+    }
+
+    @Test func dueSoonThenOverdueForTheWatchers() {
+        let board = Self.board
+        #expect(ReminderRules.entries(board: board, now: Self.at(Self.day.adding(days: -2), hour: 23)).isEmpty)
+        let soon = ReminderRules.entries(board: board, now: Self.at(Self.day.adding(days: -1), hour: 0))
+        #expect(soon.map { "\($0.user) \($0.kind)" } == ["bob due_soon"])
+        #expect(soon[0].text == "#2 Design settings is due 2026-03-10" && soon[0].actor == "corkd")
+        #expect(ReminderRules.entries(board: board, now: Self.at(Self.day, hour: 9))[0].text == "#2 Design settings is due today")
+        let late = ReminderRules.entries(board: board, now: Self.at(Self.day.adding(days: 1), hour: 0))
+        #expect(late.map { "\($0.user) \($0.kind)" } == ["bob overdue"])
+        #expect(late[0].text == "#2 Design settings is overdue (due 2026-03-10)")
+    }
+
+    @Test func oneKeyPerCardDueDayAndThreshold() {
+        let board = Self.board
+        let a = ReminderRules.entries(board: board, now: Self.at(Self.day.adding(days: -1), hour: 1))
+        let b = ReminderRules.entries(board: board, now: Self.at(Self.day, hour: 20))
+        #expect(a.map(\.key) == b.map(\.key), "a scan later in the same threshold tells nobody again")
+        var moved = board
+        mustApply(.editCard(EditCard(card: "c2", due: .set(Self.day.adding(days: 1)))), to: &moved)
+        let c = ReminderRules.entries(board: moved, now: Self.at(Self.day, hour: 20))
+        #expect(c.map(\.key) != a.map(\.key), "a new due date reminds again")
+    }
+
+    @Test func doneClosedAndArchivedCardsAreNotReminded() {
+        for op: Op in [.closeCard(card: "c2"), .archiveCard(card: "c2"), .moveCard(card: "c2", column: "done", placement: .bottom)] {
+            var board = Self.board
+            mustApply(op, to: &board)
+            #expect(ReminderRules.entries(board: board, now: Self.at(Self.day.adding(days: 3), hour: 0)).isEmpty, "\(op.kind)")
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import BoardCore
+import BoardTesting
+import Foundation
+import Testing
+
+@testable import BoardServer
+
+/// Escalation by mail through a real local mail path: corkd pipes each digest to `msmtp` (the sendmail interface),
+/// which delivers it over SMTP to an aiosmtpd sink on 127.0.0.1. Two mentions within the delay go out as one
+/// message; an entry read in time never goes out; `mail off` stops it.
+@Suite(
+    .serialized, .enabled(if: MailPath.available, "needs msmtp and Python's aiosmtpd (.ci/run installs them)"),
+    .startsProcesses(within: .minutes(2)))
+struct MailDigestTests {
+    @Test func unreadMentionsGoOutAsOneDigestAfterTheDelay() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("mail-\(UUID().uuidString)")
+        let inbox = work.appendingPathComponent("sink")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let sink = try SpawnedProcess(
+            executable: try SpawnedProcess.tool("python3"),
+            arguments: [CorkdProcess.packageRoot.appendingPathComponent("Tests/Mail/smtp_sink.py").path, inbox.path],
+            logDirectory: work, name: "smtp-sink", withInput: true)
+        defer { sink.killAndReap() }
+        #expect(await sink.waitForOutput(containing: "listening ", timeout: .seconds(20)), "\(sink.standardError)")
+        let port = try #require(sink.standardOutput.split(separator: " ").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+        let command = "msmtp -C /dev/null --host=127.0.0.1 --port=\(port) --auth=off --tls=off --from=corkd@localhost -t"
+
+        try await withTestServer(configure: {
+            $0.mail.command = command
+            $0.mail.from = "corkd@localhost"
+            $0.mail.scanInterval = .milliseconds(100)
+        }) { server in
+            let owner = try await server.connect()
+            try await owner.send(#"{"type":"notify","req":1,"email":"owner@example.com","delay_ms":1500}"#)
+            let settings = try await InboxTests.next("notify", from: owner)
+            #expect((settings["settings"] as? [String: Any])?["email"] as? String == "owner@example.com", "\(settings)")
+            let bob = try await server.connect(token: try await server.invite("bob"))
+            var mut = 0
+            func say(_ text: String) async throws { _ = try await InboxTests.chat(text, from: bob, mut: &mut) }
+            try await say("@owner the build is red")
+            try await say("@owner and the deploy is stuck")
+            // Both reach the inbox; neither is read.
+            _ = try await InboxTests.next("inbox.entry", from: owner)
+            _ = try await InboxTests.next("inbox.entry", from: owner)
+
+            let first = try await Self.waitForMail(in: inbox, count: 1)
+            #expect(first.contains("X-Envelope-To: owner@example.com"), "\(first)")
+            #expect(first.contains("Subject: [Corkboard] 2 unread: bob on main: @owner the build is red"), "\(first)")
+            #expect(first.contains("@owner the build is red") && first.contains("@owner and the deploy is stuck"), "\(first)")
+            #expect(first.contains("cork notify --mail off"))
+
+            // A third mention, read in time: never mailed.
+            try await say("@owner never mind")
+            let third = try #require(try await InboxTests.next("inbox.entry", from: owner)["entry"] as? [String: Any])
+            try await owner.send(#"{"type":"inbox.read","req":2,"ids":[\#(try #require(third["id"] as? Int))]}"#)
+            _ = try await InboxTests.next("ok", from: owner)
+            try await Task.sleep(for: .seconds(2))
+            #expect(try Self.mails(in: inbox).count == 1, "the read entry went out anyway")
+
+            // Mail off: a fourth mention stays in the inbox only.
+            try await owner.send(#"{"type":"notify","req":3,"email":""}"#)
+            _ = try await InboxTests.next("notify", from: owner)
+            try await say("@owner one more")
+            try await Task.sleep(for: .seconds(2))
+            #expect(try Self.mails(in: inbox).count == 1)
+            for probe in [owner, bob] { await probe.close() }
+        }
+        sink.closeInput()
+    }
+
+    static func mails(in directory: URL) throws -> [URL] {
+        try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil).filter { $0.pathExtension == "eml" }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+    }
+
+    /// The text of the `count`th mail, waiting up to 20 s for it.
+    static func waitForMail(in directory: URL, count: Int) async throws -> String {
+        for _ in 0..<200 {
+            let found = try mails(in: directory)
+            if found.count >= count { return try String(contentsOf: found[count - 1], encoding: .utf8) }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw TestFailure("no mail \(count) within 20 s")
+    }
+}
+
+/// Whether the local mail path can run here: msmtp and aiosmtpd, or CI (where it must).
+enum MailPath {
+    static var available: Bool {
+        if ProcessInfo.processInfo.environment["CI"].map({ !$0.isEmpty && $0 != "false" }) == true { return true }
+        guard (try? SpawnedProcess.tool("msmtp")) != nil, let python = try? SpawnedProcess.tool("python3") else { return false }
+        let probe = Process()
+        probe.executableURL = python
+        probe.arguments = ["-c", "import aiosmtpd"]
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
+    }
+}
