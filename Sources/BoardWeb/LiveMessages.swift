@@ -1,6 +1,7 @@
 import BoardClientCore
 import BoardCore
 import BoardWire
+import CorkApp
 import Foundation
 
 /// What the web session sends the page on `/live` (docs/web.md), each encoded as one JSON text message.
@@ -202,6 +203,61 @@ enum LiveMessage {
     struct Archived: Encodable {
         let t = "archived"
         var cards: [Card]
+    }
+
+    /// An inbox entry as the page shows it: Protocol.md's entry (its `user` left out: always the page's) and the
+    /// sentence `cork inbox` prints for it (InboxText), with the card as `#N` when it is on the board shown.
+    struct InboxEntryView: Encodable {
+        var id: Int64
+        var board: BoardID
+        var seq: UInt64
+        var card: CardID?
+        var kind: String
+        var actor: UserID
+        var at: Int64
+        var text: String
+        var read: Bool
+        var sentence: String
+
+        init(_ entry: InboxEntry, on board: Board?) {
+            id = entry.id
+            self.board = entry.board
+            seq = entry.seq
+            card = entry.card
+            kind = entry.kind.rawValue
+            actor = entry.actor
+            at = entry.at.milliseconds
+            text = entry.text
+            read = entry.read
+            sentence = InboxText.sentence(entry, on: board)
+        }
+    }
+
+    /// A page of the inbox (newest first), on open and answering the page's `inbox`.
+    struct Inbox: Encodable {
+        let t = "inbox"
+        /// Unread entries in the whole inbox; absent with `error`.
+        var unread: Int?
+        var entries: [InboxEntryView]
+        /// The `before` the page asked with: the entries follow those it has.
+        var before: Int64?
+        /// Whether older entries may be left (the page was full).
+        var more: Bool
+        var error: String?
+    }
+
+    /// A new entry, pushed by the server.
+    struct InboxEntryPushed: Encodable {
+        let t = "inbox.entry"
+        var entry: InboxEntryView
+        var unread: Int
+    }
+
+    /// Entries read on one of the user's clients (this page included).
+    struct InboxRead: Encodable {
+        let t = "inbox.read"
+        var ids: [Int64]
+        var unread: Int
     }
 
     struct Failure: Encodable {

@@ -6,7 +6,7 @@ import CorkApp
 import Foundation
 import NIOCore
 
-/// What the page asks for: a board, ops, presence, undo, the filter, the archive.
+/// What the page asks for: a board, ops, presence, undo, the filter, the archive, the inbox.
 extension LiveSession {
     // MARK: - The page's messages
 
@@ -39,6 +39,10 @@ extension LiveSession {
         case "archived":
             let cards = (await client.board?.cards.values.filter(\.archived) ?? []).sorted { $0.updatedAt > $1.updatedAt }
             await send(LiveMessage.Archived(cards: cards))
+        case "inbox":
+            await inboxRequest(object, client: client, send: send)
+        case "inbox.read":
+            await inboxReadRequest(object, client: client, send: send)
         case "resync":
             if let board = await client.board {
                 shown = Shown(board)

@@ -57,6 +57,9 @@ final class LiveSession {
     /// The newest seq the backlog sent had: a live activity at or below it is already in the page's feed.
     var backlogThrough: UInt64 = 0
     var lastStatus: LiveMessage.Status?
+    /// Whether the page has had its first inbox page (after its first board); after that, a reconnect of the client
+    /// sends a fresh one (entries made while it was away came to no session of it).
+    var inboxSent = false
     /// Set when the session must end (a fatal error was sent to the page).
     var ended = false
 
@@ -193,9 +196,8 @@ final class LiveSession {
             await connection(state, client: client, send: send)
         case .serverError(let error):
             if Self.endsSession(error.code.rawValue) { await fail(error.code.rawValue, error.message, send: send) }
-        case .inbox:
-            // The web page does not show the inbox (yet).
-            break
+        case .inbox(let event):
+            await inboxEvent(event, client: client, send: send)
         }
     }
 
@@ -203,6 +205,9 @@ final class LiveSession {
         switch state {
         case .stopped(let error):
             if let error { await fail(error, send: send) } else { ended = true }
+        case .connected:
+            await sendStatus(client: client, send: send)
+            if inboxSent { await sendInbox(client: client, send: send) }
         default:
             await sendStatus(client: client, send: send)
         }
@@ -228,6 +233,10 @@ final class LiveSession {
             shown = Shown(board)
             if switched { await sendBacklog(client: client, board: board, send: send) }
             await sendStatus(client: client, send: send)
+            if !inboxSent {
+                inboxSent = true
+                await sendInbox(client: client, send: send)
+            }
         }
         await sendFilter(on: board, send: send, onlyIfChanged: true)
     }

@@ -170,6 +170,81 @@ import Testing
         }
     }
 
+    @Test func thePageHearsListsAndReadsTheInbox() async throws {
+        try await withCorkd { corkd in
+            let port = try #require(corkd.webPort)
+            let page = try await WebPageProbe.live(port: port, token: corkd.ownerToken)
+            try await page.send(#"{"t":"open","board":"main"}"#)
+            // The first page comes with the board, without being asked: nothing yet.
+            let first = try await page.next(where: { $0["t"] as? String == "inbox" })
+            #expect(first["unread"] as? Int == 0)
+            #expect((first["entries"] as? [Any])?.count == 0)
+            // A card of the page's user (so they watch it).
+            try await page.send(#"{"t":"op","op":{"kind":"card.add","card":"cin","column":"todo","title":"Ship it"}}"#)
+
+            var configuration = try ClientConfiguration(invite: try await corkd.invite("tess"))
+            configuration.announcesPresence = false
+            try await withClient(configuration) { client in
+                // Another user mentions the page's user in chat: the page is told at once, with the count.
+                _ = try await client.perform(.chat(text: "@owner standup <b>now</b>"))
+                let pushed = try await page.next(where: { $0["t"] as? String == "inbox.entry" })
+                #expect(pushed["unread"] as? Int == 1)
+                let chat = try #require(pushed["entry"] as? [String: Any])
+                #expect(chat["kind"] as? String == "mention")
+                #expect(chat["actor"] as? String == "tess")
+                #expect(chat["board"] as? String == "main")
+                #expect(chat["card"] == nil)
+                #expect(chat["read"] as? Bool == false)
+                #expect(chat["sentence"] as? String == "tess mentioned you on main: @owner standup <b>now</b>")
+                let chatID = try #require(chat["id"] as? Int)
+                // A comment on the page's card: the sentence names the card by its number on the board shown.
+                let seen = try await Self.eventually { await client.board?.cards["cin"] != nil }
+                #expect(seen)
+                _ = try await client.perform(.addComment(card: "cin", comment: "cmin", text: "@owner can you look?"))
+                let second = try await page.next(where: { $0["t"] as? String == "inbox.entry" })
+                #expect(second["unread"] as? Int == 2)
+                let comment = try #require(second["entry"] as? [String: Any])
+                #expect(comment["card"] as? String == "cin")
+                #expect(comment["sentence"] as? String == "tess mentioned you on main #1: Ship it: @owner can you look?")
+                let commentID = try #require(comment["id"] as? Int)
+                #expect(commentID > chatID)
+
+                // Asked, a page: newest first, and paged with limit and before.
+                try await page.send(#"{"t":"inbox"}"#)
+                let all = try await page.next(where: { $0["t"] as? String == "inbox" })
+                #expect((all["entries"] as? [[String: Any]])?.map { $0["id"] as? Int } == [commentID, chatID])
+                #expect(all["unread"] as? Int == 2)
+                #expect(all["more"] as? Bool == false)
+                try await page.send(#"{"t":"inbox","limit":1}"#)
+                let newest = try await page.next(where: { $0["t"] as? String == "inbox" })
+                #expect((newest["entries"] as? [[String: Any]])?.map { $0["id"] as? Int } == [commentID])
+                #expect(newest["more"] as? Bool == true)
+                try await page.send(#"{"t":"inbox","limit":1,"before":\#(commentID)}"#)
+                let older = try await page.next(where: { $0["t"] as? String == "inbox" })
+                #expect((older["entries"] as? [[String: Any]])?.map { $0["id"] as? Int } == [chatID])
+                #expect(older["before"] as? Int == commentID)
+
+                // Read: by ids, then all; each time the server's count comes back.
+                try await page.send(#"{"t":"inbox.read","ids":[\#(chatID)]}"#)
+                let read = try await page.next(where: { $0["t"] as? String == "inbox.read" })
+                #expect(read["ids"] as? [Int] == [chatID])
+                #expect(read["unread"] as? Int == 1)
+                try await page.send(#"{"t":"inbox.read"}"#)
+                let refused = try await page.next(where: { $0["t"] as? String == "rejected" })
+                #expect(refused["op"] as? String == "inbox.read")
+                try await page.send(#"{"t":"inbox.read","all":true}"#)
+                let rest = try await page.next(where: { $0["t"] as? String == "inbox.read" })
+                #expect(rest["ids"] as? [Int] == [commentID])
+                #expect(rest["unread"] as? Int == 0)
+                try await page.send(#"{"t":"inbox","unread":true}"#)
+                let unread = try await page.next(where: { $0["t"] as? String == "inbox" })
+                #expect((unread["entries"] as? [Any])?.count == 0)
+                #expect(unread["unread"] as? Int == 0)
+            }
+            await page.close()
+        }
+    }
+
     @Test func aRevokedTokenEndsTheWebSession() async throws {
         try await withCorkd { corkd in
             let port = try #require(corkd.webPort)

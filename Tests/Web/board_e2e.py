@@ -30,6 +30,12 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
      for and what waits for it (links that open those cards); a blocker moved into the last column, moved back, or
      closed changes the badge of a card in another column; a blocked card carried over DOING is marked refused, and
      its drop there is refused with the server's reason
+  j  the inbox: carol (`cork comment`) mentions the owner on a card; the owner's envelope counts 1, a toast and (the
+     owner's page allowed them) a browser notification say it; the panel lists the entry newest first, marked new,
+     with its time, actor, board and card, as text; opening it brings the count to 0 (read on the server: after a
+     reload it counts 0 and lists the entry as read); clicking the entry opens the card's panel. Bob's page lists
+     the chat mention of scenario h literally, with the "enable notifications" link while the browser has not been
+     asked
 
 Every wait is bounded (15 s at most); the first failure ends the run with exit 1 and says what was expected. corkd
 and the browsers are always stopped. One line is printed per scenario passed.
@@ -290,7 +296,7 @@ class Page:
                  lambda: self.conn().strip() == "● live" or None, state=self.conn)
 
     def dismiss_toasts(self):
-        self.js("for (const b of document.querySelectorAll('#toasts .toast button')) b.click();")
+        self.js("for (const b of document.querySelectorAll('#toasts .toast button[aria-label=\"Dismiss\"]')) b.click();")
 
     def card_column(self, card):
         return self.js("const c = document.querySelector(`[data-card-id=\"${arguments[0]}\"]`);"
@@ -971,6 +977,123 @@ class Test:
             check(not bad, f"{p.name}'s console: {bad[:3]}")
         self.passed("i", "blocked cards carry a badge, kept current as their blockers move or close; the panel lists the dependencies", t)
 
+    # -- j
+
+    @staticmethod
+    def inbox_state(p):
+        return p.js("""
+          const b = document.getElementById('btn-inbox'), c = document.getElementById('inbox-count');
+          const d = document.getElementById('inbox');
+          return {shown: !b.hidden, count: c.hidden ? 0 : Number(c.textContent), label: b.getAttribute('aria-label'),
+                  title: document.title, open: d.open,
+                  entries: [...document.querySelectorAll('#inbox-list .ie')].map((li) => ({
+                    id: Number(li.dataset.inboxId), kind: li.dataset.kind, new: li.classList.contains('unread'),
+                    dot: li.querySelector('.ie-dot').textContent, time: li.querySelector('.ie-time').textContent,
+                    who: (li.querySelector('.ie-who') || {}).textContent, text: li.querySelector('.ie-text').textContent,
+                    mark: (li.querySelector('mark') || {}).textContent, made: li.querySelectorAll('img, i, b:not(.ie-who)').length}))};""")
+
+    def scenario_j(self):
+        t = time.monotonic()
+        o, b = self.owner, self.bob
+        gamma = self.cards["gamma"]
+        number = self.numbers[gamma]
+        for p in (o, b):
+            p.dismiss_toasts()
+            wait_for(f"the inbox button on {p.name}'s page", lambda p=p: self.inbox_state(p)["shown"] or None,
+                     state=lambda p=p: self.inbox_state(p))
+        # The owner's page may notify (granted as a click on the panel's link would); the Notification it makes is
+        # recorded instead of shown.
+        origin = self.corkd.web_url.rstrip("/")
+        o.driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": origin, "permissions": ["notifications"]})
+        o.js("""window.__notes = [];
+          const Real = window.Notification;
+          window.Notification = class { static get permission() { return Real.permission; }
+            constructor(title, options) { window.__notes.push({title, body: options && options.body, tag: options && options.tag}); }
+            addEventListener() {} close() {} };""")
+        check(o.js("return Notification.permission") == "granted", "the owner's page was not granted notifications")
+        before = self.inbox_state(o)
+        log(f"the owner's inbox before: {before['count']} unread")
+        check(before["count"] == 0, f"the owner's inbox counts {before['count']} before anyone mentioned them: {before}")
+        # carol mentions the owner in a comment on Gamma (with HTML that must stay text)
+        self.carol.run("comment", "#" + str(number), "--", "@owner please review <img src=x onerror=alert(3)>")
+        sentence = f"carol mentioned you on main #{number}: Gamma task: @owner please review <img src=x onerror=alert(3)>"
+        wait_for("the owner's envelope to count 1", lambda: self.inbox_state(o)["count"] == 1 or None,
+                 state=lambda: self.inbox_state(o))
+        state = self.inbox_state(o)
+        check(state["label"] == "Inbox: 1 unread" and state["title"].startswith("(1) "), f"the owner's page: {state}")
+        toast = wait_for("the owner's toast of the new entry", lambda: next(
+            (x for x in o.toasts() if "inbox-toast" in x["cls"]), None), state=o.toasts)
+        check(sentence in toast["text"], f"the toast reads {toast['text']!r}, not {sentence!r}")
+        notes = wait_for("the owner's browser notification", lambda: o.js("return window.__notes.length && window.__notes"))
+        check(len(notes) == 1 and notes[0]["body"] == sentence, f"the notifications made: {notes}")
+        o.shot(os.path.join(self.args.screenshots, "inbox-count-1280.png"))
+        # the envelope opens the panel: the entry, new, newest first; opening it reads it
+        o.dismiss_toasts()
+        o.driver.find_element(By.ID, "btn-inbox").click()
+        wait_for("the owner's inbox panel to list carol's mention", lambda: any(
+            e["text"] == sentence for e in self.inbox_state(o)["entries"]) or None, state=lambda: self.inbox_state(o))
+        state = self.inbox_state(o)
+        check(state["open"], "the inbox panel is not open")
+        entry = state["entries"][0]
+        check(entry["text"] == sentence, f"the newest entry is not carol's mention: {state['entries']}")
+        check(entry["new"] and entry["dot"] == "•", f"carol's mention is not marked new: {entry}")
+        check(entry["kind"] == "mention" and entry["who"] == "carol" and entry["mark"] == "@owner", f"the entry: {entry}")
+        check(re.fullmatch(r"(\d{4}-\d\d-\d\d )?\d\d:\d\d", entry["time"]), f"the entry's time reads {entry['time']!r}")
+        check(entry["made"] == 0 and not o.js("return document.querySelector('img[src=\"x\"]')"), "an element was made from the comment")
+        wait_for("the owner's envelope to count 0 once the panel shows the entry",
+                 lambda: self.inbox_state(o)["count"] == 0 or None, state=lambda: self.inbox_state(o))
+        state = self.inbox_state(o)
+        check(state["label"] == "Inbox: nothing unread" and not state["title"].startswith("("), f"the owner's page: {state}")
+        check(o.js("return document.getElementById('inbox-notify').hidden"), "the notifications link shows though they are allowed")
+        o.shot(os.path.join(self.args.screenshots, "inbox-1280.png"))
+        # read on the server: a reload (a new session, whose first inbox page is the server's) counts 0, and the
+        # panel lists the entry as read
+        o.keys(Keys.ESCAPE)
+        wait_for("the owner's inbox panel to close", lambda: not self.inbox_state(o)["open"] or None)
+        o.driver.get(self.corkd.web_url + "#board=main")
+        o.wait_live()
+        state = wait_for("the inbox button on the owner's reloaded page", lambda: (lambda s: s["shown"] and s)(self.inbox_state(o)),
+                         state=lambda: self.inbox_state(o))
+        check(state["count"] == 0, f"the owner's reloaded page counts {state['count']} unread: the read did not reach the server")
+        o.js("document.getElementById('btn-inbox').click()")
+        wait_for("the reopened panel to show carol's mention as read", lambda: (lambda s: s["entries"] and not s["entries"][0]["new"]
+                 and s["entries"][0]["text"] == sentence and s["entries"][0]["dot"] == "")(self.inbox_state(o)) or None,
+                 state=lambda: self.inbox_state(o))
+        # the entry opens its card's panel
+        o.js("document.querySelector('#inbox-list .ie button').click()")
+        wait_for(f"the owner's card panel of #{number} from the inbox", lambda: o.js(
+            "return !document.getElementById('inbox').open && document.getElementById('detail').open && "
+            "document.getElementById('detail-h').textContent") == f"#{number}" or None)
+        o.keys(Keys.ESCAPE)
+        wait_for("the owner's card panel to close", lambda: not o.js("return document.getElementById('detail').open"))
+
+        # bob was mentioned in the owner's chat (scenario h): counted on his page, listed literally, read on opening
+        wait_for("bob's envelope to count his mention", lambda: self.inbox_state(b)["count"] >= 1 or None,
+                 state=lambda: self.inbox_state(b))
+        b.driver.find_element(By.ID, "btn-inbox").click()
+        chat = wait_for("bob's panel to list the owner's chat mention", lambda: next(
+            (e for e in self.inbox_state(b)["entries"] if e["text"] == "owner mentioned you on main: <i>hi</i> @bob"), None),
+            state=lambda: self.inbox_state(b))
+        check(chat["new"] and chat["mark"] == "@bob" and chat["made"] == 0, f"bob's entry: {chat}")
+        wait_for("bob's envelope to count 0", lambda: self.inbox_state(b)["count"] == 0 or None, state=lambda: self.inbox_state(b))
+        permission = b.js("return Notification.permission")
+        link = b.js("const l = document.getElementById('inbox-notify'); return !l.hidden && l.textContent")
+        log(f"bob's browser says notifications are {permission!r}; the panel's link: {link!r}")
+        if permission == "default":
+            check(link == "Enable browser notifications", f"bob's panel offers no notifications link: {link!r}")
+        else:
+            check(not link, f"bob's panel offers notifications the browser already {permission}")
+        b.shot(os.path.join(self.args.screenshots, "inbox-chat-1280.png"))
+        b.keys(Keys.ESCAPE)
+        wait_for("bob's inbox panel to close", lambda: not self.inbox_state(b)["open"] or None)
+        for p in self.pages:
+            p.no_alert()
+            p.drain_console()
+            bad = [e["message"] for e in p.console if e.get("level") == "SEVERE" and "/app.js" in e.get("message", "")
+                   and "ERR_CONNECTION_REFUSED" not in e.get("message", "")]
+            check(not bad, f"{p.name}'s console: {bad[:3]}")
+        self.passed("j", "the inbox: a mention counts 1 with a toast and a notification, the panel lists it and reads it (0), it opens the card", t)
+
     def run(self):
         os.makedirs(self.args.screenshots, exist_ok=True)
         # A failure's screenshots belong to the run that failed: none from an earlier run stays beside this one's.
@@ -987,6 +1110,7 @@ class Test:
         self.scenario_g()
         self.scenario_h()
         self.scenario_i()
+        self.scenario_j()
 
 
 def main():

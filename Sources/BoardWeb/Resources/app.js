@@ -4,6 +4,7 @@
 const COLOR_RE = /^#[0-9a-fA-F]{6}$/;
 const ID_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 const FEED_MAX = 500;
+const INBOX_MAX = 500; // inbox entries kept in the page (pushed ones beyond it drop the oldest)
 const EDIT_ROLES = new Set(['owner', 'editor', 'bot']);
 // The server's field limits in characters (Limits.swift: title_max, label names, checklist items): a field stops
 // there instead of being refused after it is sent.
@@ -133,6 +134,17 @@ const S = {
   server: null, // last `status`
   resyncing: false,
   lastPresence: '',
+  // the user's inbox (all their boards): shown once the server says it has one
+  inbox: {
+    available: false,
+    unread: 0, // unread in the whole inbox, as the server last said (lowered at once by what the page marks read)
+    entries: [], // newest first
+    fresh: new Set(), // ids marked read since the panel opened: still shown as new while it is open
+    loading: false,
+    error: '',
+    more: false, // older entries may be left on the server
+    goto: null, // {board, card}: an entry of another board followed, opened once that board is shown
+  },
 };
 const colEls = new Map(); // column id -> {el, name, count, note, list, add}
 const cardEls = new Map(); // card id -> {card, key, sig, el}
@@ -314,6 +326,9 @@ function handle(m) {
     case 'rejected': rejected(m); break;
     case 'filter': filterAnswer(m); break;
     case 'archived': renderArchived(Array.isArray(m.cards) ? m.cards : []); break;
+    case 'inbox': inboxPage(m); break;
+    case 'inbox.entry': inboxEntry(m); break;
+    case 'inbox.read': inboxRead(m); break;
     case 'error': fatal(m); break;
     default: break;
   }
@@ -345,11 +360,20 @@ function loadBoard(m) {
     const want = '#board=' + encodeURIComponent(b.id);
     if (location.hash !== want) history.replaceState(null, '', location.pathname + location.search + want);
   }
-  document.title = (S.meta.name || b.id) + ' — Corkboard';
+  renderTitle();
   renderBoardPicker();
   renderBoard();
   renderDetail();
   if (S.detail) sendPresence({ state: 'viewing', card: S.detail }); // again after a reconnect
+  const go = S.inbox.goto;
+  if (go && go.board === b.id) { S.inbox.goto = null; if (go.card) openInboxCard(go.card); }
+  if ($('inbox').open) renderInbox(); // which entries are cards of this board
+}
+
+// The tab's title: the board, after the unread count of the inbox.
+function renderTitle() {
+  const n = S.inbox.unread;
+  document.title = (n > 0 ? `(${n}) ` : '') + (S.meta.name || S.boardId || 'Corkboard') + (S.boardId ? ' — Corkboard' : '');
 }
 
 function updateRole() {
@@ -448,7 +472,7 @@ function applyDiff(m) {
     for (const k of ['name', 'labels', 'milestones', 'members']) if (k in m.meta) S.meta[k] = m.meta[k];
     S.metaVer++;
     updateRole();
-    document.title = (S.meta.name || S.boardId) + ' — Corkboard';
+    renderTitle();
     renderBoardPicker();
     structural = true;
   }
@@ -904,6 +928,7 @@ function onKey(e) {
     case 'U': handled(); intent({ t: 'redo' }); break;
     case '/': handled(); $('app').querySelector('input[name="filter"]').focus(); break;
     case '?': handled(); $('help').showModal(); break;
+    case 'I': if (S.inbox.available) { handled(); openInbox(); } break;
     case 'Escape':
       if (S.multi.size) { handled(); S.multi.clear(); renderBoard(); }
       break;
@@ -1587,6 +1612,204 @@ function feedEl(it) {
   return li;
 }
 
+// ---------- inbox ----------
+
+const inboxEls = new Map(); // entry id -> {key, el}
+
+// Keeps `e` among the entries, newest (highest id) first, replacing the entry with its id.
+function inboxInsert(e) {
+  const I = S.inbox;
+  const i = I.entries.findIndex((x) => x.id === e.id);
+  if (i >= 0) I.entries.splice(i, 1);
+  const at = I.entries.findIndex((x) => x.id < e.id);
+  if (at < 0) I.entries.push(e); else I.entries.splice(at, 0, e);
+}
+
+const isEntry = (e) => e && typeof e === 'object' && Number.isInteger(e.id);
+
+// A page of the inbox: the first one (on open, after a reconnect, when the panel opens) replaces the entries; an
+// older one (`before`) adds to them.
+function inboxPage(m) {
+  const I = S.inbox;
+  I.loading = false;
+  if (m.error) { I.error = String(m.error); renderInbox(); return; }
+  I.available = true;
+  I.error = '';
+  if (Number.isInteger(m.unread)) I.unread = m.unread;
+  if (m.before == null) I.entries = [];
+  for (const e of Array.isArray(m.entries) ? m.entries : []) if (isEntry(e)) inboxInsert(e);
+  I.more = !!m.more;
+  if ($('inbox').open) markShownRead();
+  renderInboxButton();
+  renderInbox();
+}
+
+// A new entry: counted, listed, told in a toast (and a browser notification when the user allowed them).
+function inboxEntry(m) {
+  const e = m.entry;
+  if (!isEntry(e)) return;
+  const I = S.inbox;
+  I.available = true;
+  if (Number.isInteger(m.unread)) I.unread = m.unread;
+  const known = I.entries.some((x) => x.id === e.id);
+  inboxInsert(e);
+  if (I.entries.length > INBOX_MAX) { I.entries.length = INBOX_MAX; I.more = true; }
+  if ($('inbox').open) markShownRead(); // shown as it arrives, so read
+  renderInboxButton();
+  renderInbox();
+  if (known || e.read) return;
+  const el = toast('✉ ' + entrySentence(e), 'info inbox-toast', 6000);
+  el.insertBefore(h('button', { type: 'button', text: 'Open inbox', onclick: () => { el.remove(); openInbox(); } }), el.lastChild);
+  notifyEntry(e);
+}
+
+// Entries read on one of the user's clients (this page included).
+function inboxRead(m) {
+  const I = S.inbox;
+  if (Number.isInteger(m.unread)) I.unread = m.unread;
+  const ids = new Set(Array.isArray(m.ids) ? m.ids : []);
+  for (const e of I.entries) if (ids.has(e.id)) e.read = true;
+  renderInboxButton();
+  renderInbox();
+}
+
+// Marks read the unread entries the open panel lists (they stay marked new while it is open).
+function markShownRead() {
+  const I = S.inbox;
+  const ids = [];
+  for (const e of I.entries) if (!e.read) { e.read = true; I.fresh.add(e.id); ids.push(e.id); }
+  if (!ids.length) return;
+  I.unread = Math.max(0, I.unread - ids.length);
+  // Offline, the next connection's first page lists them unread again, and the open panel marks them then.
+  raw({ t: 'inbox.read', ids });
+}
+
+function openInbox() {
+  const I = S.inbox;
+  if (!I.available) return;
+  const dlg = $('inbox');
+  if (!dlg.open) { I.fresh = new Set(); dlg.showModal(); }
+  // The entries known are shown (and read) at once; the page asked for replaces them.
+  markShownRead();
+  I.loading = raw({ t: 'inbox' });
+  I.error = I.loading ? '' : 'Offline: these are the entries known; the inbox is read again once the connection is back.';
+  renderInboxButton();
+  renderInbox();
+  dlg.querySelector('.close-x').focus();
+}
+
+function renderInboxButton() {
+  const I = S.inbox;
+  const b = $('btn-inbox');
+  b.hidden = !I.available;
+  const n = I.unread;
+  const count = $('inbox-count');
+  count.textContent = n > 99 ? '99+' : String(n);
+  count.hidden = !(n > 0);
+  b.classList.toggle('has-unread', n > 0);
+  const label = n > 0 ? `Inbox: ${n} unread` : 'Inbox: nothing unread';
+  b.setAttribute('aria-label', label);
+  b.title = label + ' (I)';
+  renderTitle();
+}
+
+function renderInbox() {
+  if (!$('inbox').open) return;
+  const I = S.inbox;
+  const isNew = (e) => !e.read || I.fresh.has(e.id);
+  const n = I.entries.filter(isNew).length;
+  $('inbox-summary').textContent = (n ? `${n} new` : 'nothing new') + ' · all your boards, newest first';
+  let status = '';
+  if (I.error) status = I.error;
+  else if (I.loading && !I.entries.length) status = 'Reading the inbox…';
+  else if (!I.entries.length) status = 'Your inbox is empty: mentions of you, cards assigned to you, and comments and moves on the cards you made or are assigned to show here.';
+  $('inbox-status').textContent = status;
+  const alive = new Set();
+  const nodes = I.entries.map((e) => {
+    alive.add(e.id);
+    const here = !!(e.card && e.board === S.boardId && cardById(e.card));
+    const key = [isNew(e), here, e.sentence, S.boardId, S.me && S.me.user].join('|');
+    const cached = inboxEls.get(e.id);
+    if (cached && cached.key === key) return cached.el;
+    const el = inboxEl(e, isNew(e), here);
+    inboxEls.set(e.id, { key, el });
+    return el;
+  });
+  for (const id of inboxEls.keys()) if (!alive.has(id)) inboxEls.delete(id);
+  reconcile($('inbox-list'), nodes);
+  $('inbox-more').hidden = !I.more || I.loading;
+  $('inbox-all-read').hidden = !(I.unread > 0);
+  renderNotifyLink();
+}
+
+// The server's sentence (`bob mentioned you on main #3: …`); an older server's entry without one is said from its
+// fields.
+function entrySentence(e) {
+  return String(e.sentence || `${e.actor} on ${e.board}: ${e.text}`);
+}
+
+function inboxEl(e, isNew, here) {
+  const sentence = entrySentence(e);
+  const actor = String(e.actor ?? '');
+  const text = h('span', { class: 'ie-text u', dir: 'auto' });
+  if (actor && sentence.startsWith(actor + ' ')) text.append(h('b', { class: 'ie-who', text: actor }), ...withMentions(sentence.slice(actor.length)));
+  else text.append(...withMentions(sentence));
+  let hint;
+  if (e.board !== S.boardId) hint = `Open board ${e.board}` + (e.card ? ' and the card' : '');
+  else if (here) hint = 'Open the card';
+  else hint = e.card ? 'That card is no longer on the board' : 'A chat line (in the feed)';
+  const btn = h('button', { type: 'button', class: 'ie-link', title: hint },
+    h('span', { class: 'ie-dot', 'aria-hidden': 'true', text: isNew ? '•' : '' }),
+    h('time', { class: 'ie-time', text: clock(e.at) }),
+    text,
+    isNew ? sr(' (new)') : null);
+  btn.addEventListener('click', () => goToInboxEntry(e));
+  return h('li', { class: 'ie' + (isNew ? ' unread' : '') + (here ? ' here' : ''), 'data-inbox-id': e.id, 'data-kind': String(e.kind ?? '') }, btn);
+}
+
+// An entry clicked: its card's panel when the card is on the board shown; another board's entry opens that board
+// (then the card).
+function goToInboxEntry(e) {
+  if (e.board !== S.boardId) {
+    if (S.boards.length && !S.boards.some((b) => b.id === e.board)) { toast(`That is on board ${e.board}, which you can no longer open.`, 'info'); return; }
+    S.inbox.goto = { board: e.board, card: e.card || null };
+    $('inbox').close();
+    intent({ t: 'open', board: e.board });
+    return;
+  }
+  if (!e.card) { $('inbox').close(); toast('A chat line: it is in the feed.', 'info'); return; }
+  openInboxCard(e.card);
+}
+
+function openInboxCard(id) {
+  if (!cardById(id)) { toast('That card is not on the board any more (see Archived).', 'info'); return; }
+  if ($('inbox').open) $('inbox').close();
+  selectCard(id, false);
+  openDetail(id);
+}
+
+// A browser notification, only where the user allowed them (asked for by the panel's link, a click).
+function notifyEntry(e) {
+  if (!('Notification' in window) || Notification.permission !== 'granted') return;
+  try {
+    const n = new Notification('Corkboard', { body: entrySentence(e), tag: 'corkboard-inbox-' + e.id, icon: '/icon.svg' });
+    n.addEventListener('click', () => { window.focus(); n.close(); openInbox(); });
+  } catch { /* a browser that shows notifications only from a service worker */ }
+}
+
+function renderNotifyLink() {
+  const p = 'Notification' in window ? Notification.permission : 'unsupported';
+  $('inbox-notify').hidden = p !== 'default';
+  $('inbox-notify-state').textContent = p === 'granted' ? 'Browser notifications are on.'
+    : p === 'denied' ? 'Browser notifications are blocked for this page (the browser’s site settings can allow them).' : '';
+}
+
+async function askNotifications() {
+  if (!('Notification' in window)) return;
+  try { await Notification.requestPermission(); } catch { /* refused */ }
+  renderNotifyLink();
+}
+
 // ---------- toasts ----------
 
 function toast(text, kind = 'info', ms) {
@@ -1668,6 +1891,15 @@ function bindStatic() {
   $('btn-redo').addEventListener('click', () => intent({ t: 'redo' }));
   $('btn-archived').addEventListener('click', openArchived);
   $('btn-help').addEventListener('click', () => $('help').showModal());
+  $('btn-inbox').addEventListener('click', openInbox);
+  $('inbox-notify').addEventListener('click', askNotifications);
+  $('inbox-all-read').addEventListener('click', () => { if (raw({ t: 'inbox.read', all: true })) $('inbox-all-read').hidden = true; });
+  $('inbox-more').addEventListener('click', () => {
+    const I = S.inbox;
+    const last = I.entries[I.entries.length - 1];
+    if (last && raw({ t: 'inbox', before: last.id })) { I.loading = true; renderInbox(); }
+  });
+  $('inbox').addEventListener('close', () => { S.inbox.fresh = new Set(); });
   $('banner-retry').addEventListener('click', () => { if (!S.open && !S.stopped) { S.retry = 0; connect(); } });
   $('bulk-move').addEventListener('click', bulkMove);
   $('bulk-clear').addEventListener('click', () => { S.multi.clear(); renderBoard(); });
