@@ -13,14 +13,22 @@ public struct HookTestResult: Hashable, Sendable {
 
 /// A board's outgoing webhooks (the `hook.*` requests, feature `hooks`); the board's owner only.
 extension BoardClient {
-    /// Adds a webhook to `board` for the changes `events` names; returns its id, and its secret when the server made
-    /// one (shown this once).
+    /// Adds a webhook to `board` for the changes `events` names (and, with a `query`, only those about a card that
+    /// matches it); returns its id, and its secret when the server made one (shown this once).
+    ///
+    /// A query needs a server that lists the `hook_query` feature: an older one would ignore it and deliver every
+    /// change, so it is refused here before anything is sent.
     public func addHook(
-        board: BoardID, url: String, events: [String], secret: String?, timeout: Duration = .seconds(30)
+        board: BoardID, url: String, events: [String], query: String? = nil, secret: String?,
+        timeout: Duration = .seconds(30)
     ) async throws(ClientError) -> (hook: String, secret: String?) {
         try requireHooks()
+        if query != nil, welcome?.features?.contains("hook_query") != true {
+            throw ClientError(
+                .invalidArgument, "this server does not filter webhooks by query (no `hook_query` in welcome.features)")
+        }
         let answer = try await request(timeout: timeout) {
-            .addHook(ClientMessage.AddHook(req: $0, board: board, url: url, events: events, secret: secret))
+            .addHook(ClientMessage.AddHook(req: $0, board: board, url: url, events: events, query: query, secret: secret))
         }
         guard case .ok(let ok) = answer, let hook = ok.hook else { throw unexpected(answer, "ok with a hook") }
         return (hook, ok.secret)

@@ -149,7 +149,8 @@ public struct BoardServer: Service {
                 // Outgoing webhooks: delivered from the store's committed changes, off every board's path.
                 admin.addTask {
                     await HookDispatcher(
-                        store: store, settings: { configuration.currentHooks }, signals: configuration.hookSignals, clock: clock,
+                        store: store, board: { id in await registry.board(id)?.committedForHooks() },
+                        settings: { configuration.currentHooks }, signals: configuration.hookSignals, clock: clock,
                         metrics: counters, logger: logger, shared: features.shared
                     ).run()
                     logger.info("shutdown: the webhook dispatcher stopped")

@@ -11,6 +11,9 @@ public struct HookRecord: Hashable, Sendable {
     public var url: String
     /// The event filter: op kinds (`comment.add`), families (`card.*`) or `*`.
     public var events: [String]
+    /// The card query (the board's search language, `label:incident`) a change's card must match as well, as the
+    /// owner wrote it; nil: every change `events` passes.
+    public var query: String?
     /// The HMAC-SHA256 key of `X-Corkboard-Signature`. Never sent to a client after `hook.add`.
     public var secret: String
     /// Who added it.
@@ -22,13 +25,14 @@ public struct HookRecord: Hashable, Sendable {
 
     /// Makes a record.
     public init(
-        id: String, board: BoardID, url: String, events: [String], secret: String, createdBy: UserID,
-        createdAt: Timestamp, state: HookState
+        id: String, board: BoardID, url: String, events: [String], query: String? = nil, secret: String,
+        createdBy: UserID, createdAt: Timestamp, state: HookState
     ) {
         self.id = id
         self.board = board
         self.url = url
         self.events = events
+        self.query = query
         self.secret = secret
         self.createdBy = createdBy
         self.createdAt = createdAt
@@ -38,7 +42,7 @@ public struct HookRecord: Hashable, Sendable {
 
 /// Where a hook's delivery stands: the durable queue is the board's event log read from `delivered` + 1 on.
 public struct HookState: Hashable, Sendable {
-    /// The highest seq that was delivered or skipped (not matching the filter): the queue's cursor.
+    /// The highest seq that was delivered or skipped (not matching the events or the query): the queue's cursor.
     public var delivered: UInt64
     /// Failed attempts in a row (0 after a success).
     public var failures: Int

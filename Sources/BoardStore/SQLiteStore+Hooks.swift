@@ -5,7 +5,7 @@ extension SQLiteStore {
     /// The columns `hooks` reads, in the order `HookRecord(row:)` decodes them.
     static let hookColumnsSQL = """
         id, board, url, events, secret, created_by, created_at, delivered_seq, failures, failing_since, failing,
-        last_error, last_attempt_at
+        last_error, last_attempt_at, card_query
         """
 
     /// Stores a new hook unless its board has `maxPerBoard` already (false); `.duplicate` for a taken id,
@@ -20,12 +20,12 @@ extension SQLiteStore {
             guard count < maxPerBoard else { return false }
             try db.execute(
                 sql: """
-                    INSERT INTO hooks (id, board, url, events, secret, created_by, created_at, delivered_seq)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO hooks (id, board, url, events, secret, created_by, created_at, delivered_seq, card_query)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     hook.id, hook.board.rawValue, hook.url, events, hook.secret, hook.createdBy.rawValue,
-                    hook.createdAt.milliseconds, delivered,
+                    hook.createdAt.milliseconds, delivered, hook.query,
                 ])
             return true
         }
@@ -82,7 +82,7 @@ extension HookRecord {
         let failing: Int64 = try StoreCoding.column(row, 10)
         self.init(
             id: try StoreCoding.column(row, 0), board: BoardID(try StoreCoding.column(row, 1) as String),
-            url: try StoreCoding.column(row, 2), events: HookRecord.events(events),
+            url: try StoreCoding.column(row, 2), events: HookRecord.events(events), query: try StoreCoding.column(row, 13),
             secret: try StoreCoding.column(row, 4), createdBy: UserID(try StoreCoding.column(row, 5) as String),
             createdAt: Timestamp(milliseconds: try StoreCoding.column(row, 6)),
             state: HookState(

@@ -160,6 +160,10 @@ extension SQLiteStore {
                     CREATE INDEX inbox_unmailed ON inbox(username, id) WHERE read_at IS NULL AND mailed_at IS NULL;
                     """)
         }
+        migrator.registerMigration("v6-hook-query") { db in
+            // A hook's card query (the search language, as written); null: every change its events pass.
+            try db.execute(sql: "ALTER TABLE hooks ADD COLUMN card_query TEXT")
+        }
         return migrator
     }
 

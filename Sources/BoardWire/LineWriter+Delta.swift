@@ -163,6 +163,10 @@ extension JSONByteWriter {
         case .blockCard(let card, let by), .unblockCard(let card, let by):
             field(#","card":"#, card)
             field(#","by":"#, by)
+        case .setRecurrence(let card, let recurrence):
+            field(#","card":"#, card)
+            put(#","recur":"#)
+            writeJSONValue(recurrence?.json ?? .null)
         case .closeCard(let card), .reopenCard(let card), .archiveCard(let card), .restoreCard(let card),
             .purgeCard(let card):
             field(#","card":"#, card)

@@ -80,6 +80,7 @@ public enum BoardText {
         if !waiting.isEmpty {
             fields.append("blocked by: " + waiting.map { "#\($0.number) \(FeedText.oneLine($0.title))" }.joined(separator: ", "))
         }
+        if let recur = card.recur { fields.append("recurs: \(recur)") }
         let blocks = board.blocked(by: card.id)
         if !blocks.isEmpty {
             fields.append("blocks: " + blocks.map { "#\($0.number) \(FeedText.oneLine($0.title))" }.joined(separator: ", "))

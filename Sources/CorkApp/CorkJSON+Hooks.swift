@@ -48,15 +48,16 @@ extension CorkJSON {
 
 /// `cork hook` as text for people.
 public enum HookText {
-    /// One line per hook: id, state, URL, events, cursor; the last error of a hook that failed. "no webhooks" when
-    /// there are none.
+    /// One line per hook: id, state, URL, events, its query (quoted) when it has one, cursor; the last error of a hook
+    /// that failed. "no webhooks" when there are none.
     public static func list(_ hooks: [HookInfo], board: BoardID) -> String {
         if hooks.isEmpty { return "no webhooks on \(board)\n" }
         return hooks.map { hook in
             let state =
                 hook.failing ? "FAILING" : hook.failures > 0 ? "retrying" : "ok"
             var line = "\(hook.hook)  \(state)  \(FeedText.oneLine(hook.url))  events \(hook.events.joined(separator: ","))"
-                + "  delivered through seq \(hook.deliveredSeq)"
+            if let query = hook.query { line += "  query \"\(FeedText.oneLine(query))\"" }
+            line += "  delivered through seq \(hook.deliveredSeq)"
             if hook.failures > 0 {
                 line += "\n    \(hook.failures) failed attempt\(hook.failures == 1 ? "" : "s") in a row; last error: "
                     + FeedText.oneLine(hook.lastError ?? "?")

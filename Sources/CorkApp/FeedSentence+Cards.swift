@@ -30,6 +30,11 @@ extension FeedSentence {
             let others = (added + removed).map(n.otherCard).joined(separator: ", ")
             let list = others.isEmpty ? "another card" : others
             return kind == .cardBlock ? "marked \(card) as blocked by \(list)" : "marked \(card) as no longer blocked by \(list)"
+        case .cardRecur:
+            guard let rule = n.change("recur")?.new, let recurrence = Recurrence(json: rule) else {
+                return "stopped \(card) from recurring"
+            }
+            return "made \(card) recur \(recurrence)"
         case .cardClose: return "closed \(card)"
         case .cardReopen: return "reopened \(card)"
         case .cardArchive: return "archived \(card)"

@@ -19,14 +19,17 @@ struct HookCommand: AsyncParsableCommand {
             """,
         subcommands: [Add.self, List.self, Remove.self, Test.self])
 
-    /// `cork hook add URL --events card.*,comment.add [--secret S]`.
+    /// `cork hook add URL --events card.*,comment.add [--query Q] [--secret S]`.
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a webhook; prints its id, and the secret when corkd made it (shown only this once).",
             discussion: """
                 URL must be https:// (http:// only to 127.0.0.1, ::1 or localhost, when corkd runs with \
                 --hooks-allow-http-loopback). Targets that resolve to private or loopback addresses are refused \
-                unless the operator allows them. --events takes op kinds (comment.add), families (card.*) or *.
+                unless the operator allows them. --events takes op kinds (comment.add), families (card.*) or *. \
+                --query takes a search query (as cork search does, e.g. "label:incident"): then only changes about \
+                a card that matches it, on the board as it is at delivery, are sent (never chat or column changes); \
+                @me in it is you, the hook's creator.
                 """)
 
         @OptionGroup var connection: ConnectionOptions
@@ -37,6 +40,9 @@ struct HookCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("The changes to send: op kinds, families or *, comma-separated.", valueName: "card.*,comment.add"))
         var events: String
 
+        @Option(help: ArgumentHelp("Only changes about a card that matches this search query.", valueName: "label:incident"))
+        var query: String?
+
         @Option(help: "The signing secret, 16-256 printable characters (default: corkd makes one and prints it once).")
         var secret: String?
 
@@ -45,7 +51,7 @@ struct HookCommand: AsyncParsableCommand {
         func run() async throws {
             guard let entries = HookText.events(events) else { throw CorkFailure.usage("--events: name op kinds, families like card.* or *, comma-separated") }
             let (board, added) = try await HookCommand.request(connection) { client, board in
-                try await client.addHook(board: board, url: url, events: entries, secret: secret)
+                try await client.addHook(board: board, url: url, events: entries, query: query, secret: secret)
             }
             var text = "added webhook \(added.hook) on \(board)\n"
             if let made = added.secret { text += "secret (shown only now; give it to the receiver): \(made)\n" }
@@ -56,7 +62,7 @@ struct HookCommand: AsyncParsableCommand {
     /// `cork hook list`.
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the board's webhooks: state, URL, events, how far delivered, the last error.")
+            abstract: "List the board's webhooks: state, URL, events, query, how far delivered, the last error.")
 
         @OptionGroup var connection: ConnectionOptions
         @Flag(help: "Print JSON.") var json = false

@@ -145,3 +145,62 @@ import Testing
         #expect(try Query.parse("blocks:#2").description == "blocks:\"#2\"")
     }
 }
+
+/// Recurring cards: the rule, the next due day, and the ops that add the next occurrence exactly once.
+@Suite struct RecurrenceTests {
+    static let monday = Day(year: 2026, month: 3, day: 2)!
+
+    @Test func nextDueDays() {
+        let friday = Self.monday.adding(days: 4)
+        #expect(Self.monday.weekday == 1 && friday.weekday == 5)
+        #expect(Recurrence(every: .day).next(due: Self.monday, done: Self.monday) == Self.monday.adding(days: 1))
+        #expect(Recurrence(every: .weekday).next(due: friday, done: friday) == friday.adding(days: 3))
+        #expect(Recurrence(every: .week, days: ["mon", "thu"]).next(due: Self.monday, done: Self.monday) == Self.monday.adding(days: 3))
+        // Done late: the next day of the schedule after the day it was done.
+        #expect(Recurrence(every: .week, days: ["mon"]).next(due: Self.monday, done: Self.monday.adding(days: 9)) == Self.monday.adding(days: 14))
+        #expect(Recurrence(every: .month, day: 31).next(due: Day(year: 2026, month: 1, day: 31)!, done: Self.monday)
+            == Day(year: 2026, month: 3, day: 31)!)
+        #expect(Recurrence(every: .month, day: 31).next(due: Day(year: 2026, month: 1, day: 31)!, done: Day(year: 2026, month: 2, day: 1)!)
+            == Day(year: 2026, month: 2, day: 28)!)
+        #expect(Recurrence(afterDoneDays: 3).next(due: nil, done: Self.monday) == Self.monday.adding(days: 3))
+    }
+
+    @Test func badRulesAreInvalid() {
+        for rule in [Recurrence(), Recurrence(every: .week), Recurrence(every: .week, days: ["funday"]), Recurrence(every: .month),
+                     Recurrence(every: .day, afterDoneDays: 2), Recurrence(afterDoneDays: 0)] {
+            #expect(rejectionCode(of: .setRecurrence(card: "c1", recurrence: rule), on: Fixtures.board) == .invalid, "\(rule)")
+        }
+    }
+
+    @Test func closingARecurringCardGivesItsNextOccurrenceOnce() throws {
+        var board = Fixtures.board
+        mustApply(.editCard(EditCard(card: "c3", due: .set(Self.monday))), to: &board)
+        mustApply(.setRecurrence(card: "c3", recurrence: Recurrence(every: .week, days: ["thu"])), to: &board)
+        let closed = try #require(mustApply(.closeCard(card: "c3"), to: &board, as: "bob"))
+        let ops = RecurrenceRules.nextOccurrence(after: closed.activity, board: board, today: Self.monday)
+        guard case .addCard(let add)? = ops.first else { Issue.record("no card.add: \(ops)"); return }
+        #expect(add.title == "Write docs" && add.due == Self.monday.adding(days: 3) && add.column == "todo")
+        #expect(add.ref == "recur:\(RecurrenceRules.digest("c3", 12)):2026-03-05")
+        #expect(ops.count == 4, "add, recur, and the two checklist items: \(ops)")
+        #expect(ops.contains(.addChecklistItem(card: add.card, item: "i2", text: "Review", done: false, index: nil)))
+        for op in ops { mustApply(op, to: &board, as: "alice") }
+        let next = try #require(board.cards[add.card])
+        #expect(next.recur == Recurrence(every: .week, days: ["thu"]) && next.checklist.allSatisfy { !$0.done })
+        // Derived again: the same id and ref, refused as a duplicate: nothing is added twice.
+        let again = RecurrenceRules.nextOccurrence(after: closed.activity, board: board, today: Self.monday)
+        #expect(again.first == ops.first)
+        #expect(rejectionCode(of: again[0], on: board) == .duplicateRef || rejectionCode(of: again[0], on: board) == .duplicateID)
+        // The occurrence's own occurrence stays in the same series.
+        let nextClosed = try #require(mustApply(.closeCard(card: add.card), to: &board))
+        guard case .addCard(let third)? = RecurrenceRules.nextOccurrence(after: nextClosed.activity, board: board, today: Self.monday).first
+        else { Issue.record("no third occurrence"); return }
+        #expect(third.ref == "recur:\(RecurrenceRules.digest("c3", 12)):2026-03-12")
+    }
+
+    @Test func archivingOrReopeningDoesNotRecur() throws {
+        var board = Fixtures.board
+        mustApply(.setRecurrence(card: "c1", recurrence: Recurrence(every: .day)), to: &board)
+        let archived = try #require(mustApply(.archiveCard(card: "c1"), to: &board))
+        #expect(RecurrenceRules.nextOccurrence(after: archived.activity, board: board, today: Self.monday).isEmpty)
+    }
+}

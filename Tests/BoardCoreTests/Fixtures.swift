@@ -91,6 +91,7 @@ enum Fixtures {
             .unassign(card: "c1", user: "alice"),
             .blockCard(card: "c2", by: "c1"),
             .unblockCard(card: "c2", by: "c3"),
+            .setRecurrence(card: "c3", recurrence: Recurrence(every: .week, days: ["mon", "thu"])),
             .closeCard(card: "c1"),
             .reopenCard(card: "c5"),
             .archiveCard(card: "c1"),

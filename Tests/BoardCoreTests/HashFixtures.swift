@@ -144,6 +144,9 @@ enum HashFixture {
         Mutation("Card.ref") { $0.cards["c2"]!.ref = "" },  // absent vs empty on a card that had none
         Mutation("Card.blockedBy") { $0.cards["c1"]!.blockedBy = ["c2"] },
         Mutation("Card.blockedBy") { $0.cards["c1"]!.blockedBy = ["c2", "c3"] },
+        Mutation("Card.recur") { $0.cards["c1"]!.recur = Recurrence(every: .day) },
+        Mutation("Card.recur") { $0.cards["c1"]!.recur = Recurrence(every: .week, days: ["mon"]) },
+        Mutation("Card.recur") { $0.cards["c1"]!.recur = Recurrence(afterDoneDays: 2) },
         Mutation("Card.due") { $0.cards["c2"]!.due = day(1970, 1, 1) },
         Mutation("Card.closed") { $0.cards["c2"]!.closed = false },
         // ChecklistItem

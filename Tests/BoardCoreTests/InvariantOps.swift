@@ -85,7 +85,9 @@ struct OpTemplate: Sendable, Hashable, CustomStringConvertible {
         case 14: return .removeLabel(card: card, label: label)
         case 15: return c % 3 == 0 ? .blockCard(card: card, by: Self.pick(Self.cards, b)) : .assign(card: card, user: user)
         case 16: return c % 3 == 0 ? .unblockCard(card: card, by: Self.pick(Self.cards, b)) : .unassign(card: card, user: user)
-        case 17: return .closeCard(card: card)
+        case 17:
+            if c % 5 == 0 { return .setRecurrence(card: card, recurrence: b % 2 == 0 ? Recurrence(every: .weekday) : nil) }
+            return .closeCard(card: card)
         case 18: return .reopenCard(card: card)
         case 19: return .archiveCard(card: card)
         case 20: return .restoreCard(card: card)

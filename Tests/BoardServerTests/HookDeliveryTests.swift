@@ -104,6 +104,51 @@ import Testing
         }
     }
 
+    @Test func aHookWithAQueryIsToldOnlyOfChangesToTheCardsThatMatchIt() async throws {
+        try await withTestServer(configure: { Self.configure(&$0) }) { server in
+            try await withHookReceiver(secret: Self.secret, logDirectory: Self.logs(server)) { receiver in
+                let owner = Owner(try await server.connect())
+                // A query that does not parse is refused with the parser's message.
+                let bad = try await owner.request(
+                    #""type":"hook.add","board":"main","url":"\#(receiver.url)","events":["*"],"query":"lable:incident""#)
+                #expect(bad["code"] as? String == "bad_request", "\(bad)")
+                #expect(bad["message"] as? String == #"field `query`: unknown filter "lable" at 0 (did you mean label?)"#, "\(bad)")
+                let answer = try await owner.request(
+                    #""type":"hook.add","board":"main","url":"\#(receiver.url)","events":["*"],"query":"label:incident","secret":"\#(Self.secret)""#)
+                let hook = try #require(answer["hook"] as? String, "\(answer)")
+                // Labels are only added here, never removed: each change's card matches (or not) whenever the worker
+                // reads the board, so the expectation does not depend on how far behind the worker is.
+                try await owner.apply(##"{"kind":"label.create","label":"incident","name":"incident","color":"#d73a4a"}"##)
+                var expected = [try await owner.apply(#"{"kind":"card.add","card":"c1","title":"Pager down","labels":["incident"]}"#)]
+                try await owner.apply(#"{"kind":"card.add","card":"c2","title":"Tidy the wiki"}"#)
+                try await owner.apply(#"{"kind":"chat","text":"about no card"}"#)
+                try await owner.apply(#"{"kind":"comment.add","card":"c2","comment":"k1","text":"not an incident"}"#)
+                expected.append(try await owner.apply(#"{"kind":"comment.add","card":"c1","comment":"k2","text":"on it"}"#))
+                try await owner.apply(#"{"kind":"card.move","card":"c2","to_column":"doing"}"#)
+                try await owner.apply(#"{"kind":"column.add","column":"qa","name":"QA"}"#)
+                expected.append(try await owner.apply(#"{"kind":"card.move","card":"c1","to_column":"doing"}"#))
+                // A card that gets the label later is matched from then on (on the board at delivery).
+                expected.append(try await owner.apply(#"{"kind":"card.label","card":"c2","label":"incident"}"#))
+                let last = try await owner.apply(#"{"kind":"chat","text":"the last change, skipped"}"#)
+
+                // Skipped changes move the cursor too: once it is at the last change, nothing more can come.
+                var listed = try await owner.hooks()
+                for _ in 0..<500 where listed.first?["delivered_seq"] as? Int != last {
+                    try await Task.sleep(for: .milliseconds(20))
+                    listed = try await owner.hooks()
+                }
+                #expect(listed.first?["delivered_seq"] as? Int == last, "\(listed)")
+                #expect(listed.first?["hook"] as? String == hook && listed.first?["query"] as? String == "label:incident", "\(listed)")
+                // (The receiver's output is read through a pipe: wait, bounded, for its lines.)
+                _ = await receiver.wait { $0.count >= expected.count }
+                #expect(receiver.deliveries.map(\.seq) == expected, "\(receiver.log)")
+                #expect(receiver.deliveries.map(\.event) == ["card.add", "comment.add", "card.move", "card.label"])
+                #expect(!receiver.log.contains("refused"), "\(receiver.log)")
+                await owner.probe.close()
+            }
+        }
+    }
+
     @Test func aHookFailingForTheWholeWindowIsMarkedFailingKeepsItsChangesAndRecovers() async throws {
         try await withTestServer(configure: {
             Self.configure(&$0)
@@ -175,7 +220,7 @@ import Testing
             // Feature detection: corkd lists `hooks` in welcome.features.
             let probe = try await WireProbe.connect(port: server.port, fingerprint: server.fingerprint)
             try await probe.send(#"{"type":"hello","version":1,"client":"test","token":"\#(server.ownerToken)"}"#)
-            #expect(try await probe.expect(type: "welcome")["features"] as? [String] == ["hooks", "inbox"])
+            #expect(try await probe.expect(type: "welcome")["features"] as? [String] == ["hooks", "inbox", "hook_query"])
             await probe.close()
 
             func refusal(_ fields: String) async throws -> (code: String, message: String) {

@@ -18,6 +18,68 @@ import Testing
         }
     }
 
+    @Test func aQueryHookIsToldOfChangesAboutMatchingCardsOnlyOnTheBoardAtDelivery() throws {
+        var board = Board(id: "main", name: "Main", owner: "alice")
+        board.labels = [Label(id: "l-inc", name: "incident", color: HexColor(red: 200, green: 0, blue: 0))]
+        func card(_ id: CardID, _ number: Int, labels: [LabelID] = [], assignees: [UserID] = [], archived: Bool = false) -> Card {
+            Card(
+                id: id, number: number, column: "todo", rank: Rank("A")!, title: "Card \(number)", labels: labels,
+                assignees: assignees, archived: archived, createdBy: "alice", createdAt: Timestamp(milliseconds: 0))
+        }
+        board.cards["c1"] = card("c1", 1, labels: ["l-inc"])
+        board.cards["c2"] = card("c2", 2)
+        board.cards["c3"] = card("c3", 3, labels: ["l-inc"], archived: true)
+        board.cards["c4"] = card("c4", 4, assignees: ["alice"])
+        board.seq = 9
+        let context = QueryContext(today: Day(year: 2026, month: 3, day: 10)!, me: "alice")
+        func activity(_ kind: String, card: CardID? = nil) -> Activity {
+            Activity(seq: 9, at: Timestamp(milliseconds: 0), actor: "bob", kind: kind, card: card)
+        }
+
+        let incidents = HookDelivery(
+            events: try HookFilter.parse(["card.*", "comment.add"]).get(), query: try #require(try HookDelivery.parseQuery("label:incident").get()))
+        // The kind must pass `events` and the card the query: by the label's name (or id).
+        #expect(incidents.passes(activity("card.move", card: "c1"), on: board, context: context))
+        #expect(incidents.passes(activity("comment.add", card: "c1"), on: board, context: context))
+        #expect(!incidents.passes(activity("card.move", card: "c2"), on: board, context: context), "no incident label")
+        #expect(!incidents.passes(activity("checklist.add", card: "c1"), on: board, context: context), "kind not in events")
+        // An archived card is out of a query's scope, as in `cork search`; a purged card (not on the board) and a
+        // missing board match nothing.
+        #expect(!incidents.passes(activity("card.edit", card: "c3"), on: board, context: context))
+        #expect(!incidents.passes(activity("card.purge", card: "c9"), on: board, context: context))
+        #expect(!incidents.passes(activity("card.move", card: "c1"), on: nil, context: context))
+        // Changes about no card never reach a hook with a query, whatever its events.
+        let everything = HookDelivery(events: try HookFilter.parse(["*"]).get(), query: try HookDelivery.parseQuery("label:incident").get())
+        for kind in ["chat", "column.add", "label.create", "board.rename"] {
+            #expect(!everything.passes(activity(kind), on: board, context: context), "\(kind)")
+            #expect(!everything.needsBoard(activity(kind)), "\(kind) needs no board")
+        }
+        #expect(everything.needsBoard(activity("card.move", card: "c1")))
+        #expect(!incidents.needsBoard(activity("checklist.add", card: "c1")), "a kind `events` refuses is decided without the board")
+        // Without a query the board is never read and every kind `events` passes, about a card or not.
+        let plain = HookDelivery(events: try HookFilter.parse(["*"]).get(), query: nil)
+        #expect(plain.passes(activity("chat"), on: nil, context: context))
+        #expect(plain.passes(activity("card.purge", card: "c9"), on: nil, context: context))
+        #expect(!plain.needsBoard(activity("card.move", card: "c1")))
+        // `@me` is whoever the context names: the worker gives the hook's creator.
+        let mine = HookDelivery(events: try HookFilter.parse(["*"]).get(), query: try HookDelivery.parseQuery("@me").get())
+        #expect(mine.passes(activity("card.move", card: "c4"), on: board, context: context))
+        #expect(!mine.passes(activity("card.move", card: "c4"), on: board, context: QueryContext(today: context.today, me: "bob")))
+
+        // At `hook.add`: nil stays nil; a parse error names the field and carries the parser's message.
+        #expect(try HookDelivery.parseQuery(nil).get() == nil)
+        for bad in ["lable:incident", "label:", "\"open", "   ", String(repeating: "a", count: HookDelivery.queryMaxBytes + 1)] {
+            guard case .failure(let problem) = HookDelivery.parseQuery(bad) else {
+                Issue.record("\(bad.prefix(20)) was taken")
+                continue
+            }
+            #expect(problem.message.hasPrefix("field `query`: "), "\(problem)")
+        }
+        if case .failure(let problem) = HookDelivery.parseQuery("lable:incident") {
+            #expect(problem.message == "field `query`: unknown filter \"lable\" at 0 (did you mean label?)", "\(problem)")
+        }
+    }
+
     @Test func retriesBackOffExponentiallyWithJitterUpToTheMaximum() {
         var policy = HookRetryPolicy()
         policy.initial = .seconds(1)

@@ -44,7 +44,7 @@ struct StoreMigrationTests {
         try await sqlite.setArchived("old", true, now: now)
         // Webhooks: one mid-way through the log and failing, one fresh.
         let failing = HookRecord(
-            id: "h-1", board: "main", url: "https://hooks.example.com/a", events: ["card.*"], secret: "s1",
+            id: "h-1", board: "main", url: "https://hooks.example.com/a", events: ["card.*"], query: "label:incident", secret: "s1",
             createdBy: "alice", createdAt: now,
             state: HookState(delivered: 7, failures: 3, failingSince: now, failing: true, lastError: "HTTP 503", lastAttemptAt: now))
         let fresh = HookRecord(

@@ -8,9 +8,11 @@ import Testing
 /// removed; the same behaviour on SQLite and PostgreSQL, and kept across a reopen.
 @Suite("Store (SQLite and PostgreSQL) webhooks")
 struct StoreHookTests {
-    static func hook(_ id: String, board: BoardID = "main", at offset: Int64 = 0, delivered: UInt64 = 0) -> HookRecord {
+    static func hook(
+        _ id: String, board: BoardID = "main", at offset: Int64 = 0, delivered: UInt64 = 0, query: String? = nil
+    ) -> HookRecord {
         HookRecord(
-            id: id, board: board, url: "https://example.com/\(id)", events: ["card.*", "comment.add"],
+            id: id, board: board, url: "https://example.com/\(id)", events: ["card.*", "comment.add"], query: query,
             secret: "s3cret-\(id)", createdBy: "alice", createdAt: Timestamp(milliseconds: StoreFixtures.t0 + offset),
             state: HookState(delivered: delivered))
     }
@@ -22,7 +24,7 @@ struct StoreHookTests {
             _ = try await store.createBoard(Board(id: "ops", name: "Ops", owner: "alice"))
             #expect(try await store.hooks(board: nil).isEmpty)
 
-            #expect(try await store.addHook(Self.hook("h-b", at: 2, delivered: 7), maxPerBoard: 2))
+            #expect(try await store.addHook(Self.hook("h-b", at: 2, delivered: 7, query: #"label:incident "two words""#), maxPerBoard: 2))
             #expect(try await store.addHook(Self.hook("h-a", at: 1), maxPerBoard: 2))
             #expect(try await store.addHook(Self.hook("h-ops", board: "ops"), maxPerBoard: 2))
             // The limit is per board.
@@ -30,7 +32,10 @@ struct StoreHookTests {
             await #expect(throws: StoreError.self) { try await store.addHook(Self.hook("h-a", board: "ops"), maxPerBoard: 5) }
             await #expect(throws: StoreError.self) { try await store.addHook(Self.hook("h-x", board: "nope"), maxPerBoard: 5) }
 
-            #expect(try await store.hooks(board: "main") == [Self.hook("h-a", at: 1), Self.hook("h-b", at: 2, delivered: 7)])
+            // The query is kept as written (nil: none).
+            #expect(
+                try await store.hooks(board: "main")
+                    == [Self.hook("h-a", at: 1), Self.hook("h-b", at: 2, delivered: 7, query: #"label:incident "two words""#)])
             #expect(try await store.hooks(board: nil).map(\.id) == ["h-a", "h-b", "h-ops"])
 
             let state = HookState(
@@ -52,11 +57,12 @@ struct StoreHookTests {
         try await StoreFixtures.withTemporaryDirectory { directory in
             let store = try await SQLiteStore.open(directory: directory, logger: StoreFixtures.logger)
             _ = try await store.createBoard(Board(id: "main", name: "Main", owner: "alice"))
-            _ = try await store.addHook(Self.hook("h-a"), maxPerBoard: 20)
+            _ = try await store.addHook(Self.hook("h-a", query: "@me"), maxPerBoard: 20)
             try await store.updateHook("h-a", state: HookState(delivered: 4, lastAttemptAt: Timestamp(milliseconds: 5)))
             try await store.close()
             let reopened = try await SQLiteStore.open(directory: directory, logger: StoreFixtures.logger)
             #expect(try await reopened.hooks(board: "main").first?.state == HookState(delivered: 4, lastAttemptAt: Timestamp(milliseconds: 5)))
+            #expect(try await reopened.hooks(board: "main").first?.query == "@me")
             try await reopened.close()
         }
     }

@@ -112,6 +112,7 @@ struct GeneratedMessages {
         case .cardUnassign: .unassign(card: id(), user: id())
         case .cardBlock: .blockCard(card: id(), by: id())
         case .cardUnblock: .unblockCard(card: id(), by: id())
+        case .cardRecur: .setRecurrence(card: id(), recurrence: maybe { $0.chance() ? Recurrence(every: .weekday) : Recurrence(afterDoneDays: 1 + $0.int() % 30) })
         case .cardClose: .closeCard(card: id())
         case .cardReopen: .reopenCard(card: id())
         case .cardArchive: .archiveCard(card: id())

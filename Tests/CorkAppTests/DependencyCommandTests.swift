@@ -55,4 +55,39 @@ import Testing
             ])
         }
     }
+
+    /// A recurring card comes back once it is done, once, and after a restart still once.
+    @Test func aRecurringCardComesBackOnceItIsDone() async throws {
+        try await withCorkd { corkd in
+            let cork = try CorkProcess(corkd, url: corkd.ownerURL)
+            try await cork.ok(["add", "Water the plants", "--due", "2030-03-04"])
+            try await cork.ok(["checklist", "#1", "add", "Ficus"])
+            try await cork.ok(["checklist", "#1", "done", "1"])
+            try await cork.ok(["recur", "#1", "--every", "week", "--on", "mon,thu"])
+            #expect(try await cork.ok(["show", "#1"]).contains("recurs: every week on mon, thu"))
+            try await cork.fails(["recur", "#1", "--every", "week"], with: 2)
+            try await cork.ok(["close", "#1"])
+            var shown = ""
+            for _ in 0..<100 {
+                shown = try await cork.ok(["show"])
+                if shown.contains("#2 Water the plants") { break }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            // Due on Monday 2030-03-04: the next of the schedule after it is Thursday.
+            #expect(shown.contains("#2 Water the plants due 2030-03-07"), "\(shown)")
+            let next = try await cork.ok(["show", "#2"])
+            #expect(next.contains("recurs: every week on mon, thu") && next.contains("[ ] Ficus"), "\(next)")
+            let before = corkd.port
+            _ = try await corkd.terminate()
+            try await corkd.restart()
+            try await Task.sleep(for: .seconds(1))
+            let again = try CorkProcess(corkd, url: corkd.ownerURL.replacingOccurrences(of: ":\(before)/", with: ":\(corkd.port)/"))
+            let after = try await again.ok(["show"])
+            #expect(after.components(separatedBy: "Water the plants").count - 1 == 2, "\(after)")
+            try await BoardPartsCommandTests.expectHistory(of: again, toSay: [
+                "owner made #1 \"Water the plants\" recur every week on mon, thu",
+                "corkd added #2 \"Water the plants\" to TODO",
+            ])
+        }
+    }
 }

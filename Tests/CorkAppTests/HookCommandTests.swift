@@ -40,6 +40,20 @@ import Testing
             let text = try await cork.ok(["hook", "list"])
             #expect(text.contains(hook) && text.contains("  ok  ") && text.contains(receiver.url), "\(text)")
 
+            // --query: only changes about cards that match it. The same URL and events with a query is another hook;
+            // `hook list` shows the query; a query that does not parse is exit 2 with the parser's message.
+            let queried = try await cork.json(
+                ["hook", "add", receiver.url, "--events", "card.*", "--query", "label:incident", "--secret", Self.secret])
+            let queryHook = try #require(queried["hook"] as? String, "\(queried)")
+            let both = try #require(try await cork.json(["hook", "list"])["hooks"] as? [[String: Any]])
+            #expect(both.count == 2 && both.first { $0["hook"] as? String == queryHook }?["query"] as? String == "label:incident", "\(both)")
+            #expect(both.first { $0["hook"] as? String == hook }?["query"] == nil, "\(both)")
+            let queryText = try await cork.ok(["hook", "list"])
+            #expect(queryText.contains(#"events card.*  query "label:incident"  delivered"#), "\(queryText)")
+            let badQuery = try await cork.fails(["hook", "add", receiver.url, "--events", "*", "--query", "lable:incident"], with: 2)
+            #expect(badQuery.contains(#"field `query`: unknown filter "lable" at 0 (did you mean label?)"#), "\(badQuery)")
+            try await cork.ok(["hook", "remove", queryHook])
+
             // Bad input is exit 2 (the server says why), a missing hook 5, someone not the owner 3.
             #expect(try await cork.fails(["hook", "add", "https://10.0.0.1/", "--events", "*"], with: 2).contains("private"))
             #expect(try await cork.fails(["hook", "add", "https://example.com/", "--events", "nope.*"], with: 2).contains("events"))

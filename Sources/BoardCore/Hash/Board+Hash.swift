@@ -17,7 +17,8 @@ import Crypto
 ///   column was marked (absent: the default); columns in board order.
 /// - card: `id`, `number`, `column`, `rank`, `title`, `description`, `description_seq`, `due`, `labels`,
 ///   `assignees`, `milestone`, `checklist`, `comments`, `closed`, `archived`, `ref`, `blocked_by` (only when the card
-///   has blockers: sorted ids), `created_by`, `created_at`, `updated_by`, `updated_at`; cards sorted by their key in `cards` (the card id, byte-wise), each card's arrays
+///   has blockers: sorted ids), `recur` (only when set: `{"every","days","day","after_done_days"}`, each `null` when
+///   unset, `days` in the rule's order), `created_by`, `created_at`, `updated_by`, `updated_at`; cards sorted by their key in `cards` (the card id, byte-wise), each card's arrays
 ///   in their stored order.
 /// - checklist item: `id`, `text`, `done`. Comment: `id`, `author`, `at`, `text`, `edited_at`.
 /// - label: `id`, `name`, `color` (`"#rrggbb"`, lower case); labels in stored order.
@@ -194,6 +195,10 @@ extension Board {
         if !card.blockedBy.isEmpty {
             out += ",\"blocked_by\":"
             writeArray(card.blockedBy, into: &out) { id, out in writeJSONString(id.rawValue, into: &out) }
+        }
+        if let recur = card.recur {
+            out += ",\"recur\":"
+            out += recur.canonicalText
         }
         out += ",\"created_by\":"
         writeJSONString(card.createdBy.rawValue, into: &out)

@@ -37,6 +37,8 @@ public struct Card: Hashable, Sendable, Codable, Identifiable {
     /// The cards this one waits for, sorted by id; a blocker stops counting once it is done (closed or in the last
     /// column), archived or purged (``Board/blockers(of:)``).
     public var blockedBy: [CardID] = []
+    /// How the card comes back once done; nil: it does not.
+    public var recur: Recurrence?
     /// Who added the card.
     public var createdBy: UserID
     /// When the card was added.
@@ -102,6 +104,7 @@ public struct Card: Hashable, Sendable, Codable, Identifiable {
         archived = try c.decode(Bool.self, forKey: .archived)
         ref = try c.decodeIfPresent(String.self, forKey: .ref)
         blockedBy = try c.decodeIfPresent([CardID].self, forKey: .blockedBy) ?? []
+        recur = try c.decodeIfPresent(Recurrence.self, forKey: .recur)
         createdBy = try c.decode(UserID.self, forKey: .createdBy)
         createdAt = try c.decode(Timestamp.self, forKey: .createdAt)
         updatedBy = try c.decode(UserID.self, forKey: .updatedBy)
@@ -128,6 +131,7 @@ public struct Card: Hashable, Sendable, Codable, Identifiable {
         try c.encode(archived, forKey: .archived)
         try c.encodeIfPresent(ref, forKey: .ref)
         if !blockedBy.isEmpty { try c.encode(blockedBy, forKey: .blockedBy) }
+        try c.encodeIfPresent(recur, forKey: .recur)
         try c.encode(createdBy, forKey: .createdBy)
         try c.encode(createdAt, forKey: .createdAt)
         try c.encode(updatedBy, forKey: .updatedBy)
@@ -144,6 +148,7 @@ public struct Card: Hashable, Sendable, Codable, Identifiable {
         case descriptionSeq = "description_seq"
         case due, labels, assignees, milestone, checklist, comments, closed, archived, ref
         case blockedBy = "blocked_by"
+        case recur
         case createdBy = "created_by"
         case createdAt = "created_at"
         case updatedBy = "updated_by"

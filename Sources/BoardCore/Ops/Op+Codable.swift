@@ -4,7 +4,7 @@ extension Op: Codable {
         case toColumn = "to_column"
         case after, before, rank, title, description
         case baseSeq = "base_seq"
-        case due, labels, assignees, milestone, ref, label, item, text, done, comment, color, by, force
+        case due, labels, assignees, milestone, ref, label, item, text, done, comment, color, by, force, recur
         case inProgress = "in_progress"
     }
 
@@ -99,6 +99,11 @@ extension Op: Codable {
         case .cardUnassign: self = .unassign(card: try card(), user: try c.decode(UserID.self, forKey: .user))
         case .cardBlock: self = .blockCard(card: try card(), by: try c.decode(CardID.self, forKey: .by))
         case .cardUnblock: self = .unblockCard(card: try card(), by: try c.decode(CardID.self, forKey: .by))
+        case .cardRecur:
+            guard c.contains(.recur) else {
+                throw DecodingError.keyNotFound(Key.recur, .init(codingPath: c.codingPath, debugDescription: "missing recur"))
+            }
+            self = .setRecurrence(card: try card(), recurrence: try c.decodeNil(forKey: .recur) ? nil : c.decode(Recurrence.self, forKey: .recur))
         case .cardClose: self = .closeCard(card: try card())
         case .cardReopen: self = .reopenCard(card: try card())
         case .cardArchive: self = .archiveCard(card: try card())
@@ -234,6 +239,9 @@ extension Op: Codable {
         case .blockCard(let card, let by), .unblockCard(let card, let by):
             try c.encode(card, forKey: .card)
             try c.encode(by, forKey: .by)
+        case .setRecurrence(let card, let recurrence):
+            try c.encode(card, forKey: .card)
+            if let recurrence { try c.encode(recurrence, forKey: .recur) } else { try c.encodeNil(forKey: .recur) }
         case .setInProgress(let column, let on):
             try c.encode(column, forKey: .column)
             try c.encode(on, forKey: .inProgress)

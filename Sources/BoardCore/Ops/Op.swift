@@ -44,6 +44,8 @@ public enum Op: Hashable, Sendable {
     case blockCard(card: CardID, by: CardID)
     /// Remove that dependency.
     case unblockCard(card: CardID, by: CardID)
+    /// Make a card come back once it is done (nil: stop).
+    case setRecurrence(card: CardID, recurrence: Recurrence?)
     /// Close a card.
     case closeCard(card: CardID)
     /// Reopen a closed card.
@@ -213,6 +215,8 @@ extension Op {
         case cardBlock = "card.block"
         /// `card.unblock`
         case cardUnblock = "card.unblock"
+        /// `card.recur`
+        case cardRecur = "card.recur"
         /// `card.close`
         case cardClose = "card.close"
         /// `card.reopen`
@@ -276,6 +280,7 @@ extension Op {
         case .unassign: .cardUnassign
         case .blockCard: .cardBlock
         case .unblockCard: .cardUnblock
+        case .setRecurrence: .cardRecur
         case .closeCard: .cardClose
         case .reopenCard: .cardReopen
         case .archiveCard: .cardArchive
@@ -311,7 +316,7 @@ extension Op {
         case .addCard(let a): a.card
         case .editCard(let e): e.card
         case .moveCard(let c, _, _, _), .addLabel(let c, _), .removeLabel(let c, _), .assign(let c, _),
-            .unassign(let c, _), .blockCard(let c, _), .unblockCard(let c, _), .closeCard(let c), .reopenCard(let c), .archiveCard(let c), .restoreCard(let c),
+            .unassign(let c, _), .blockCard(let c, _), .unblockCard(let c, _), .setRecurrence(let c, _), .closeCard(let c), .reopenCard(let c), .archiveCard(let c), .restoreCard(let c),
             .purgeCard(let c), .addChecklistItem(let c, _, _, _, _), .editChecklistItem(let c, _, _, _),
             .removeChecklistItem(let c, _), .addComment(let c, _, _), .editComment(let c, _, _),
             .deleteComment(let c, _):

@@ -114,3 +114,15 @@ extension Board {
         return .success(force)
     }
 }
+
+extension Board {
+    mutating func setRecurrence(_ id: CardID, _ recurrence: Recurrence?) -> Result<Outcome, Rejection> {
+        if case .failure(let r) = existingCard(id) { return .failure(r) }
+        if let problem = recurrence?.problem { return .failure(Rejection(.invalid, problem)) }
+        return modifyCard(id) { card in
+            let old = card.recur
+            card.recur = recurrence
+            return .success(Outcome(inverse: .setRecurrence(card: id, recurrence: old)))
+        }
+    }
+}

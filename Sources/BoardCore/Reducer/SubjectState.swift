@@ -97,6 +97,7 @@ extension Board {
             c.note("ref", old?.ref, new?.ref)
             // No blockers is `null`, as in `fields(of:)`: a new card's activity does not list an empty field.
             c.note("blocked_by", old.flatMap(\.blockers), new.flatMap(\.blockers))
+            c.note("recur", old?.recur, new?.recur) { $0.json }
         case .checklistItem:
             c.note("text", a.checklistItem?.text, b.checklistItem?.text)
             c.note("done", a.checklistItem?.done, b.checklistItem?.done)

@@ -8,4 +8,12 @@ extension BoardActor {
         guard !isClosed, let member = committed.members[user] else { return nil }
         return (member.role, committed.seq)
     }
+
+    /// The durable board, for matching a webhook's query (the board as it is now, ``HookDelivery``); nil once the
+    /// board is archived here.
+    func committedForHooks() -> Board? {
+        settleIfPublished()
+        guard !isClosed else { return nil }
+        return committed
+    }
 }

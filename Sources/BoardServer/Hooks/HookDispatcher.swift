@@ -12,6 +12,9 @@ import Logging
 /// hook's durable cursor (at least once: a delivery the old node had in flight may come again, with the same id).
 struct HookDispatcher {
     let store: any BoardStore
+    /// A board as its actor has committed it now, for hooks with a query; nil when it is not served (archived, or
+    /// gone). The server reads it from its `BoardRegistry` (loading a board another node made, with a shared store).
+    let board: @Sendable (BoardID) async -> Board?
     /// The settings as they are now (they can change while the server runs).
     let settings: @Sendable () -> HookSettings
     let signals: HookSignals
@@ -93,8 +96,8 @@ struct HookDispatcher {
             let (rings, bell) = AsyncStream.makeStream(of: HookWorker.Ring.self, bufferingPolicy: .bufferingNewest(16))
             running[hook.id] = Running(board: hook.board, bell: bell)
             let worker = HookWorker(
-                hook: hook, store: store, settings: settings, clock: clock, metrics: metrics, logger: logger, rings: rings,
-                bell: bell)
+                hook: hook, store: store, board: board, settings: settings, clock: clock, metrics: metrics, logger: logger,
+                rings: rings, bell: bell)
             group.addTask {
                 var worker = worker
                 await worker.run()

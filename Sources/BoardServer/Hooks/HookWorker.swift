@@ -6,6 +6,11 @@ import Logging
 /// cursor from the store, POSTs each matching one until its receiver answers 2xx (backing off between failed
 /// attempts), and moves the durable cursor past it. A restart resumes from the stored cursor, so a change whose
 /// delivery was not recorded before a crash is delivered again, with the same delivery id.
+///
+/// A hook with a query (``HookDelivery``) also needs the board: the changes come from the store's log, the cards
+/// they are about from the board's actor (``HookDispatcher/board``), read as committed now. A change the actor has
+/// not committed yet (the store is ahead of it for a moment, or another node's commit has not reached it) waits for
+/// the actor's next commit rather than being judged on an older board.
 struct HookWorker {
     /// What wakes a worker.
     enum Ring: Sendable {
@@ -18,8 +23,14 @@ struct HookWorker {
     }
 
     var hook: HookRecord
-    let filter: HookFilter
+    /// The events and the query a change must pass.
+    let filter: HookDelivery
+    /// Why the stored query does not parse (it did at `hook.add`; a later parser could refuse it): nothing is
+    /// delivered or skipped then, until the hook is removed.
+    let unusableQuery: HookProblem?
     let store: any BoardStore
+    /// The hook's board as committed now; nil when it is not served (archived, or gone).
+    let board: @Sendable (BoardID) async -> Board?
     /// The settings as they are now: each delivery reads them.
     let currentSettings: @Sendable () -> HookSettings
     var settings: HookSettings { currentSettings() }
@@ -34,12 +45,21 @@ struct HookWorker {
     private var pauses = 0
 
     init(
-        hook: HookRecord, store: any BoardStore, settings: @escaping @Sendable () -> HookSettings, clock: any ServerClock, metrics: ServerMetrics,
+        hook: HookRecord, store: any BoardStore, board: @escaping @Sendable (BoardID) async -> Board?,
+        settings: @escaping @Sendable () -> HookSettings, clock: any ServerClock, metrics: ServerMetrics,
         logger: Logger, rings: AsyncStream<Ring>, bell: AsyncStream<Ring>.Continuation
     ) {
         self.hook = hook
-        self.filter = HookFilter(stored: hook.events)
+        switch HookDelivery.parseQuery(hook.query) {
+        case .success(let query):
+            filter = HookDelivery(events: HookFilter(stored: hook.events), query: query)
+            unusableQuery = nil
+        case .failure(let problem):
+            filter = HookDelivery(events: HookFilter(stored: hook.events), query: nil)
+            unusableQuery = problem
+        }
         self.store = store
+        self.board = board
         self.currentSettings = settings
         self.clock = clock
         self.metrics = metrics
@@ -54,6 +74,15 @@ struct HookWorker {
     /// Delivers until the hook is removed or the server stops.
     mutating func run() async {
         var iterator = rings.makeAsyncIterator()
+        if let problem = unusableQuery {
+            logger.error(
+                "the webhook's stored query does not parse; it delivers nothing until it is removed",
+                metadata: ["error": "\(problem)"])
+            hook.state.lastError = "stored \(problem.message)"
+            await save()
+            while await pause(settings.idlePoll, wakeOnCommit: false, &iterator) {}
+            return
+        }
         while !Task.isCancelled {
             let events: [StoredEvent]
             do {
@@ -69,8 +98,20 @@ struct HookWorker {
                 continue
             }
             var skipped = false
+            var behind = false
             for event in events {
-                guard filter.matches(event.activity.kind) else {
+                // The board a query is matched on: read for each change that needs it, as committed now (the
+                // decision is made once, before the first attempt; retries do not judge again).
+                var current: Board?
+                if filter.needsBoard(event.activity) {
+                    current = await board(hook.board)
+                    guard let current, current.seq >= event.seq else {
+                        behind = true
+                        break
+                    }
+                }
+                let context = QueryContext(today: clock.now().day, me: hook.createdBy)
+                guard filter.passes(event.activity, on: current, context: context) else {
                     hook.state.delivered = event.seq
                     skipped = true
                     continue
@@ -80,6 +121,11 @@ struct HookWorker {
             }
             // The cursor moves past changes the filter skips too, so a restart does not read them again.
             if skipped { await save() }
+            if behind {
+                // Not judged on an older board: wait for the actor's commit (or the board's return), then read on.
+                logger.debug("the board is behind the change to match, or not served; waiting")
+                guard await pause(settings.idlePoll, wakeOnCommit: true, &iterator) else { return }
+            }
         }
     }
 

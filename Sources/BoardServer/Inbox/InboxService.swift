@@ -115,6 +115,9 @@ struct InboxService {
                 let events = try await store.events(id, from: cursor + 1, to: board.seq, limit: Self.batch)
                 guard let last = events.last else { break }
                 let entries = events.flatMap { InboxRules.entries(for: $0.activity, board: board) }
+                for event in events {
+                    await addNextOccurrence(after: event.activity, board: board, actor: actor)
+                }
                 let added = try await store.addInboxEntries(entries, board: id, through: last.seq)
                 any = any || !added.isEmpty
                 cursor = last.seq
@@ -126,6 +129,27 @@ struct InboxService {
             logger.warning("cannot derive inbox entries; trying again", metadata: ["board": "\(id)", "error": "\(error)"])
             return false
         }
+    }
+
+    // MARK: Recurring cards
+
+    /// A recurring card the change made done comes back: its next occurrence is added as the server. Its id and ref
+    /// are derived from the series and the due day, so doing this again adds nothing (refused as a duplicate).
+    private func addNextOccurrence(after activity: Activity, board: Board, actor: BoardActor) async {
+        let ops = RecurrenceRules.nextOccurrence(after: activity, board: board, today: activity.at.day)
+        guard let first = ops.first else { return }
+        if let refusal = await actor.applyAsServer(first) {
+            if refusal.code != .duplicateRef && refusal.code != .duplicateID {
+                logger.warning("cannot add a recurring card's next occurrence", metadata: ["error": "\(refusal)"])
+            }
+            return
+        }
+        for op in ops.dropFirst() {
+            if let refusal = await actor.applyAsServer(op) {
+                logger.warning("the next occurrence of a recurring card is incomplete", metadata: ["error": "\(refusal)"])
+            }
+        }
+        logger.info("added the next occurrence of a recurring card", metadata: ["board": "\(board.id)", "card": "\(activity.card?.rawValue ?? "")"])
     }
 
     // MARK: Pushing

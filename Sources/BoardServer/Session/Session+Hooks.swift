@@ -49,6 +49,7 @@ extension Session {
     ) async throws(WireError) -> ServerMessage {
         let settings = context.configuration.currentHooks
         if case .failure(let problem) = HookFilter.parse(request.events) { throw WireError(.badRequest, problem.message) }
+        if case .failure(let problem) = HookDelivery.parseQuery(request.query) { throw WireError(.badRequest, problem.message) }
         if case .failure(let problem) = HookTarget.parse(request.url, settings) { throw WireError(.badRequest, problem.message) }
         if let secret = request.secret {
             guard hookSecretBytes.contains(secret.utf8.count), secret.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
@@ -57,23 +58,28 @@ extension Session {
                     "field `secret`: \(hookSecretBytes.lowerBound)–\(hookSecretBytes.upperBound) printable ASCII characters without spaces")
             }
         }
-        // The same target for the same events twice would deliver every change twice: refused, naming the hook.
+        // The same target for the same events and query twice would deliver every change twice: refused, naming the
+        // hook. (The query compares as written: two spellings of one query are not caught.)
         let existing: [HookRecord]
         do {
             existing = try await context.store.hooks(board: request.board)
         } catch {
             throw Self.hookStoreError(error)
         }
-        if let same = existing.first(where: { $0.url == request.url && Set($0.events) == Set(request.events) }) {
+        if let same = existing.first(where: {
+            $0.url == request.url && Set($0.events) == Set(request.events) && $0.query == request.query
+        }) {
+            let (what, other) =
+                request.query == nil ? ("these events", "events") : ("these events and this query", "events or another query")
             throw WireError(
                 .badRequest,
-                "board \(request.board) already has webhook \(same.id) for this url and these events; remove it first, or give other events")
+                "board \(request.board) already has webhook \(same.id) for this url and \(what); remove it first, or give other \(other)")
         }
         let secret = request.secret ?? Self.newHookSecret()
         // The cursor starts at the board's seq now: the hook is told of every change committed after this answer.
         let hook = HookRecord(
-            id: "h-" + randomID(), board: request.board, url: request.url, events: request.events, secret: secret,
-            createdBy: ref.user, createdAt: context.clock.now(), state: HookState(delivered: seq))
+            id: "h-" + randomID(), board: request.board, url: request.url, events: request.events, query: request.query,
+            secret: secret, createdBy: ref.user, createdAt: context.clock.now(), state: HookState(delivered: seq))
         let added: Bool
         do {
             added = try await context.store.addHook(hook, maxPerBoard: settings.perBoardMax)
@@ -97,7 +103,7 @@ extension Session {
         }
         let entries = hooks.map { hook in
             ServerMessage.HookEntry(
-                hook: hook.id, url: hook.url, events: hook.events, createdBy: hook.createdBy,
+                hook: hook.id, url: hook.url, events: hook.events, query: hook.query, createdBy: hook.createdBy,
                 createdAt: hook.createdAt.milliseconds, deliveredSeq: hook.state.delivered, failures: hook.state.failures,
                 failing: hook.state.failing, lastError: hook.state.lastError,
                 lastAttemptAt: hook.state.lastAttemptAt?.milliseconds)

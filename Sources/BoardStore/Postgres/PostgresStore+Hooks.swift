@@ -23,9 +23,9 @@ extension PostgresStore {
             guard count < maxPerBoard else { return false }
             try await connection.query(
                 """
-                INSERT INTO hooks (id, board, url, events, secret, created_by, created_at, delivered_seq)
+                INSERT INTO hooks (id, board, url, events, secret, created_by, created_at, delivered_seq, card_query)
                 VALUES (\(hook.id), \(board), \(hook.url), \(events), \(hook.secret), \(hook.createdBy.rawValue),
-                    \(hook.createdAt.milliseconds), \(delivered))
+                    \(hook.createdAt.milliseconds), \(delivered), \(hook.query))
                 """, logger: logger)
             return true
         }
@@ -33,13 +33,15 @@ extension PostgresStore {
 
     /// The hooks of `board` (every board's when nil), by board, then by when they were added.
     public func hooks(board: BoardID?) async throws(StoreError) -> [HookRecord] {
-        typealias Row = (String, String, String, String, String, String, Int64, Int64, Int64, Int64?, Bool, String?, Int64?)
+        typealias Row = (
+            String, String, String, String, String, String, Int64, Int64, Int64, Int64?, Bool, String?, Int64?, String?
+        )
         let id = board?.rawValue
         let logger = self.logger
         let rows = try await read("hooks") { connection -> [Row] in
             let columns = """
                 id, board, url, events, secret, created_by, created_at, delivered_seq, failures, failing_since, failing,
-                last_error, last_attempt_at
+                last_error, last_attempt_at, card_query
                 """
             let query: PostgresQuery =
                 if let id {
@@ -53,7 +55,8 @@ extension PostgresStore {
         }
         return try rows.map { (row: Row) throws(StoreError) in
             HookRecord(
-                id: row.0, board: BoardID(row.1), url: row.2, events: HookRecord.events(row.3), secret: row.4,
+                id: row.0, board: BoardID(row.1), url: row.2, events: HookRecord.events(row.3), query: row.13,
+                secret: row.4,
                 createdBy: UserID(row.5), createdAt: Timestamp(milliseconds: row.6),
                 state: HookState(
                     delivered: try StoreCoding.uint64(row.7, "delivered seq"), failures: Int(row.8),

@@ -150,6 +150,11 @@ extension PostgresStore {
                 "CREATE INDEX inbox_unmailed ON inbox (username, id) WHERE read_at IS NULL AND mailed_at IS NULL",
             ]
         ),
+        (
+            // A hook's card query (the search language, as written); null: every change its events pass.
+            "v5-hook-query",
+            ["ALTER TABLE hooks ADD COLUMN card_query TEXT"]
+        ),
     ]
 
     /// How long the migration at start waits for its first connection: many nodes (or test suites) starting beside

@@ -12,15 +12,21 @@ extension ClientMessage {
         public var url: String
         /// The event filter: op kinds (`comment.add`), families (`card.*`) or `*`.
         public var events: [String]
+        /// A card query in the board's search language (`label:incident`): only changes about a card that matches it
+        /// (on the board as it is at delivery) are sent; absent: every change `events` passes. Feature `hook_query`.
+        public var query: String?
         /// The signing secret; absent: the server makes one and returns it once.
         public var secret: String?
 
         /// Makes the request.
-        public init(req: RequestID? = nil, board: BoardID, url: String, events: [String], secret: String? = nil) {
+        public init(
+            req: RequestID? = nil, board: BoardID, url: String, events: [String], query: String? = nil, secret: String? = nil
+        ) {
             self.req = req
             self.board = board
             self.url = url
             self.events = events
+            self.query = query
             self.secret = secret
         }
     }

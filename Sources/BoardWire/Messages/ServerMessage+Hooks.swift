@@ -26,6 +26,8 @@ extension ServerMessage {
         public var url: String
         /// Its event filter.
         public var events: [String]
+        /// Its card query, as given to `hook.add`; absent when it has none.
+        public var query: String?
         /// Who added it.
         public var createdBy: UserID
         /// When it was added (milliseconds since 1970).
@@ -43,12 +45,14 @@ extension ServerMessage {
 
         /// Makes an entry.
         public init(
-            hook: String, url: String, events: [String], createdBy: UserID, createdAt: Int64, deliveredSeq: UInt64,
-            failures: Int = 0, failing: Bool = false, lastError: String? = nil, lastAttemptAt: Int64? = nil
+            hook: String, url: String, events: [String], query: String? = nil, createdBy: UserID, createdAt: Int64,
+            deliveredSeq: UInt64, failures: Int = 0, failing: Bool = false, lastError: String? = nil,
+            lastAttemptAt: Int64? = nil
         ) {
             self.hook = hook
             self.url = url
             self.events = events
+            self.query = query
             self.createdBy = createdBy
             self.createdAt = createdAt
             self.deliveredSeq = deliveredSeq
@@ -59,7 +63,7 @@ extension ServerMessage {
         }
 
         enum CodingKeys: String, CodingKey {
-            case hook, url, events
+            case hook, url, events, query
             case createdBy = "created_by"
             case createdAt = "created_at"
             case deliveredSeq = "delivered_seq"

@@ -44,8 +44,10 @@ extension ServerMessage {
             self.features = features
         }
 
-        /// The features this version of corkd lists in every `welcome`.
-        public static let serverFeatures = ["hooks", "inbox"]
+        /// The features this version of corkd lists in every `welcome`. `hook_query` is `hook.add`'s `query` and the
+        /// `hooks` entries' `query`: a server without it would ignore the field and deliver every change, so a client
+        /// sends a query only to a server that lists it.
+        public static let serverFeatures = ["hooks", "inbox", "hook_query"]
 
         enum CodingKeys: String, CodingKey {
             case req, version, session, user, role

@@ -60,6 +60,19 @@ extension TapeReader {
         case .cardUnassign: return .unassign(card: try id("card", in: o), user: try id("user", in: o))
         case .cardBlock: return .blockCard(card: try id("card", in: o), by: try id("by", in: o))
         case .cardUnblock: return .unblockCard(card: try id("card", in: o), by: try id("by", in: o))
+        case .cardRecur:
+            let rule = try value("recur", in: o)
+            if nodes[rule].kind == .null { return .setRecurrence(card: try id("card", in: o), recurrence: nil) }
+            let r = try object(rule)
+            return .setRecurrence(
+                card: try id("card", in: o),
+                recurrence: Recurrence(
+                    every: try optionalString("every", in: r).map { text throws(Unsure) in
+                        guard let every = Recurrence.Every(rawValue: text) else { throw Unsure() }
+                        return every
+                    },
+                    days: try optionalValue("days", in: r).map { _ throws(Unsure) in try strings("days", in: r) },
+                    day: try optionalInt("day", in: r), afterDoneDays: try optionalInt("after_done_days", in: r)))
         case .cardClose: return .closeCard(card: try id("card", in: o))
         case .cardReopen: return .reopenCard(card: try id("card", in: o))
         case .cardArchive: return .archiveCard(card: try id("card", in: o))
@@ -122,6 +135,19 @@ extension TapeReader {
     private func clearable(_ name: StaticString, in o: Int) throws(Unsure) -> Clearable<String>? {
         guard let index = find(name, in: o) else { return nil }
         return nodes[index].kind == .null ? .clear : .set(try string(index))
+    }
+
+    /// An array of strings.
+    private func strings(_ name: StaticString, in o: Int) throws(Unsure) -> [String] {
+        let array = try value(name, in: o)
+        guard nodes[array].kind == .array else { throw Unsure() }
+        var out: [String] = []
+        var i = array + 1
+        while i < nodes[array].next {
+            out.append(try string(i))
+            i = nodes[i].next
+        }
+        return out
     }
 
     /// An optional array of identifiers (absent or null: none).

@@ -52,6 +52,7 @@ extension Op {
         case .addLabel, .removeLabel: "relabelled"
         case .assign, .unassign: "reassigned"
         case .blockCard, .unblockCard: "changed (dependencies)"
+        case .setRecurrence: "changed (recurrence)"
         case .closeCard: "closed"
         case .reopenCard: "reopened"
         case .archiveCard: "archived"
