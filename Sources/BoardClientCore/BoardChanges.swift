@@ -63,7 +63,7 @@ public enum BoardChanges: Hashable, Sendable {
         case .editCard(let edit): return card(edit.card)
         case .moveCard(let id, let column, _, _): return card(id, to: column)
         case .addLabel(let id, _), .removeLabel(let id, _), .assign(let id, _), .unassign(let id, _),
-            .blockCard(let id, _), .unblockCard(let id, _), .setRecurrence(let id, _),
+            .blockCard(let id, _), .unblockCard(let id, _), .setRecurrence(let id, _), .watchCard(let id), .unwatchCard(let id),
             .closeCard(let id), .reopenCard(let id), .archiveCard(let id), .restoreCard(let id), .purgeCard(let id),
             .addChecklistItem(let id, _, _, _, _), .editChecklistItem(let id, _, _, _), .removeChecklistItem(let id, _),
             .addComment(let id, _, _), .editComment(let id, _, _), .deleteComment(let id, _):

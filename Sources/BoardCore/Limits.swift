@@ -42,6 +42,8 @@ public enum Limits {
     public static let labelsPerCardMax = 20
     /// Most assignees of one card.
     public static let assigneesPerCardMax = 20
+    /// Most members who pressed watch on one card.
+    public static let watchersPerCardMax = 100
     /// Most cards one card waits for (`card.block`).
     public static let blockersPerCardMax = 20
     /// Longest reason for moving a blocked card into an in-progress column, in UTF-8 bytes.

@@ -168,7 +168,7 @@ extension JSONByteWriter {
             put(#","recur":"#)
             writeJSONValue(recurrence?.json ?? .null)
         case .closeCard(let card), .reopenCard(let card), .archiveCard(let card), .restoreCard(let card),
-            .purgeCard(let card):
+            .purgeCard(let card), .watchCard(let card), .unwatchCard(let card):
             field(#","card":"#, card)
         case .addChecklistItem(let card, let item, let text, let done, let index):
             field(#","card":"#, card)

@@ -81,6 +81,7 @@ public enum BoardText {
             fields.append("blocked by: " + waiting.map { "#\($0.number) \(FeedText.oneLine($0.title))" }.joined(separator: ", "))
         }
         if let recur = card.recur { fields.append("recurs: \(recur)") }
+        if !card.watchers.isEmpty { fields.append("watched by: " + card.watchers.map { "@\($0)" }.joined(separator: " ")) }
         let blocks = board.blocked(by: card.id)
         if !blocks.isEmpty {
             fields.append("blocks: " + blocks.map { "#\($0.number) \(FeedText.oneLine($0.title))" }.joined(separator: ", "))

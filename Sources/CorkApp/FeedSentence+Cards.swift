@@ -35,6 +35,8 @@ extension FeedSentence {
                 return "stopped \(card) from recurring"
             }
             return "made \(card) recur \(recurrence)"
+        case .cardWatch: return "watches \(card)"
+        case .cardUnwatch: return "stopped watching \(card)"
         case .cardClose: return "closed \(card)"
         case .cardReopen: return "reopened \(card)"
         case .cardArchive: return "archived \(card)"

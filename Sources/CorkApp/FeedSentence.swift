@@ -47,7 +47,7 @@ public enum FeedSentence {
         }
         switch kind {
         case .cardAdd, .cardEdit, .cardMove, .cardLabel, .cardUnlabel, .cardAssign, .cardUnassign, .cardBlock,
-            .cardUnblock, .cardRecur, .cardClose,
+            .cardUnblock, .cardRecur, .cardWatch, .cardUnwatch, .cardClose,
             .cardReopen, .cardArchive, .cardRestore, .cardPurge, .checklistAdd, .checklistEdit, .checklistRemove,
             .commentAdd, .commentEdit, .commentDelete:
             return cardPredicate(n, kind: kind)

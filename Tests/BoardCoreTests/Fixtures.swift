@@ -92,6 +92,8 @@ enum Fixtures {
             .blockCard(card: "c2", by: "c1"),
             .unblockCard(card: "c2", by: "c3"),
             .setRecurrence(card: "c3", recurrence: Recurrence(every: .week, days: ["mon", "thu"])),
+            .watchCard(card: "c2"),
+            .unwatchCard(card: "c2"),
             .closeCard(card: "c1"),
             .reopenCard(card: "c5"),
             .archiveCard(card: "c1"),

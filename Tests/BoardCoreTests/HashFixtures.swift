@@ -147,6 +147,7 @@ enum HashFixture {
         Mutation("Card.recur") { $0.cards["c1"]!.recur = Recurrence(every: .day) },
         Mutation("Card.recur") { $0.cards["c1"]!.recur = Recurrence(every: .week, days: ["mon"]) },
         Mutation("Card.recur") { $0.cards["c1"]!.recur = Recurrence(afterDoneDays: 2) },
+        Mutation("Card.watchers") { $0.cards["c1"]!.watchers = ["bob"] },
         Mutation("Card.due") { $0.cards["c2"]!.due = day(1970, 1, 1) },
         Mutation("Card.closed") { $0.cards["c2"]!.closed = false },
         // ChecklistItem

@@ -27,6 +27,16 @@ import Testing
         #expect(alice.actor == "ci" && alice.board == "main" && alice.seq == board.seq)
     }
 
+    @Test func whoPressedWatchHearsOfCommentsAndMoves() {
+        var board = Fixtures.board
+        #expect(rejectionCode(of: .watchCard(card: "c3"), on: board, as: "vera") == .forbidden, "viewers do not change the board")
+        mustApply(.watchCard(card: "c3"), to: &board, as: "ci")
+        let found = Self.entries(.moveCard(card: "c3", column: "doing", placement: .bottom), as: "bob", on: &board)
+        #expect(Self.summary(found) == ["alice moved c3", "ci moved c3"])
+        mustApply(.unwatchCard(card: "c3"), to: &board, as: "ci")
+        #expect(Self.summary(Self.entries(.addComment(card: "c3", comment: "k7", text: "ok"), as: "bob", on: &board)) == ["alice comment c3"])
+    }
+
     @Test func theActorIsNeverToldOfTheirOwnChange() {
         var board = Fixtures.board
         #expect(Self.entries(.addComment(card: "c1", comment: "k9", text: "note to @alice"), as: "alice", on: &board).isEmpty)

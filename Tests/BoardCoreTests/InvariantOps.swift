@@ -88,7 +88,9 @@ struct OpTemplate: Sendable, Hashable, CustomStringConvertible {
         case 17:
             if c % 5 == 0 { return .setRecurrence(card: card, recurrence: b % 2 == 0 ? Recurrence(every: .weekday) : nil) }
             return .closeCard(card: card)
-        case 18: return .reopenCard(card: card)
+        case 18:
+            if c % 5 == 0 { return b % 2 == 0 ? .watchCard(card: card) : .unwatchCard(card: card) }
+            return .reopenCard(card: card)
         case 19: return .archiveCard(card: card)
         case 20: return .restoreCard(card: card)
         case 21: return c % 3 == 0 ? .purgeCard(card: card) : .archiveCard(card: card)

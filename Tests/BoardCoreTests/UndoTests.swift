@@ -56,6 +56,12 @@ struct UndoCase: Sendable, CustomTestStringConvertible {
             UndoCase(op: .blockCard(card: "c2", by: "c1"), actor: "bob"),
             UndoCase(op: .unblockCard(card: "c2", by: "c1"), actor: "ci", board: c2Blocked),
             UndoCase(op: .setRecurrence(card: "c1", recurrence: Recurrence(every: .day)), actor: "bob"),
+            UndoCase(op: .watchCard(card: "c1"), actor: "bob"),
+            UndoCase(op: .unwatchCard(card: "c1"), actor: "ci", board: {
+                var board = Fixtures.board
+                board.cards["c1"]?.watchers = ["ci"]
+                return board
+            }()),
         ]
     }()
 
@@ -89,7 +95,7 @@ func withoutBookkeeping(_ board: Board) -> Board {
         let undoable = Set(UndoCase.all.map(\.op.kind))
         #expect(undoable.isDisjoint(with: UndoCase.notUndoableKinds))
         #expect(undoable.union(UndoCase.notUndoableKinds) == Set(Op.allKinds))
-        #expect(Op.allKinds.count == 39)
+        #expect(Op.allKinds.count == 41)
     }
 
     @Test(arguments: UndoCase.all)

@@ -41,6 +41,8 @@ import Testing
         ("card.block", #"{"kind":"card.block","card":"k0","by":"\#(bad)"}"#, "invalid"),
         ("card.unblock", #"{"kind":"card.unblock","card":"\#(long)","by":"k0"}"#, "invalid"),
         ("card.recur", #"{"kind":"card.recur","card":"k0","recur":{"every":"week"}}"#, "invalid"),
+        ("card.watch", #"{"kind":"card.watch","card":"\#(bad)"}"#, "invalid"),
+        ("card.unwatch", #"{"kind":"card.unwatch","card":"\#(long)"}"#, "invalid"),
         ("card.close", #"{"kind":"card.close","card":"\#(bad)"}"#, "invalid"),
         ("card.reopen", #"{"kind":"card.reopen","card":"\#(bad)"}"#, "invalid"),
         ("card.archive", #"{"kind":"card.archive","card":"\#(bad)"}"#, "invalid"),

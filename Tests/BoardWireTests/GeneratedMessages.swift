@@ -112,6 +112,8 @@ struct GeneratedMessages {
         case .cardUnassign: .unassign(card: id(), user: id())
         case .cardBlock: .blockCard(card: id(), by: id())
         case .cardUnblock: .unblockCard(card: id(), by: id())
+        case .cardWatch: .watchCard(card: id())
+        case .cardUnwatch: .unwatchCard(card: id())
         case .cardRecur: .setRecurrence(card: id(), recurrence: maybe { $0.chance() ? Recurrence(every: .weekday) : Recurrence(afterDoneDays: 1 + $0.int() % 30) })
         case .cardClose: .closeCard(card: id())
         case .cardReopen: .reopenCard(card: id())

@@ -49,6 +49,8 @@ import Testing
             .setRecurrence(card: "c2", recurrence: Recurrence(every: .month, day: 31)),
             .setRecurrence(card: "c2", recurrence: Recurrence(afterDoneDays: 3)),
             .setRecurrence(card: "c2", recurrence: nil),
+            .watchCard(card: "c2"),
+            .unwatchCard(card: "c2"),
             .closeCard(card: "c1"),
             .reopenCard(card: "c5"),
             .archiveCard(card: "c1"),

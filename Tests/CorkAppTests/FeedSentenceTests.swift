@@ -50,6 +50,8 @@ import Testing
             (.setRecurrence(card: "c4", recurrence: Recurrence(every: .week, days: ["mon", "thu"])), "alice",
              "alice made #4 \"Ship the release\" recur every week on mon, thu"),
             (.setRecurrence(card: "c4", recurrence: nil), "alice", "alice stopped #4 \"Ship the release\" from recurring"),
+            (.watchCard(card: "c4"), "alice", "alice watches #4 \"Ship the release\""),
+            (.unwatchCard(card: "c4"), "alice", "alice stopped watching #4 \"Ship the release\""),
             (.editCard(EditCard(card: "c2", title: "Write the docs")), "carol-as-bob",
              "bob renamed #2 \"Write docs\" → \"Write the docs\""),
             (.editCard(EditCard(card: "c2", due: .set(day))), "alice",

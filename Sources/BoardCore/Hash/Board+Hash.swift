@@ -18,7 +18,7 @@ import Crypto
 /// - card: `id`, `number`, `column`, `rank`, `title`, `description`, `description_seq`, `due`, `labels`,
 ///   `assignees`, `milestone`, `checklist`, `comments`, `closed`, `archived`, `ref`, `blocked_by` (only when the card
 ///   has blockers: sorted ids), `recur` (only when set: `{"every","days","day","after_done_days"}`, each `null` when
-///   unset, `days` in the rule's order), `created_by`, `created_at`, `updated_by`, `updated_at`; cards sorted by their key in `cards` (the card id, byte-wise), each card's arrays
+///   unset, `days` in the rule's order), `watchers` (only when someone pressed watch: sorted ids), `created_by`, `created_at`, `updated_by`, `updated_at`; cards sorted by their key in `cards` (the card id, byte-wise), each card's arrays
 ///   in their stored order.
 /// - checklist item: `id`, `text`, `done`. Comment: `id`, `author`, `at`, `text`, `edited_at`.
 /// - label: `id`, `name`, `color` (`"#rrggbb"`, lower case); labels in stored order.
@@ -199,6 +199,10 @@ extension Board {
         if let recur = card.recur {
             out += ",\"recur\":"
             out += recur.canonicalText
+        }
+        if !card.watchers.isEmpty {
+            out += ",\"watchers\":"
+            writeArray(card.watchers, into: &out) { id, out in writeJSONString(id.rawValue, into: &out) }
         }
         out += ",\"created_by\":"
         writeJSONString(card.createdBy.rawValue, into: &out)

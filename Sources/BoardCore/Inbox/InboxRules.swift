@@ -85,9 +85,9 @@ public enum InboxRules {
         return entries
     }
 
-    /// A card's watchers: its creator and its assignees, sorted.
+    /// A card's watchers: its creator, its assignees and who pressed watch, sorted.
     public static func watchers(of card: Card) -> [UserID] {
-        Array(Set([card.createdBy] + card.assignees)).sorted()
+        Array(Set([card.createdBy] + card.assignees + card.watchers)).sorted()
     }
 
     /// The members `text` mentions as `@id` (any case), in order of first mention.

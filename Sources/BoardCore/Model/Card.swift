@@ -39,6 +39,8 @@ public struct Card: Hashable, Sendable, Codable, Identifiable {
     public var blockedBy: [CardID] = []
     /// How the card comes back once done; nil: it does not.
     public var recur: Recurrence?
+    /// Members who pressed watch (besides its creator and assignees, who watch it anyway), sorted.
+    public var watchers: [UserID] = []
     /// Who added the card.
     public var createdBy: UserID
     /// When the card was added.
@@ -105,6 +107,7 @@ public struct Card: Hashable, Sendable, Codable, Identifiable {
         ref = try c.decodeIfPresent(String.self, forKey: .ref)
         blockedBy = try c.decodeIfPresent([CardID].self, forKey: .blockedBy) ?? []
         recur = try c.decodeIfPresent(Recurrence.self, forKey: .recur)
+        watchers = try c.decodeIfPresent([UserID].self, forKey: .watchers) ?? []
         createdBy = try c.decode(UserID.self, forKey: .createdBy)
         createdAt = try c.decode(Timestamp.self, forKey: .createdAt)
         updatedBy = try c.decode(UserID.self, forKey: .updatedBy)
@@ -132,6 +135,7 @@ public struct Card: Hashable, Sendable, Codable, Identifiable {
         try c.encodeIfPresent(ref, forKey: .ref)
         if !blockedBy.isEmpty { try c.encode(blockedBy, forKey: .blockedBy) }
         try c.encodeIfPresent(recur, forKey: .recur)
+        if !watchers.isEmpty { try c.encode(watchers, forKey: .watchers) }
         try c.encode(createdBy, forKey: .createdBy)
         try c.encode(createdAt, forKey: .createdAt)
         try c.encode(updatedBy, forKey: .updatedBy)
@@ -148,7 +152,7 @@ public struct Card: Hashable, Sendable, Codable, Identifiable {
         case descriptionSeq = "description_seq"
         case due, labels, assignees, milestone, checklist, comments, closed, archived, ref
         case blockedBy = "blocked_by"
-        case recur
+        case recur, watchers
         case createdBy = "created_by"
         case createdAt = "created_at"
         case updatedBy = "updated_by"

@@ -104,6 +104,8 @@ extension Op: Codable {
                 throw DecodingError.keyNotFound(Key.recur, .init(codingPath: c.codingPath, debugDescription: "missing recur"))
             }
             self = .setRecurrence(card: try card(), recurrence: try c.decodeNil(forKey: .recur) ? nil : c.decode(Recurrence.self, forKey: .recur))
+        case .cardWatch: self = .watchCard(card: try card())
+        case .cardUnwatch: self = .unwatchCard(card: try card())
         case .cardClose: self = .closeCard(card: try card())
         case .cardReopen: self = .reopenCard(card: try card())
         case .cardArchive: self = .archiveCard(card: try card())
@@ -246,7 +248,7 @@ extension Op: Codable {
             try c.encode(column, forKey: .column)
             try c.encode(on, forKey: .inProgress)
         case .closeCard(let card), .reopenCard(let card), .archiveCard(let card), .restoreCard(let card),
-            .purgeCard(let card):
+            .purgeCard(let card), .watchCard(let card), .unwatchCard(let card):
             try c.encode(card, forKey: .card)
         case .addChecklistItem(let card, let item, let text, let done, let index):
             try c.encode(card, forKey: .card)

@@ -35,7 +35,7 @@ extension Op {
         case .blockCard(let card, let by), .unblockCard(let card, let by):
             return [("card", card.rawValue), ("by", by.rawValue)]
         case .closeCard(let card), .reopenCard(let card), .archiveCard(let card), .restoreCard(let card),
-            .purgeCard(let card), .setRecurrence(let card, _):
+            .purgeCard(let card), .setRecurrence(let card, _), .watchCard(let card), .unwatchCard(let card):
             return [("card", card.rawValue)]
         case .addChecklistItem(let card, let item, _, _, _), .editChecklistItem(let card, let item, _, _),
             .removeChecklistItem(let card, let item):

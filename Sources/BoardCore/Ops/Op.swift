@@ -46,6 +46,10 @@ public enum Op: Hashable, Sendable {
     case unblockCard(card: CardID, by: CardID)
     /// Make a card come back once it is done (nil: stop).
     case setRecurrence(card: CardID, recurrence: Recurrence?)
+    /// The actor watches the card: its comments, moves and unblocking reach their inbox.
+    case watchCard(card: CardID)
+    /// The actor stops watching the card (they still hear of it while they created it or are assigned).
+    case unwatchCard(card: CardID)
     /// Close a card.
     case closeCard(card: CardID)
     /// Reopen a closed card.
@@ -217,6 +221,10 @@ extension Op {
         case cardUnblock = "card.unblock"
         /// `card.recur`
         case cardRecur = "card.recur"
+        /// `card.watch`
+        case cardWatch = "card.watch"
+        /// `card.unwatch`
+        case cardUnwatch = "card.unwatch"
         /// `card.close`
         case cardClose = "card.close"
         /// `card.reopen`
@@ -281,6 +289,8 @@ extension Op {
         case .blockCard: .cardBlock
         case .unblockCard: .cardUnblock
         case .setRecurrence: .cardRecur
+        case .watchCard: .cardWatch
+        case .unwatchCard: .cardUnwatch
         case .closeCard: .cardClose
         case .reopenCard: .cardReopen
         case .archiveCard: .cardArchive
@@ -316,7 +326,8 @@ extension Op {
         case .addCard(let a): a.card
         case .editCard(let e): e.card
         case .moveCard(let c, _, _, _), .addLabel(let c, _), .removeLabel(let c, _), .assign(let c, _),
-            .unassign(let c, _), .blockCard(let c, _), .unblockCard(let c, _), .setRecurrence(let c, _), .closeCard(let c), .reopenCard(let c), .archiveCard(let c), .restoreCard(let c),
+            .unassign(let c, _), .blockCard(let c, _), .unblockCard(let c, _), .setRecurrence(let c, _), .watchCard(let c), .unwatchCard(let c),
+            .closeCard(let c), .reopenCard(let c), .archiveCard(let c), .restoreCard(let c),
             .purgeCard(let c), .addChecklistItem(let c, _, _, _, _), .editChecklistItem(let c, _, _, _),
             .removeChecklistItem(let c, _), .addComment(let c, _, _), .editComment(let c, _, _),
             .deleteComment(let c, _):

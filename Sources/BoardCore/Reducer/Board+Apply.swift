@@ -77,7 +77,7 @@ extension Board {
             // Every other kind by name, no `default`: a new op kind does not compile until its authorization is
             // decided here.
             case .addCard, .editCard, .moveCard, .addLabel, .removeLabel, .assign, .unassign, .blockCard, .unblockCard,
-                .setRecurrence,
+                .setRecurrence, .watchCard, .unwatchCard,
                 .closeCard, .reopenCard,
                 .archiveCard, .restoreCard, .addChecklistItem, .editChecklistItem, .removeChecklistItem, .addComment,
                 .editComment, .deleteComment, .createLabel, .updateLabel, .deleteLabel, .createMilestone,
@@ -109,6 +109,8 @@ extension Board {
         case .blockCard(let card, let by): blockCard(card, by: by)
         case .unblockCard(let card, let by): unblockCard(card, by: by)
         case .setRecurrence(let card, let recurrence): setRecurrence(card, recurrence)
+        case .watchCard(let card): setWatching(card, context.actor, true)
+        case .unwatchCard(let card): setWatching(card, context.actor, false)
         case .closeCard(let card): setClosed(card, true)
         case .reopenCard(let card): setClosed(card, false)
         case .archiveCard(let card): setArchived(card, true)

@@ -126,3 +126,23 @@ extension Board {
         }
     }
 }
+
+extension Board {
+    mutating func setWatching(_ id: CardID, _ user: UserID, _ watching: Bool) -> Result<Outcome, Rejection> {
+        if case .failure(let r) = existingCard(id) { return .failure(r) }
+        return modifyCard(id) { card in
+            if watching {
+                if card.watchers.contains(user) { return .success(Outcome()) }
+                if card.watchers.count >= Limits.watchersPerCardMax {
+                    return .failure(Rejection(.tooLarge, "a card has at most \(Limits.watchersPerCardMax) watchers"))
+                }
+                card.watchers.append(user)
+                card.watchers.sort()
+                return .success(Outcome(inverse: .unwatchCard(card: id)))
+            }
+            guard let i = card.watchers.firstIndex(of: user) else { return .success(Outcome()) }
+            card.watchers.remove(at: i)
+            return .success(Outcome(inverse: .watchCard(card: id)))
+        }
+    }
+}

@@ -33,7 +33,8 @@ enum Subject: Hashable, Sendable {
         case .addCard(let add): self = .card(add.card)
         case .editCard(let edit): self = .card(edit.card)
         case .moveCard(let card, _, _, _), .addLabel(let card, _), .removeLabel(let card, _), .assign(let card, _),
-            .unassign(let card, _), .blockCard(let card, _), .unblockCard(let card, _), .setRecurrence(let card, _), .closeCard(let card), .reopenCard(let card), .archiveCard(let card),
+            .unassign(let card, _), .blockCard(let card, _), .unblockCard(let card, _), .setRecurrence(let card, _), .watchCard(let card),
+            .unwatchCard(let card), .closeCard(let card), .reopenCard(let card), .archiveCard(let card),
             .restoreCard(let card), .purgeCard(let card):
             self = .card(card)
         }
@@ -123,6 +124,7 @@ extension Board {
                 "archived": .bool(card.archived), "ref": .optional(card.ref),
                 "blocked_by": card.blockers.map { .strings($0.map(\.rawValue)) } ?? .null,
                 "recur": card.recur?.json ?? .null,
+                "watchers": card.watchers.isEmpty ? .null : .strings(card.watchers.map(\.rawValue)),
             ]
         case .checklistItem(let cardID, let itemID):
             guard let item = cards[cardID]?.checklist.first(where: { $0.id == itemID }) else { return [:] }

@@ -98,6 +98,7 @@ extension Board {
             // No blockers is `null`, as in `fields(of:)`: a new card's activity does not list an empty field.
             c.note("blocked_by", old.flatMap(\.blockers), new.flatMap(\.blockers))
             c.note("recur", old?.recur, new?.recur) { $0.json }
+            c.note("watchers", old.flatMap { $0.watchers.isEmpty ? nil : $0.watchers }, new.flatMap { $0.watchers.isEmpty ? nil : $0.watchers })
         case .checklistItem:
             c.note("text", a.checklistItem?.text, b.checklistItem?.text)
             c.note("done", a.checklistItem?.done, b.checklistItem?.done)

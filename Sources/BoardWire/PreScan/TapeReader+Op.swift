@@ -78,6 +78,8 @@ extension TapeReader {
         case .cardArchive: return .archiveCard(card: try id("card", in: o))
         case .cardRestore: return .restoreCard(card: try id("card", in: o))
         case .cardPurge: return .purgeCard(card: try id("card", in: o))
+        case .cardWatch: return .watchCard(card: try id("card", in: o))
+        case .cardUnwatch: return .unwatchCard(card: try id("card", in: o))
         case .checklistAdd:
             return .addChecklistItem(
                 card: try id("card", in: o), item: try id("item", in: o), text: try string("text", in: o),

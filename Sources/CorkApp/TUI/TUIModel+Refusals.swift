@@ -53,6 +53,7 @@ extension Op {
         case .assign, .unassign: "reassigned"
         case .blockCard, .unblockCard: "changed (dependencies)"
         case .setRecurrence: "changed (recurrence)"
+        case .watchCard, .unwatchCard: "changed (watching)"
         case .closeCard: "closed"
         case .reopenCard: "reopened"
         case .archiveCard: "archived"
