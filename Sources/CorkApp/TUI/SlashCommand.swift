@@ -18,6 +18,17 @@ public struct SlashCommand: Hashable, Sendable {
         SlashCommand(usage: "/due [CARD] YYYY-MM-DD|none", summary: "set or clear a card's due date"),
         SlashCommand(usage: "/label [CARD] +LABEL -LABEL…", summary: "add (+ or no sign; new labels are created) or remove labels; marked cards too"),
         SlashCommand(usage: "/assign [CARD] USER", summary: "assign a member; marked cards too"),
+        SlashCommand(
+            usage: "/block [CARD] OTHER",
+            summary: "the card waits for OTHER: it cannot enter an in-progress column (DOING) until OTHER is done"),
+        SlashCommand(usage: "/unblock [CARD] OTHER", summary: "the card no longer waits for OTHER"),
+        SlashCommand(
+            usage: "/force REASON", summary: "move the card a blocked move was refused for anyway, giving the reason (editors)"),
+        SlashCommand(
+            usage: "/recur [CARD] day|weekday|week mon,thu|month N|after N|off",
+            summary: "once done, the card comes back: every day, weekday, those days, day N of the month, or N days after; off stops it"),
+        SlashCommand(usage: "/follow [CARD]", summary: "watch a card: its comments, moves and unblocking reach your inbox"),
+        SlashCommand(usage: "/unfollow [CARD]", summary: "stop watching a card"),
         SlashCommand(usage: "/comment [CARD] TEXT", summary: "comment on a card"),
         SlashCommand(usage: "/close [CARD]", summary: "close a card; marked cards too"),
         SlashCommand(usage: "/reopen [CARD]", summary: "reopen a card; marked cards too"),
@@ -30,8 +41,8 @@ public struct SlashCommand: Hashable, Sendable {
         SlashCommand(usage: "/away [MESSAGE]", summary: "say you are away; without a message, back"),
         SlashCommand(usage: "/board [ID | create ID [NAME]]", summary: "the board picker (as b), or switch to a board, or create one"),
         SlashCommand(
-            usage: "/column add NAME | rename COLUMN NAME | move COLUMN N|left|right | remove COLUMN | wip COLUMN N [hard|soft]|none",
-            summary: "change the columns (a name with spaces in double quotes)"),
+            usage: TUIModel.columnUsage,
+            summary: "change the columns (a name with spaces in double quotes); progress: a blocked card cannot enter it"),
         SlashCommand(usage: "/milestones", summary: "the milestones (as M)"),
         SlashCommand(usage: "/members", summary: "members, roles, who is online; an owner sets roles with o e v b"),
         SlashCommand(usage: "/inbox", summary: "your inbox on every board (as I): Enter goes to the card; what it lists is marked read"),

@@ -115,11 +115,17 @@ extension TUIModel {
         }
     }
 
+    /// How `/column` is typed, each action with its arguments.
+    static let columnUsage =
+        "/column add NAME | rename COLUMN NAME | move COLUMN N|left|right | remove COLUMN | wip COLUMN N [hard|soft]|none"
+        + " | progress COLUMN on|off"
+
     /// `/column add NAME`, `/column rename COLUMN NAME`, `/column move COLUMN N|left|right`,
-    /// `/column remove COLUMN`, `/column wip COLUMN N [hard|soft] | none`. A column name with spaces is quoted.
+    /// `/column remove COLUMN`, `/column wip COLUMN N [hard|soft] | none`, `/column progress COLUMN on|off`. A column
+    /// name with spaces is quoted.
     mutating func columnCommand(_ rest: String, in board: Board) throws -> [TUIEffect] {
         let words = TUIModel.quotedWords(rest)
-        let usage = "/column add NAME | rename COLUMN NAME | move COLUMN N|left|right | remove COLUMN | wip COLUMN N [hard|soft]|none"
+        let usage = TUIModel.columnUsage
         guard let action = words.first else { throw TUIUsage(message: usage) }
         if action == "add" {
             let name = words.dropFirst().joined(separator: " ")
@@ -150,6 +156,13 @@ extension TUIModel {
             return removeColumn(target)
         case "wip":
             return [.submit(try wipOp(tail, column: target.id))]
+        case "progress":
+            // In progress, a column keeps out the cards that wait for others (unless moved with /force REASON).
+            switch tail.lowercased() {
+            case "on": return [.submit(.setInProgress(column: target.id, on: true))]
+            case "off": return [.submit(.setInProgress(column: target.id, on: false))]
+            default: throw TUIUsage(message: "/column progress COLUMN on|off")
+            }
         default:
             throw TUIUsage(message: usage)
         }
@@ -182,12 +195,13 @@ extension TUIModel {
     func columnCompletion(argument: Int, words: [String]) -> [String] {
         let names = columns.map { $0.name.contains(" ") ? "\"\($0.name)\"" : $0.name }
         switch argument {
-        case 1: return ["add", "rename", "move", "remove", "wip"]
+        case 1: return ["add", "rename", "move", "remove", "wip", "progress"]
         case 2: return words[1] == "add" ? [] : names
         case 3:
             switch words[1] {
             case "move": return ["left", "right"] + columns.indices.map { "\($0 + 1)" }
             case "wip": return ["none"]
+            case "progress": return ["on", "off"]
             default: return []
             }
         case 4: return words[1] == "wip" ? ["hard", "soft"] : []

@@ -74,6 +74,12 @@ extension TUIModel {
             return (columnHead, String(text.dropFirst(columnHead.count)), columns)
         case "/edit", "/desc", "/due", "/comment", "/close", "/reopen", "/archive":
             return (head, word, argument == 1 ? cardNumbers(archived: false) : free)
+        case "/block", "/unblock":
+            return (head, word, argument <= 2 ? cardNumbers(archived: false) : [])
+        case "/follow", "/unfollow":
+            return (head, word, argument == 1 ? cardNumbers(archived: false) : [])
+        case "/recur":
+            return recurCompletion(words, head: head, word: word)
         case "/restore":
             return (head, word, argument == 1 ? cardNumbers(archived: true) : [])
         case "/label":

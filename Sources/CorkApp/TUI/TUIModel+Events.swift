@@ -196,6 +196,7 @@ extension TUIModel {
             return []
         }
         post(FeedEntry(refusalSentence(rejected), kind: .error))
+        if let move = BlockedMove(refused: rejected, on: boardID) { blockedMove = move }
         if case .op(let op) = rejected.op.request, let card = op.card { endNotice(about: .cards([card])) }
         if case .op(.addCard(let add)) = rejected.op.request, add.card == selectWhenShown { selectWhenShown = nil }
         // The selection follows the card that rolls back (the rollback comes just after this event), so the next

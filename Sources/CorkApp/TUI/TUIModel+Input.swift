@@ -142,6 +142,15 @@ extension TUIModel {
                 let (card, text) = try cardAndText(words, in: board)
                 let member = try MemberReference.resolve(text, in: board)
                 return targetsOr(card).map { .submit(.assign(card: $0.id, user: member.id)) }
+            case "/block", "/unblock":
+                return try blockCommand(name, words, in: board)
+            case "/force":
+                return try forceCommand(rest, in: board)
+            case "/recur":
+                let (card, text) = try cardAndText(words, in: board)
+                return [.submit(.setRecurrence(card: card.id, recurrence: try recurrence(text)))]
+            case "/follow", "/unfollow":
+                return try followCommand(name, words, in: board)
             case "/comment":
                 let (card, text) = try cardAndText(words, in: board)
                 guard !text.isEmpty else { throw usage("/comment [CARD] TEXT") }

@@ -29,7 +29,45 @@ extension TUIModel {
         } else {
             reason = reject.message.isEmpty ? reject.code.rawValue : reject.message
         }
-        return "\(elsewhere)\(subject) was not \(op.refusedVerb): \(reason)"
+        // A blocked card's move can be made anyway, with a reason: say how.
+        let force = BlockedMove(refused: rejected, on: boardID) == nil ? "" : " — /force REASON moves it anyway"
+        return "\(elsewhere)\(subject) was not \(op.refusedVerb): \(reason)\(force)"
+    }
+
+    /// `/force REASON`: the move the server last refused because the card is blocked, made again with the reason
+    /// (it goes in the activity; the server takes it from an editor or owner).
+    mutating func forceCommand(_ reason: String, in board: Board) throws -> [TUIEffect] {
+        guard let move = blockedMove else {
+            throw TUIUsage(message: "nothing to force: /force REASON follows a move refused because the card is blocked")
+        }
+        guard let card = board.cards[move.card], !card.archived, let column = board.column(move.column) else {
+            blockedMove = nil
+            throw TUIUsage(message: "nothing to force: that card or its column is gone")
+        }
+        guard !reason.isEmpty else { throw TUIUsage(message: "/force REASON (why #\(card.number) goes into \(column.name) anyway)") }
+        blockedMove = nil
+        return [.submit(.moveCard(card: card.id, column: move.column, placement: move.placement, force: reason))]
+    }
+}
+
+/// A move the server refused because the card waits for others that are not done (`blocked`): what `/force REASON`
+/// makes again.
+public struct BlockedMove: Hashable, Sendable {
+    /// The card that was moved.
+    public var card: CardID
+    /// Where it was going.
+    public var column: ColumnID
+    /// Where in that column.
+    public var placement: Placement
+
+    /// The move `rejected` was, when it is an unforced move on `board` refused as `blocked`; nil otherwise.
+    init?(refused rejected: RejectedOp, on board: BoardID) {
+        guard rejected.reject.code == .rejected(.blocked), rejected.op.board == board,
+            case .op(.moveCard(let card, let column, let placement, nil)) = rejected.op.request
+        else { return nil }
+        self.card = card
+        self.column = column
+        self.placement = placement
     }
 }
 

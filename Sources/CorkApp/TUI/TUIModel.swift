@@ -149,6 +149,8 @@ public struct TUIModel: Sendable {
     public var today: Day { didSet { visibleVersion &+= 1 } }
     /// A refused description edit waiting for the user's choice (`/keep`, `/theirs`, `/merge`).
     public var conflict: DescriptionConflict?
+    /// The last move refused because the card is blocked, which `/force REASON` makes again with that reason.
+    public var blockedMove: BlockedMove?
     /// Whether the user is away (`/away`).
     public var away: String?
     /// A card this user just added, to select as soon as the board shows it.
@@ -277,6 +279,7 @@ public struct TUIModel: Sendable {
         archiveSearch = ""
         history = nil
         conflict = nil
+        blockedMove = nil
         undo = UndoStack()
         selectWhenShown = nil
         post(FeedEntry("switching to board \(id)", kind: .info))

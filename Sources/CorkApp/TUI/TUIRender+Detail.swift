@@ -45,6 +45,7 @@ extension TUIModel {
             .fixed([("#\(card.number) \(card.title)", Style(attributes: .bold))], floor: 1, hardFloor: 1, shrinkRank: 5, gapBefore: false),
             .fixed([(facts.joined(separator: " · "), Style(foreground: .ansi(.cyan)))], floor: 1, hardFloor: 0, shrinkRank: 3, gapBefore: false),
             .fixed(dependencyLines(card, board: board), floor: 1, hardFloor: 1, shrinkRank: 3, gapBefore: false),
+            .fixed(recurrenceLines(card), floor: 2, hardFloor: 0, shrinkRank: 3, gapBefore: false),
             DetailSection(
                 full: description.count, floor: min(1, description.count), hardFloor: 0, shrinkRank: 1, gapBefore: true,
                 lines: { rows in
@@ -95,6 +96,22 @@ extension TUIModel {
         }
         if !blocks.isEmpty {
             lines += wrapped("Blocks: " + blocks.map(name).joined(separator: ", "), Style(foreground: .ansi(.yellow)))
+        }
+        return lines
+    }
+
+    /// How the card comes back once done ("Recurs: every week on mon, thu") and who pressed watch on it ("Watched by:
+    /// @ci"), each wrapped to the box; no lines for a card that does not recur and that nobody watches.
+    func recurrenceLines(_ card: Card) -> [OverlayLine] {
+        let textWidth = max(1, detailBoxWidth - 4)
+        let style = Style(foreground: .ansi(.cyan))
+        var lines: [OverlayLine] = []
+        if let recur = card.recur {
+            lines += DisplayWidth.wrap("Recurs: \(recur)", width: textWidth, indent: 2).map { ($0, style) }
+        }
+        if !card.watchers.isEmpty {
+            let watchers = card.watchers.map { "@" + $0.rawValue }.joined(separator: ", ")
+            lines += DisplayWidth.wrap("Watched by: " + watchers, width: textWidth, indent: 2).map { ($0, style) }
         }
         return lines
     }
