@@ -116,8 +116,8 @@ import Testing
                 let answer = try await owner.request(
                     #""type":"hook.add","board":"main","url":"\#(receiver.url)","events":["*"],"query":"label:incident","secret":"\#(Self.secret)""#)
                 let hook = try #require(answer["hook"] as? String, "\(answer)")
-                // Labels are only added here, never removed: each change's card matches (or not) whenever the worker
-                // reads the board, so the expectation does not depend on how far behind the worker is.
+                // A change is judged on the board at delivery; before c2 gets the label below, the test waits until every
+                // earlier change was judged, so the expectation does not depend on how far behind the worker is.
                 try await owner.apply(##"{"kind":"label.create","label":"incident","name":"incident","color":"#d73a4a"}"##)
                 var expected = [try await owner.apply(#"{"kind":"card.add","card":"c1","title":"Pager down","labels":["incident"]}"#)]
                 try await owner.apply(#"{"kind":"card.add","card":"c2","title":"Tidy the wiki"}"#)
@@ -127,6 +127,11 @@ import Testing
                 try await owner.apply(#"{"kind":"card.move","card":"c2","to_column":"doing"}"#)
                 try await owner.apply(#"{"kind":"column.add","column":"qa","name":"QA"}"#)
                 expected.append(try await owner.apply(#"{"kind":"card.move","card":"c1","to_column":"doing"}"#))
+                var judged = try await owner.hooks()
+                for _ in 0..<500 where (judged.first?["delivered_seq"] as? Int ?? 0) < expected.last! {
+                    try await Task.sleep(for: .milliseconds(20))
+                    judged = try await owner.hooks()
+                }
                 // A card that gets the label later is matched from then on (on the board at delivery).
                 expected.append(try await owner.apply(#"{"kind":"card.label","card":"c2","label":"incident"}"#))
                 let last = try await owner.apply(#"{"kind":"chat","text":"the last change, skipped"}"#)
