@@ -40,18 +40,20 @@ struct InboxService {
 
     // MARK: Reminders
 
-    /// The reminders due on every board now; whether any was stored.
-    private func remind() async -> Bool {
+    /// The reminders due on every board now; whether any was stored. `told` holds the keys stored in this run, so a
+    /// card due for days is not written again every minute.
+    private func remind(_ told: inout Set<String>) async -> Bool {
         let leadMs = Int64(reminderLead.components.seconds * 1000)
         let now = clock.now()
         var any = false
         for actor in await registry.all() {
             let board = await actor.committed
-            let entries = ReminderRules.entries(board: board, now: now, leadMs: leadMs)
+            let entries = ReminderRules.entries(board: board, now: now, leadMs: leadMs).filter { !told.contains($0.key) }
             guard !entries.isEmpty else { continue }
             do {
                 // Reminders are not changes: the board's cursor stays where it is.
                 any = try await !store.addInboxEntries(entries, board: board.id, through: nil).isEmpty || any
+                told.formUnion(entries.map(\.key))
             } catch {
                 logger.warning("cannot store reminders; trying again", metadata: ["board": "\(board.id)", "error": "\(error)"])
             }
@@ -67,6 +69,7 @@ struct InboxService {
         var tick = 0
         var lastReminders = ContinuousClock.now
         var lastMail = ContinuousClock.now
+        var reminded: Set<String> = []
         let mailer = Mailer(store: store, settings: mail, clock: clock, logger: logger)
         while !Task.isCancelled {
             if mail.command != nil, ContinuousClock.now - lastMail >= mail.scanInterval {
@@ -75,7 +78,7 @@ struct InboxService {
             }
             if ContinuousClock.now - lastReminders >= reminderScan {
                 lastReminders = ContinuousClock.now
-                if await lease.holds(shared), await remind() { doorbell.yield() }
+                if await lease.holds(shared), await remind(&reminded) { doorbell.yield() }
             }
             var boards = signals.take()
             if tick % 25 == 0 {
@@ -105,8 +108,8 @@ struct InboxService {
             var known = cursors[id]
             if known == nil { known = try await store.inboxCursor(board: id) }
             guard var cursor = known else {
-                // Never read for inboxes: start at the head, telling nobody about the past.
-                _ = try await store.addInboxEntries([], board: id, through: board.seq)
+                // Never read for inboxes: start at the head, telling nobody about the past. The cursor is stored with
+                // the first entries derived, so an idle server writes nothing.
                 cursors[id] = board.seq
                 return false
             }
