@@ -146,6 +146,8 @@ extension SQLiteStore {
                     );
                     CREATE INDEX inbox_user ON inbox(username, id);
                     CREATE TABLE inbox_cursors (board TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL);
+                    -- The boards that exist now tell nobody about their past; a board made later starts at 0.
+                    INSERT INTO inbox_cursors (board, seq) SELECT id, head FROM boards;
                     """)
         }
         migrator.registerMigration("v5-notify") { db in

@@ -10,8 +10,8 @@ import Logging
 /// Deriving runs on one node at a time (the `inbox` lease, when several nodes share the store): every 200 ms it
 /// reads the changes of the boards that committed since, and every 5 s of every board (changes committed through
 /// other nodes). The entries and the board's cursor are stored in one transaction, and each entry once by its key,
-/// so a restart or a change of node loses and doubles none; a board never seen starts at its head (no entries for
-/// its past). The same node checks due dates every `reminderScan` (``ReminderRules``) and mails digests of unread
+/// so a restart or a change of node loses and doubles none; the boards that existed when the store gained inboxes
+/// start at their head then (no entries for their past). The same node checks due dates every `reminderScan` (``ReminderRules``) and mails digests of unread
 /// entries (``Mailer``). Pushing runs on every node: it reads the entries stored since its last look (at once after this node
 /// stored some, else every 2 s) and sends each as `inbox.entry` to its user's sessions here.
 struct InboxService {
@@ -83,6 +83,11 @@ struct InboxService {
             var boards = signals.take()
             if tick % 25 == 0 {
                 for actor in await registry.all() { boards.insert(actor.id) }
+                // Several nodes: a board made (or brought back) through another node is not loaded here until used
+                // here, and its commits signal nothing here; the store names it (`derive` loads it).
+                if shared != nil, let records = try? await store.boards() {
+                    for record in records where !record.archived { boards.insert(record.id) }
+                }
             }
             tick += 1
             if !boards.isEmpty {
@@ -102,17 +107,16 @@ struct InboxService {
 
     /// Derives and stores the entries of `id`'s changes since its cursor; whether any entry was stored.
     private func derive(_ id: BoardID, _ cursors: inout [BoardID: UInt64]) async -> Bool {
-        guard let actor = await registry.loaded(id) else { return false }
+        // Loaded from the shared store if this node has not served it yet; nil if archived.
+        guard let actor = await registry.board(id) else { return false }
         let board = await actor.committed
         do {
             var known = cursors[id]
             if known == nil { known = try await store.inboxCursor(board: id) }
-            guard var cursor = known else {
-                // Never read for inboxes: start at the head, telling nobody about the past. The cursor is stored with
-                // the first entries derived, so an idle server writes nothing.
-                cursors[id] = board.seq
-                return false
-            }
+            // No cursor: a board made since the store had inboxes (the migration gave the boards of the time theirs),
+            // read from its first change. The cursor is stored with the changes read, so an idle server writes
+            // nothing.
+            var cursor = known ?? 0
             var any = false
             while cursor < board.seq {
                 let events = try await store.events(id, from: cursor + 1, to: board.seq, limit: Self.batch)

@@ -140,6 +140,8 @@ extension PostgresStore {
                 """,
                 "CREATE INDEX inbox_user ON inbox (username, id)",
                 "CREATE TABLE inbox_cursors (board TEXT PRIMARY KEY, seq BIGINT NOT NULL)",
+                // The boards that exist now tell nobody about their past; a board made later starts at 0.
+                "INSERT INTO inbox_cursors (board, seq) SELECT id, head FROM boards",
             ]
         ),
         (
