@@ -152,13 +152,14 @@ final class SparePool: Sendable {
     }
 
     /// Calls `release` on every kept block (which stays kept) if none was taken since the last call; returns how
-    /// many it was called on.
+    /// many it was called on. `release` runs under the pool's lock: a block released outside it could be taken
+    /// meanwhile, and its new owner's bytes (its header among them) would then be given back to the system.
     func releaseIfUnused(_ release: (UnsafeMutableRawPointer) -> Void) -> Int {
-        let idle: [UInt] = state.withLock { state in
+        state.withLock { state in
             defer { state.taken = false }
-            return state.taken ? [] : state.addresses
+            guard !state.taken else { return 0 }
+            for address in state.addresses { UnsafeMutableRawPointer(bitPattern: address).map(release) }
+            return state.addresses.count
         }
-        for address in idle { UnsafeMutableRawPointer(bitPattern: address).map(release) }
-        return idle.count
     }
 }

@@ -1,5 +1,7 @@
+import Foundation
 @testable import BoardTransport
 import NIOCore
+import NIOConcurrencyHelpers
 import Testing
 
 /// The accepted connections' allocator: large blocks mapped, small ones from malloc, contents kept across every
@@ -115,6 +117,34 @@ struct ConnectionAllocatorTests {
         #expect(pool.releaseIfUnused { released.append($0) } == 0, "a block was taken since the last release")
         #expect(released.isEmpty)
         #expect(pool.releaseIfUnused { released.append($0) } == 2, "and none since")
+    }
+
+    /// A block is released under the pool's lock: a `take` on another thread while the release runs gets it only
+    /// afterwards. (Released outside the lock, a block taken meanwhile had its new owner's header zeroed by
+    /// `madvise`, and freeing it later called `free` on a mapping: "free(): invalid pointer".)
+    @Test("a spare pool releases its blocks where no one can take them meanwhile")
+    func sparePoolReleasesUnderItsLock() throws {
+        let pool = SparePool(limit: 1)
+        let block = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 16)
+        defer { block.deallocate() }
+        #expect(pool.keep(block))
+        let takenDuringRelease = NIOLockedValueBox<Bool?>(nil)
+        let releasing = NIOLockedValueBox(false)
+        let count = pool.releaseIfUnused { _ in
+            releasing.withLockedValue { $0 = true }
+            let taker = Thread {
+                let got = pool.take() != nil
+                // Whether the take returned while the release was still running.
+                takenDuringRelease.withLockedValue { $0 = got && releasing.withLockedValue { $0 } }
+            }
+            taker.start()
+            Thread.sleep(forTimeInterval: 0.05)
+            #expect(takenDuringRelease.withLockedValue { $0 } == nil, "a take got the block while it was being released")
+            releasing.withLockedValue { $0 = false }
+        }
+        #expect(count == 1)
+        for _ in 0..<200 where takenDuringRelease.withLockedValue({ $0 }) == nil { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(takenDuringRelease.withLockedValue { $0 } == false, "the take got the block once the release was done")
     }
 
     @Test("a spare whose pages were given back is handed out whole, with its header")
