@@ -9,11 +9,13 @@ import Logging
 ///
 /// Deriving runs on one node at a time (the `inbox` lease, when several nodes share the store): every 200 ms it
 /// reads the changes of the boards that committed since, and every 5 s of every board (changes committed through
-/// other nodes). The entries and the board's cursor are stored in one transaction, and each entry once by its key,
-/// so a restart or a change of node loses and doubles none; the boards that existed when the store gained inboxes
-/// start at their head then (no entries for their past). The same node checks due dates every `reminderScan` (``ReminderRules``) and mails digests of unread
-/// entries (``Mailer``). Pushing runs on every node: it reads the entries stored since its last look (at once after this node
-/// stored some, else every 2 s) and sends each as `inbox.entry` to its user's sessions here.
+/// other nodes, boards made through them). The entries and the board's cursor are stored in one transaction, and
+/// each entry once by its key, so a restart or a change of node loses and doubles none; the boards that existed
+/// when the store gained inboxes start at their head then (no entries for their past). The same node adds the next
+/// occurrence of recurring cards (``RecurrenceRules``), checks due dates every `reminderScan` (``ReminderRules``)
+/// and mails digests of unread entries (``Mailer``). Pushing runs on every node: it reads the entries stored since
+/// its last look (at once after this node stored some, else every 2 s) and sends each as `inbox.entry` to its
+/// user's sessions here.
 struct InboxService {
     let store: any BoardStore
     let registry: BoardRegistry
