@@ -234,22 +234,8 @@ extension ConfigKey {
 
     /// The known name closest to a misspelt one, when it is close enough to be what was meant.
     static func suggestion(for name: String, among names: [String]) -> String? {
-        let scored = names.map { ($0, editDistance(name, $0)) }.min { $0.1 < $1.1 }
+        let scored = names.map { ($0, EditDistance.between(name, $0)) }.min { $0.1 < $1.1 }
         guard let (best, distance) = scored, distance <= max(2, name.count / 3) else { return nil }
         return best
-    }
-
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 }

@@ -67,7 +67,7 @@ struct InboxService {
 
     private func derive(doorbell: AsyncStream<Void>.Continuation) async {
         var lease = LeaseKeeper(.inbox, logger: logger)
-        var cursors: [BoardID: UInt64] = [:]
+        var cursors: [BoardID: Cursor] = [:]
         var tick = 0
         var lastReminders = ContinuousClock.now
         var lastMail = ContinuousClock.now
@@ -107,29 +107,56 @@ struct InboxService {
         await lease.release()
     }
 
+    /// How far a board's changes were read: here, and in the store.
+    struct Cursor {
+        var seq: UInt64
+        var stored: UInt64
+        var storedAt: ContinuousClock.Instant
+    }
+
+    /// How long a cursor that moved past changes without entries may wait before it is stored: a busy board costs the
+    /// store one small write per this, not one per look (a restart reads those changes again; their entries are
+    /// unique by key and a recurring card's next occurrence by id, so nothing is doubled).
+    static let cursorStoreInterval: Duration = .seconds(5)
+
     /// Derives and stores the entries of `id`'s changes since its cursor; whether any entry was stored.
-    private func derive(_ id: BoardID, _ cursors: inout [BoardID: UInt64]) async -> Bool {
+    private func derive(_ id: BoardID, _ cursors: inout [BoardID: Cursor]) async -> Bool {
         // Loaded from the shared store if this node has not served it yet; nil if archived.
         guard let actor = await registry.board(id) else { return false }
         let board = await actor.committed
         do {
-            var known = cursors[id]
-            if known == nil { known = try await store.inboxCursor(board: id) }
-            // No cursor: a board made since the store had inboxes (the migration gave the boards of the time theirs),
-            // read from its first change. The cursor is stored with the changes read, so an idle server writes
-            // nothing.
-            var cursor = known ?? 0
+            var cursor: Cursor
+            if let known = cursors[id] {
+                cursor = known
+            } else {
+                // No cursor: a board made since the store had inboxes (the migration gave the boards of the time
+                // theirs), read from its first change. The cursor is stored with the changes read, so an idle server
+                // writes nothing.
+                let stored = try await store.inboxCursor(board: id) ?? 0
+                cursor = Cursor(seq: stored, stored: stored, storedAt: .now)
+            }
             var any = false
-            while cursor < board.seq {
-                let events = try await store.events(id, from: cursor + 1, to: board.seq, limit: Self.batch)
+            while cursor.seq < board.seq {
+                let events = try await store.events(id, from: cursor.seq + 1, to: board.seq, limit: Self.batch)
                 guard let last = events.last else { break }
                 let entries = events.flatMap { InboxRules.entries(for: $0.activity, board: board) }
                 for event in events {
                     await addNextOccurrence(after: event.activity, board: board, actor: actor)
                 }
-                let added = try await store.addInboxEntries(entries, board: id, through: last.seq)
-                any = any || !added.isEmpty
-                cursor = last.seq
+                cursor.seq = last.seq
+                if !entries.isEmpty || ContinuousClock.now - cursor.storedAt >= Self.cursorStoreInterval {
+                    let added = try await store.addInboxEntries(entries, board: id, through: last.seq)
+                    any = any || !added.isEmpty
+                    cursor.stored = last.seq
+                    cursor.storedAt = .now
+                }
+            }
+            // Changes without entries read since the last store: stored once the interval has passed (the 5 s scan
+            // comes back to every board).
+            if cursor.stored < cursor.seq, ContinuousClock.now - cursor.storedAt >= Self.cursorStoreInterval {
+                _ = try await store.addInboxEntries([], board: id, through: cursor.seq)
+                cursor.stored = cursor.seq
+                cursor.storedAt = .now
             }
             cursors[id] = cursor
             return any
@@ -171,26 +198,20 @@ struct InboxService {
             last = 0
             logger.warning("cannot read the inbox; new entries are sent from the next look", metadata: ["error": "\(error)"])
         }
-        let ticks = AsyncStream<Void> { continuation in
-            let task = Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(2))
-                    continuation.yield()
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        let (looks, bell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await withDiscardingTaskGroup { group in
-            let (merged, bell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+            // A look at once after this node stored entries, and every 2 s for those another node stored.
             group.addTask {
                 for await _ in wakeups { bell.yield() }
                 bell.finish()
             }
             group.addTask {
-                for await _ in ticks { bell.yield() }
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(2))
+                    bell.yield()
+                }
             }
-            for await _ in merged {
+            for await _ in looks {
                 last = await sendNew(after: last)
             }
             group.cancelAll()
