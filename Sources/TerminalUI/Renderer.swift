@@ -2,7 +2,8 @@
 /// showing `next`.
 ///
 /// Only changed cells are written; the cursor is moved (CUP) only when the next changed cell is not where the last
-/// write left it; SGR is sent only when the style changes. The cursor is hidden while drawing and, when the frame asks
+/// write left it, and always after a grapheme of several scalars (an emoji sequence), whose width terminals disagree
+/// on; SGR is sent only when the style changes. The cursor is hidden while drawing and, when the frame asks
 /// for it (`ScreenBuffer.cursor`), shown at that position at the end. Without a previous frame, or when the size
 /// changed, the screen is cleared (ED 2J) and every non-blank cell drawn. Each frame ends with the default style, so
 /// frames can be rendered independently. An unchanged frame produces no bytes at all.
@@ -43,8 +44,17 @@ public struct Renderer: Hashable, Sendable {
                     output += style.sgr
                     pen = style
                 }
-                output.append(cell.character)
                 let end = x + cell.width
+                if cell.character.unicodeScalars.count > 1 {
+                    // Terminals disagree on the width of emoji sequences (tmux 3.3 draws `❤️` in one cell, kitty and
+                    // WezTerm in two): blank both cells first, draw the sequence, and place the cursor explicitly,
+                    // so a terminal that draws it narrower leaves a blank instead of shifting the rest of the row.
+                    if cell.width == 2 { output += "  " + Self.moveCursor(to: Position(x: x, y: y)) }
+                    output.append(cell.character)
+                    at = nil
+                    continue
+                }
+                output.append(cell.character)
                 // After writing into the last column the terminal's cursor is in a pending-wrap state: move explicitly.
                 at = end < next.width ? Position(x: end, y: y) : nil
             }

@@ -55,6 +55,33 @@ let esc = "\u{1B}"
         #expect(renderer.render(from: blank, to: next) == "\(esc)[1;1H日x")
     }
 
+    @Test func anEmojiSequenceIsFollowedByAnExplicitMove() {
+        var next = blank
+        next.write("❤️x", x: 0, y: 0)
+        #expect(renderer.render(from: blank, to: next) == "\(esc)[1;1H  \(esc)[1;1H❤️\(esc)[1;3Hx")
+    }
+
+    /// A terminal that draws emoji sequences narrower than Unicode says (tmux 3.3: `❤️` in one cell) must still show
+    /// every border where the frame has it.
+    @Test(arguments: ["❤️", "👩‍💻", "🇩🇪", "👍🏽", "1️⃣", "e\u{301}"])
+    func bordersStayInPlaceOnATerminalThatDrawsASequenceNarrower(sequence: String) throws {
+        var frame = ScreenBuffer(width: 12, height: 2)
+        frame.write("│" + sequence + "│ab│", x: 0, y: 0)
+        frame.write("│" + sequence + sequence + "│", x: 0, y: 1)
+        for narrow in [false, true] {
+            var terminal = TestTerminal(width: 12, height: 2, filledWith: "#")
+            terminal.narrowSequences = narrow
+            try terminal.apply(renderer.render(from: nil, to: frame))
+            for y in 0..<2 {
+                for x in 0..<12 where frame[x, y].character == "│" {
+                    #expect(terminal.cells[y * 12 + x].character == "│", "row \(y) column \(x), narrow: \(narrow)")
+                }
+            }
+            if !narrow { #expect(terminal.matches(frame, colorMode: .trueColor)) }
+            #expect(!terminal.lines.joined().contains("#"))
+        }
+    }
+
     @Test func writingTheLastColumnForcesAnExplicitMove() {
         var next = blank
         next.write("z", x: 9, y: 0)

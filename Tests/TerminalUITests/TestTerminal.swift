@@ -21,6 +21,9 @@ struct TestTerminal {
     private var pen = Style.plain
     /// How many times the screen scrolled (a renderer should never make it scroll).
     private(set) var scrolls = 0
+    /// Draw a grapheme of several scalars in the width of its first scalar, as tmux 3.3 does with `❤️` (U+2764 U+FE0F:
+    /// one cell) where Unicode's emoji presentation and most terminals give two.
+    var narrowSequences = false
 
     init(width: Int, height: Int, filledWith fill: Character = " ") {
         self.width = width
@@ -119,7 +122,10 @@ struct TestTerminal {
     }
 
     private mutating func print(_ character: Character) throws {
-        let columns = DisplayWidth.of(character)
+        let scalars = character.unicodeScalars
+        let columns =
+            narrowSequences && scalars.count > 1
+            ? max(1, DisplayWidth.of(scalars.first!)) : DisplayWidth.of(character)
         guard columns > 0 else { throw UnknownSequence(sequence: "zero-width " + String(character)) }
         if pendingWrap || cursor.x + columns > width { newLine() }
         let x = cursor.x, y = cursor.y
