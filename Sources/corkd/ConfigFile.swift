@@ -79,11 +79,15 @@ enum ConfigFile {
         var loaded = LoadedConfig(path: path)
         var problems: [ConfigProblem] = []
         if let path {
-            let text: String
-            do {
-                text = try String(contentsOfFile: path, encoding: .utf8)
-            } catch {
+            // Read to the end through a handle rather than by the file's size, so a device (`/dev/null`, "no file")
+            // and a pipe (`--config <(…)`) read too.
+            guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() ?? Data() else {
                 throw ConfigError(problems: [ConfigProblem(source: .file(path: path, line: nil), key: nil, message: readProblem(path))])
+            }
+            try? handle.close()
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw ConfigError(problems: [ConfigProblem(
+                    source: .file(path: path, line: nil), key: nil, message: "the configuration file is not UTF-8 text")])
             }
             let (values, found) = parse(text, path: path)
             loaded.values = values

@@ -201,6 +201,15 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: corkd.dataDirectory.appendingPathComponent("listen.json").path))
     }
 
+    /// `--config /dev/null` is the documented way to read no file (a device has no size to read by).
+    @Test func devNullIsAnEmptyConfiguration() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let result = try await Self.check("/dev/null", in: corkd)
+        #expect(result.exit.reason == .exit && result.exit.status == 0, "\(result.exit) \(result.standardError)")
+        #expect(result.standardOutput.contains("port = 7420  # default"), "\(result.standardOutput)")
+    }
+
     @Test func aMissingFileNamedOnTheCommandLineIsAnError() async throws {
         let corkd = try CorkdProcess()
         defer { corkd.cleanup() }
