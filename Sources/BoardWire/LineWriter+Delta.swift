@@ -141,6 +141,7 @@ extension JSONByteWriter {
             if !a.assignees.isEmpty { field(#","assignees":"#, a.assignees) }
             field(#","milestone":"#, a.milestone)
             field(#","ref":"#, a.ref)
+            field(#","created_at":"#, a.createdAt.map { Int($0.milliseconds) })
         case .editCard(let e):
             field(#","card":"#, e.card)
             field(#","title":"#, e.title)

@@ -96,6 +96,7 @@ public struct BoardImport: Sendable {
             add.assignees = assignees
             add.milestone = card.milestone.flatMap { milestones[$0] }
             add.ref = card.ref
+            add.createdAt = card.createdAt
             ops.append(.addCard(add))
             cards += 1
             for item in card.checklist {

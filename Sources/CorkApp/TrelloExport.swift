@@ -55,10 +55,12 @@ struct TrelloExport: Decodable {
         var idMembers: [String]
         var shortLink: String?
         var attachmentCount: Int
+        /// Minutes before the due date Trello reminds the card's members; -1 or absent: no reminder.
+        var dueReminder: Int?
 
         enum CodingKeys: String, CodingKey {
             case id, name, desc, idList, closed, pos, due, dueComplete, idLabels, idChecklists, idMembers, shortLink
-            case attachments
+            case attachments, dueReminder
         }
 
         /// Only the count of attachments matters (they are not imported); their fields are not decoded.
@@ -79,6 +81,7 @@ struct TrelloExport: Decodable {
             idMembers = try c.decodeIfPresent([String].self, forKey: .idMembers) ?? []
             shortLink = try c.decodeIfPresent(String.self, forKey: .shortLink)
             attachmentCount = try c.decodeIfPresent([Ignored].self, forKey: .attachments)?.count ?? 0
+            dueReminder = (try? c.decodeIfPresent(Int.self, forKey: .dueReminder)) ?? nil
         }
     }
 

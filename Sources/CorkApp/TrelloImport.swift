@@ -6,8 +6,9 @@ import Foundation
 /// Open lists become columns (an existing column with the same name, ignoring case, spaces and punctuation, is
 /// reused; new ones are added next to the column of the list before them). Labels become labels with Trello's
 /// colours (unnamed ones named after their colour; a name the board already has is reused). Cards are added list
-/// by list in Trello's order with their title, description, due date, labels and `ref` `trello:<shortLink>`,
-/// then their checklist items, their comments (oldest first, as `Name (YYYY-MM-DD): text`), then `card.close`
+/// by list in Trello's order with their title, description, due date, labels, `ref` `trello:<shortLink>` and the
+/// creation time in their Trello id, then their checklist items (prefixed with their checklist's name unless the card
+/// has one checklist with Trello's default name), their comments (oldest first, as `Name (YYYY-MM-DD): text`), then `card.close`
 /// when the due date was marked complete and `card.archive` when the card or its list was closed.
 ///
 /// Ids are `t-<Trello id>` (with `-2`, `-3`, … when the board already uses one), so the same export onto the same

@@ -26,6 +26,12 @@ extension TrelloPlanner {
             summary.warnings.append(
                 "card \(FeedText.quotedTitle(card.name)) was skipped: its list \(card.idList) is not in the export")
         }
+        let reminders = export.cards.filter { $0.due != nil && ($0.dueReminder ?? -1) >= 0 }.count
+        if reminders > 0 {
+            summary.warnings.append(
+                "\(reminders) Trello due reminder\(reminders == 1 ? " was" : "s were") not imported: Corkboard reminds "
+                    + "a card's assignees and watchers through their inbox when it is due within a day and when it is overdue")
+        }
         let cardIDs = Set(export.cards.map(\.id))
         let orphans = comments.filter { !cardIDs.contains($0.key) }.reduce(0) { $0 + $1.value.count }
         if orphans > 0 {
@@ -83,7 +89,8 @@ extension TrelloPlanner {
 
         let id = CardID(Self.newID(card.id, taken: &takenCards))
         ops.append(.addCard(AddCard(
-            card: id, column: column, title: title, description: description, due: due, labels: labels, ref: ref)))
+            card: id, column: column, title: title, description: description, due: due, labels: labels, ref: ref,
+            createdAt: Self.creationTime(ofID: card.id))))
         summary.cards += 1
         planChecklists(checklists, of: card, id: id, quoted: quoted)
         planComments(comments, id: id, quoted: quoted)
@@ -95,6 +102,17 @@ extension TrelloPlanner {
             ops.append(.archiveCard(card: id))
             summary.archived += 1
         }
+    }
+
+    /// The names Trello gives a new checklist (in its English, German, French and Spanish interfaces), as `columnKey`s.
+    static let defaultChecklistNames: Set<String> = ["", "checklist", "checkliste", "todo", "lista de verificación"]
+        .reduce(into: []) { $0.insert(columnKey($1)) }
+
+    /// When Trello made the object: a Trello id is a MongoDB ObjectId, whose first 8 hex digits are its creation time in
+    /// seconds since the epoch. Nil for an id that is not one (a time in the future is the server's to cap).
+    static func creationTime(ofID id: String) -> Timestamp? {
+        guard id.utf8.count == 24, let seconds = Int64(id.prefix(8), radix: 16) else { return nil }
+        return Timestamp(milliseconds: seconds * 1000)
     }
 
     /// `trello:<short link>`, without spaces or control characters, at most `Limits.refMaxCharacters`.
@@ -114,7 +132,10 @@ extension TrelloPlanner {
             let rb = rank[b.element.id] ?? Int.max
             return ra != rb ? ra < rb : a.offset < b.offset
         }.map(\.element)
+        // Corkboard has one unnamed checklist per card: items carry their checklist's name unless the card has a
+        // single checklist with Trello's default name.
         let prefixed = sorted.count > 1
+            || sorted.first.map { !Self.defaultChecklistNames.contains(Self.columnKey($0.name)) } ?? false
         var taken: Set<String> = []
         var count = 0
         var cutCount = 0

@@ -77,7 +77,8 @@ enum Fixtures {
             .addCard(
                 AddCard(
                     card: "n1", column: "doing", placement: Placement(after: "c4"), title: "New", description: "D",
-                    due: day, labels: ["bug", "ui"], assignees: ["bob"], milestone: "m1", ref: "GH-1")),
+                    due: day, labels: ["bug", "ui"], assignees: ["bob"], milestone: "m1", ref: "GH-1",
+                    createdAt: Timestamp(milliseconds: 1_704_067_200_000))),
             .editCard(
                 EditCard(
                     card: "c1", title: "T", description: "D", baseSeq: 3, due: .set(day), milestone: .clear,

@@ -62,6 +62,18 @@ import Testing
         #expect(change.activity.changes.count == 12)
     }
 
+    @Test func addCardKeepsTheCreationTimeItBrings() throws {
+        let change = try accepted(.addCard(AddCard(card: "n1", title: "Old", createdAt: stamp(3))), on: board)
+        let card = try #require(change.board.cards["n1"])
+        #expect(card.createdAt == stamp(3))
+        #expect(card.updatedAt == stamp(11), "the card changed on this board now")
+        let ahead = try accepted(.addCard(AddCard(card: "n1", title: "Ahead", createdAt: stamp(50))), on: board)
+        #expect(ahead.board.cards["n1"]?.createdAt == stamp(11), "a clock ahead of the server's is taken as the server's")
+        #expect(
+            rejectionCode(of: .addCard(AddCard(card: "n1", title: "T", createdAt: Timestamp(milliseconds: -1))), on: board)
+                == .invalid, "before the epoch")
+    }
+
     @Test func cardNumbersKeepGrowingAfterAPurge() throws {
         var board = board
         mustApply(.addCard(AddCard(card: "n1", title: "One")), to: &board)

@@ -29,7 +29,8 @@ import Testing
             .addCard(
                 AddCard(
                     card: "n1", column: "doing", placement: Placement(after: "c4"), title: "New", description: "D\nE",
-                    due: day, labels: ["bug", "ui"], assignees: ["bob"], milestone: "m1", ref: "GH-1")),
+                    due: day, labels: ["bug", "ui"], assignees: ["bob"], milestone: "m1", ref: "GH-1",
+                    createdAt: Timestamp(milliseconds: 1_704_067_200_000))),
             .addCard(AddCard(card: "n2", column: nil, placement: .bottom, title: "Bare")),
             .editCard(
                 EditCard(

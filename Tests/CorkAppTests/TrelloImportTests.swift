@@ -55,7 +55,11 @@ import Testing
         #expect(ci.description == "GitHub Actions:\n- build\n- test\n- deploy preview")
         #expect(ci.labels.map { board.label($0)!.name } == ["infra"])
         #expect(ci.assignees.isEmpty, "Trello members are not Corkboard users")
-        #expect(ci.checklist.map(\.text) == ["Pick a CI provider", "Cache dependencies", "Deploy previews"])
+        // One checklist with a name of its own ("Steps"): its items carry the name, as with several checklists.
+        #expect(ci.checklist.map(\.text) == ["Steps: Pick a CI provider", "Steps: Cache dependencies", "Steps: Deploy previews"])
+        // The creation time is the one in Trello's id (0x65a1a1a1 seconds), not the import's.
+        #expect(ci.createdAt == Timestamp(milliseconds: 0x65a1_a1a1 * 1000))
+        #expect(board.cards.values.allSatisfy { $0.createdAt.milliseconds <= 0x65a1_a1a9 * 1000 })
         #expect(ci.checklist.map(\.done) == [true, false, false])
         #expect(ci.comments.map(\.text) == [
             "Ana Lima (2026-01-05): Started on this.", "Ana Lima (2026-01-07): Pipeline runs on every push now.",
@@ -90,6 +94,8 @@ import Testing
         #expect((s.columnsCreated, s.columnsReused) == (1, 3))
         #expect((s.cards, s.labelsCreated, s.checklistItems, s.comments, s.archived, s.closed) == (9, 5, 6, 4, 3, 1))
         #expect(s.warnings == [
+            "1 Trello due reminder was not imported: Corkboard reminds a card's assignees and watchers through their "
+                + "inbox when it is due within a day and when it is overdue",
             "1 comment was skipped: on cards not in the export",
             "2 attachments were not imported: Corkboard cards have no attachments",
             "3 card members (of 2 Trello members) not assigned: Trello members are not Corkboard users; "
@@ -195,6 +201,36 @@ import Testing
             ],
         ]
         return try! JSONSerialization.data(withJSONObject: json)
+    }
+
+    /// A single checklist with Trello's default name adds nothing to its items; an id that is not a Trello id leaves
+    /// the creation time to the server, and one in the future is capped at the server's clock.
+    @Test func aDefaultChecklistNameIsLeftOutAndOddIDsGetTheServersTime() throws {
+        let json: [String: Any] = [
+            "name": "B", "lists": [["id": "l1", "name": "Todo", "closed": false, "pos": 1]],
+            "cards": [
+                ["id": "5f0000000000000000000001", "name": "One", "idList": "l1", "pos": 1],
+                ["id": "ff0000000000000000000002", "name": "Future", "idList": "l1", "pos": 2],
+                ["id": "short", "name": "Odd", "idList": "l1", "pos": 3],
+            ],
+            "checklists": [
+                ["id": "k1", "idCard": "5f0000000000000000000001", "name": "Checklist", "checkItems": [
+                    ["id": "i1", "name": "first", "state": "complete"],
+                ]],
+                ["id": "k2", "idCard": "ff0000000000000000000002", "name": "Launch", "checkItems": [
+                    ["id": "i2", "name": "second", "state": "incomplete"],
+                ]],
+            ],
+        ]
+        var t = Self.freshBoard()
+        let plan = try TrelloImport(json: JSONSerialization.data(withJSONObject: json), onto: t.board)
+        Self.applyAll(plan.ops, to: &t)
+        let one = try card(t.board, "One"), future = try card(t.board, "Future"), odd = try card(t.board, "Odd")
+        #expect(one.checklist.map(\.text) == ["first"])
+        #expect(future.checklist.map(\.text) == ["Launch: second"])
+        #expect(one.createdAt == Timestamp(milliseconds: 0x5f00_0000 * 1000))
+        #expect(future.createdAt.milliseconds < 0xff00_0000 * 1000, "the applying board's clock")
+        #expect(odd.createdAt > one.createdAt, "the applying board's clock")
     }
 
     @Test func hostileValuesAreMadeToFitAndStillApply() throws {

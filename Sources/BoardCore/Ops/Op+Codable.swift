@@ -6,6 +6,7 @@ extension Op: Codable {
         case baseSeq = "base_seq"
         case due, labels, assignees, milestone, ref, label, item, text, done, comment, color, by, force, recur
         case inProgress = "in_progress"
+        case createdAt = "created_at"
     }
 
     /// Decodes an op from its flat JSON object; `kind` picks the case. Unknown fields are ignored.
@@ -80,7 +81,8 @@ extension Op: Codable {
                     labels: try c.decodeIfPresent([LabelID].self, forKey: .labels) ?? [],
                     assignees: try c.decodeIfPresent([UserID].self, forKey: .assignees) ?? [],
                     milestone: try c.decodeIfPresent(MilestoneID.self, forKey: .milestone),
-                    ref: try c.decodeIfPresent(String.self, forKey: .ref)))
+                    ref: try c.decodeIfPresent(String.self, forKey: .ref),
+                    createdAt: try c.decodeIfPresent(Timestamp.self, forKey: .createdAt)))
         case .cardEdit:
             self = .editCard(
                 EditCard(
@@ -219,6 +221,7 @@ extension Op: Codable {
             if !a.assignees.isEmpty { try c.encode(a.assignees, forKey: .assignees) }
             try c.encodeIfPresent(a.milestone, forKey: .milestone)
             try c.encodeIfPresent(a.ref, forKey: .ref)
+            try c.encodeIfPresent(a.createdAt, forKey: .createdAt)
         case .editCard(let e):
             try c.encode(e.card, forKey: .card)
             try c.encodeIfPresent(e.title, forKey: .title)

@@ -124,12 +124,16 @@ public struct AddCard: Hashable, Sendable {
     public var milestone: MilestoneID?
     /// An external reference, unique per board.
     public var ref: String?
+    /// When the card was made, for a card brought from elsewhere (an import keeps Trello's date): not before the
+    /// epoch; a time after the applying server's clock (another machine's clock ahead) is taken as that clock's.
+    /// Default: when the op is applied.
+    public var createdAt: Timestamp?
 
     /// Makes an add-card op.
     public init(
         card: CardID, column: ColumnID? = nil, placement: Placement = .bottom, title: String,
         description: String = "", due: Day? = nil, labels: [LabelID] = [], assignees: [UserID] = [],
-        milestone: MilestoneID? = nil, ref: String? = nil
+        milestone: MilestoneID? = nil, ref: String? = nil, createdAt: Timestamp? = nil
     ) {
         self.card = card
         self.column = column
@@ -141,6 +145,7 @@ public struct AddCard: Hashable, Sendable {
         self.assignees = assignees
         self.milestone = milestone
         self.ref = ref
+        self.createdAt = createdAt
     }
 }
 

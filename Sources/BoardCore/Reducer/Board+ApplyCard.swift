@@ -19,6 +19,9 @@ extension Board {
             if let r = Validate.ref(ref) { return .failure(r) }
             if let other = card(ref: ref) { return .failure(duplicateRef(ref, other)) }
         }
+        if let created = add.createdAt, created.milliseconds < 0 {
+            return .failure(Rejection(.invalid, "created_at \(created.milliseconds) is before the epoch"))
+        }
         let labels = Array(Set(add.labels)).sorted()
         if labels.count > Limits.labelsPerCardMax {
             return .failure(Rejection(.tooLarge, "a card carries at most \(Limits.labelsPerCardMax) labels"))
@@ -53,7 +56,7 @@ extension Board {
                 id: add.card, number: nextCardNumber, column: columnID, rank: placement.rank, title: add.title,
                 description: add.description, descriptionSeq: context.seq, due: add.due, labels: labels,
                 assignees: assignees, milestone: add.milestone, ref: add.ref, createdBy: context.actor,
-                createdAt: context.now))
+                createdAt: min(add.createdAt ?? context.now, context.now), updatedAt: context.now))
         nextCardNumber += 1
         return .success(Outcome(inverse: .archiveCard(card: add.card), warning: warning))
     }

@@ -40,7 +40,8 @@ extension TapeReader {
                     title: try string("title", in: o), description: try optionalString("description", in: o) ?? "",
                     due: try optionalString("due", in: o).map { text throws(Unsure) in try day(text) },
                     labels: try ids("labels", in: o), assignees: try ids("assignees", in: o),
-                    milestone: try optionalID("milestone", in: o), ref: try optionalString("ref", in: o)))
+                    milestone: try optionalID("milestone", in: o), ref: try optionalString("ref", in: o),
+                    createdAt: try optionalInt("created_at", in: o).map { Timestamp(milliseconds: Int64($0)) }))
         case .cardEdit:
             return .editCard(
                 EditCard(
