@@ -12,7 +12,7 @@ public enum HTTPProbe {
 
     /// `GET path` on 127.0.0.1:port.
     public static func get(_ path: String, port: Int, method: String = "GET") async throws -> Reply {
-        let text = try await exchange("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", port: port)
+        let text = try await exchange("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", port: port)
         do { return try parse(text) } catch { throw TestFailure("\(method) \(path) on 127.0.0.1:\(port): \(error)") }
     }
 

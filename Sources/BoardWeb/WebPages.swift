@@ -58,7 +58,9 @@ struct WebPages {
                             return
                         }
                         let response =
-                            tooLarge ? .json(.payloadTooLarge, ["error": "the body is larger than \(Self.bodyMax) bytes"]) : answer(request, body: body)
+                            tooLarge
+                            ? .json(.payloadTooLarge, ["error": "the body is larger than \(Self.bodyMax) bytes"])
+                            : await answer(request, body: body)
                         try await write(response, for: request, to: outbound)
                         if !request.isKeepAlive { return }
                         head = nil
@@ -80,7 +82,9 @@ struct WebPages {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: response.contentType)
         headers.add(name: "Content-Length", value: "\(response.body.readableBytes)")
-        for (name, value) in Self.securityHeaders { headers.add(name: name, value: value) }
+        for (name, value) in Self.securityHeaders where !response.headers.contains(where: { $0.0 == name }) {
+            headers.add(name: name, value: value)
+        }
         for (name, value) in response.headers { headers.add(name: name, value: value) }
         if !request.isKeepAlive { headers.add(name: "Connection", value: "close") }
         try await outbound.write(.head(HTTPResponseHead(version: request.version, status: response.status, headers: headers)))
@@ -90,9 +94,11 @@ struct WebPages {
         try await outbound.write(.end(nil))
     }
 
-    func answer(_ request: HTTPRequestHead, body: ByteBuffer) -> Response {
+    func answer(_ request: HTTPRequestHead, body: ByteBuffer) async -> Response {
         let path = WebServer.path(of: request.uri)
         switch (request.method, path) {
+        case (.GET, "/unsubscribe"), (.HEAD, "/unsubscribe"), (.POST, "/unsubscribe"):
+            return await unsubscribe(request)
         case (.GET, "/session"), (.HEAD, "/session"):
             return WebServer.token(in: request, configuration.cookie) != nil
                 ? .json(.ok, ["session": "ok"]) : .json(.unauthorized, ["error": "no session; open your invite link"])

@@ -1,4 +1,5 @@
 import BoardClient
+import BoardCore
 import BoardServer
 import BoardTransport
 import BoardWire
@@ -29,6 +30,8 @@ public struct WebConfiguration: Sendable {
     public var version = "0"
     /// The event loops for the listener and its connections.
     public var group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    /// Follows a digest mail's unsubscribe link (`/unsubscribe`); nil: the link is not served.
+    public var unsubscribe: (@Sendable (UserID, String) async -> MailUnsubscribe.Outcome)?
 
     public init(cookie: WebCookie) { self.cookie = cookie }
 

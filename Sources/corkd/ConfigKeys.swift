@@ -208,6 +208,9 @@ extension ConfigKey {
             name: "mail.from", option: "--mail-from", kind: .string, scope: .serve,
             check: { NotifySettings.addressProblem($0) },
             effective: { $0.mailFrom.map(ConfigValue.string) }),
+        ConfigKey(
+            name: "mail.scan_interval_ms", option: "--mail-scan-interval-ms", kind: .integer(1_000...3_600_000), scope: .serve,
+            effective: { .integer(Int64($0.mailScanIntervalMs)) }),
 
         ConfigKey(
             name: "metrics.listen", option: "--metrics", kind: .string, scope: .serve, check: ConfigKey.address,

@@ -81,6 +81,11 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("mail-from"), help: "The sender of those mails (default: corkd@ the public host).")
     var mailFrom: String?
 
+    @Option(
+        name: .customLong("mail-scan-interval-ms"),
+        help: "How often unread entries are looked at for mail, in ms (1000–3600000).")
+    var mailScanIntervalMs: Int = 30_000
+
     @Flag(name: .customLong("no-mail"), help: "Mail nothing (the inbox still works).")
     var noMail = false
 
@@ -125,13 +130,16 @@ struct Serve: AsyncParsableCommand {
         try operating.apply(to: &configuration)
         try hookOptions.apply(to: &configuration)
         configuration.mail.command = noMail || mailCommand.isEmpty ? nil : mailCommand
+        guard (1_000...3_600_000).contains(mailScanIntervalMs) else {
+            throw CorkdExit.usage("--mail-scan-interval-ms must be 1000–3600000")
+        }
+        configuration.mail.scanInterval = .milliseconds(mailScanIntervalMs)
         if let mailFrom {
             guard NotifySettings.addressProblem(mailFrom) == nil else { throw CorkdExit.usage("--mail-from must be a mail address") }
             configuration.mail.from = mailFrom
         } else {
             configuration.mail.from = "corkd@" + (publicHost ?? ProcessInfo.processInfo.hostName)
         }
-        configuration.mail.webURL = web.publicURL
     }
 
     func run() async throws {
@@ -157,12 +165,13 @@ struct Serve: AsyncParsableCommand {
         let settings = configuration
         let configurationFile = data.config
         let listenFile = ListenFile(directory: directory, logger: logger)
+        if !web.disabled { configuration.mail.webURL = { await listenFile.webURL } }
         let accepted = AcceptedConnections()
         let webServer: WebServer?
         do {
             webServer = try web.server(
                 serverPort: port, serverHost: host, advertisedHost: setup.advertisedHost, tls: setup.tls,
-                settings: settings, accepted: accepted, logger: logger, directory: directory,
+                settings: settings, accepted: accepted, store: setup.store, logger: logger, directory: directory,
                 ownerToken: setup.ownerToken, listenFile: listenFile)
         } catch {
             Console.error("corkd: \(error)\ncorkd: refusing to serve.\n")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BoardCore
 import BoardServer
+import BoardStore
 import BoardWeb
 import BoardWire
 import Foundation
@@ -40,7 +41,8 @@ struct WebOptions: ParsableArguments {
     /// The web listener for these options, or nil with `--no-web`.
     func server(
         serverPort: Int, serverHost: String, advertisedHost: String, tls: NIOSSLContext, settings: ServerConfiguration,
-        accepted: AcceptedConnections, logger: Logger, directory: URL, ownerToken: String?, listenFile: ListenFile
+        accepted: AcceptedConnections, store: any BoardStore, logger: Logger, directory: URL, ownerToken: String?,
+        listenFile: ListenFile
     ) throws -> WebServer? {
         guard !disabled else { return nil }
         let bindHost = host ?? serverHost
@@ -59,6 +61,7 @@ struct WebOptions: ParsableArguments {
         configuration.tls = WebConfiguration.isLoopback(bindHost) ? nil : tls
         configuration.limits = settings.limits
         configuration.allowedOrigins = allowedOrigins
+        configuration.unsubscribe = { user, token in await MailUnsubscribe.apply(user: user, token: token, store: store) }
         configuration.version = settings.serverName.split(separator: "/").last.map(String.init) ?? "0"
         let secure = configuration.tls != nil
         let publicURL = self.publicURL

@@ -9,22 +9,16 @@ import Testing
 /// which delivers it over SMTP to an aiosmtpd sink on 127.0.0.1. Two mentions within the delay go out as one
 /// message; an entry read in time never goes out; `mail off` stops it.
 @Suite(
-    .serialized, .enabled(if: MailPath.available, "needs msmtp and Python's aiosmtpd (.ci/run installs them)"),
+    .serialized, .enabled(if: SMTPSink.available, "needs msmtp and Python's aiosmtpd (.ci/run installs them)"),
     .startsProcesses(within: .minutes(2)))
 struct MailDigestTests {
     @Test func unreadMentionsGoOutAsOneDigestAfterTheDelay() async throws {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("mail-\(UUID().uuidString)")
-        let inbox = work.appendingPathComponent("sink")
-        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
-        let sink = try SpawnedProcess(
-            executable: try SpawnedProcess.tool("python3"),
-            arguments: [CorkdProcess.packageRoot.appendingPathComponent("Tests/Mail/smtp_sink.py").path, inbox.path],
-            logDirectory: work, name: "smtp-sink", withInput: true)
-        defer { sink.killAndReap() }
-        #expect(await sink.waitForOutput(containing: "listening ", timeout: .seconds(20)), "\(sink.standardError)")
-        let port = try #require(sink.standardOutput.split(separator: " ").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
-        let command = "msmtp -C /dev/null --host=127.0.0.1 --port=\(port) --auth=off --tls=off --from=corkd@localhost -t"
+        let sink = try await SMTPSink(in: work)
+        defer { sink.stop() }
+        let mailbox = sink.mailbox
+        let command = sink.command
 
         try await withTestServer(configure: {
             $0.mail.command = command
@@ -44,7 +38,7 @@ struct MailDigestTests {
             _ = try await InboxTests.next("inbox.entry", from: owner)
             _ = try await InboxTests.next("inbox.entry", from: owner)
 
-            let first = try await Self.waitForMail(in: inbox, count: 1)
+            let first = try await mailbox.waitForMail(count: 1)
             #expect(first.contains("X-Envelope-To: owner@example.com"), "\(first)")
             #expect(first.contains("Subject: [Corkboard] 2 unread: bob on main: @owner the build is red"), "\(first)")
             #expect(first.contains("@owner the build is red") && first.contains("@owner and the deploy is stuck"), "\(first)")
@@ -56,46 +50,15 @@ struct MailDigestTests {
             try await owner.send(#"{"type":"inbox.read","req":2,"ids":[\#(try #require(third["id"] as? Int))]}"#)
             _ = try await InboxTests.next("ok", from: owner)
             try await Task.sleep(for: .seconds(2))
-            #expect(try Self.mails(in: inbox).count == 1, "the read entry went out anyway")
+            #expect(try mailbox.mails().count == 1, "the read entry went out anyway")
 
             // Mail off: a fourth mention stays in the inbox only.
             try await owner.send(#"{"type":"notify","req":3,"email":""}"#)
             _ = try await InboxTests.next("notify", from: owner)
             try await say("@owner one more")
             try await Task.sleep(for: .seconds(2))
-            #expect(try Self.mails(in: inbox).count == 1)
+            #expect(try mailbox.mails().count == 1)
             for probe in [owner, bob] { await probe.close() }
         }
-        sink.closeInput()
-    }
-
-    static func mails(in directory: URL) throws -> [URL] {
-        try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil).filter { $0.pathExtension == "eml" }
-            .sorted { $0.lastPathComponent < $1.lastPathComponent }
-    }
-
-    /// The text of the `count`th mail, waiting up to 20 s for it.
-    static func waitForMail(in directory: URL, count: Int) async throws -> String {
-        for _ in 0..<200 {
-            let found = try mails(in: directory)
-            if found.count >= count { return try String(contentsOf: found[count - 1], encoding: .utf8) }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw TestFailure("no mail \(count) within 20 s")
-    }
-}
-
-/// Whether the local mail path can run here: msmtp and aiosmtpd, or CI (where it must).
-enum MailPath {
-    static var available: Bool {
-        if ProcessInfo.processInfo.environment["CI"].map({ !$0.isEmpty && $0 != "false" }) == true { return true }
-        guard (try? SpawnedProcess.tool("msmtp")) != nil, let python = try? SpawnedProcess.tool("python3") else { return false }
-        let probe = Process()
-        probe.executableURL = python
-        probe.arguments = ["-c", "import aiosmtpd"]
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
     }
 }

@@ -21,6 +21,8 @@ public struct NotifySettings: Hashable, Sendable, Codable {
     public var boards: [BoardID: Level]
     /// How long an entry stays unread before it is mailed, in milliseconds (default 10 minutes).
     public var delayMs: Int64
+    /// The secret in the mails' unsubscribe link (made when there is an address; never sent to a client).
+    public var unsubscribeToken: String?
 
     /// The defaults: no address, `mentions`, 10 minutes.
     public init(email: String? = nil, level: Level = .mentions, boards: [BoardID: Level] = [:], delayMs: Int64 = 600_000) {
@@ -33,6 +35,7 @@ public struct NotifySettings: Hashable, Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case email, level, boards
         case delayMs = "delay_ms"
+        case unsubscribeToken = "unsubscribe_token"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -42,6 +45,7 @@ public struct NotifySettings: Hashable, Sendable, Codable {
         let raw = try c.decodeIfPresent([String: Level].self, forKey: .boards) ?? [:]
         boards = Dictionary(uniqueKeysWithValues: raw.map { (BoardID($0.key), $0.value) })
         delayMs = try c.decodeIfPresent(Int64.self, forKey: .delayMs) ?? 600_000
+        unsubscribeToken = try c.decodeIfPresent(String.self, forKey: .unsubscribeToken)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -50,6 +54,29 @@ public struct NotifySettings: Hashable, Sendable, Codable {
         try c.encode(level, forKey: .level)
         try c.encode(Dictionary(uniqueKeysWithValues: boards.map { ($0.key.rawValue, $0.value) }), forKey: .boards)
         try c.encode(delayMs, forKey: .delayMs)
+        try c.encodeIfPresent(unsubscribeToken, forKey: .unsubscribeToken)
+    }
+
+    /// These settings as a client is shown them: without the unsubscribe secret.
+    public var shown: NotifySettings {
+        var copy = self
+        copy.unsubscribeToken = nil
+        return copy
+    }
+
+    /// A new unsubscribe secret: 128 random bits as 32 hex digits.
+    public static func newUnsubscribeToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in
+            let hex = String(generator.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+    }
+
+    /// Whether `token` is this user's unsubscribe secret, compared in time that does not depend on where they differ.
+    public func unsubscribes(with token: String) -> Bool {
+        guard let secret = unsubscribeToken, secret.utf8.count == token.utf8.count else { return false }
+        return zip(secret.utf8, token.utf8).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     /// Shortest and longest delay, in milliseconds (1 s is for tests and the impatient; a day at most).
@@ -78,7 +105,13 @@ public struct NotifySettings: Hashable, Sendable, Codable {
 /// One digest mail of unread inbox entries, as the text a `sendmail -t` reads (headers, a blank line, the body).
 public enum MailDigest {
     /// The message for `entries` (oldest first) to `address`.
-    public static func message(to address: String, user: UserID, entries: [InboxEntry], from sender: String, webURL: String?) -> String {
+    ///
+    /// With `unsubscribeURL`, the message carries it as `List-Unsubscribe` with RFC 8058's one-click POST (mail
+    /// programs show an "Unsubscribe" button) and in its last line.
+    public static func message(
+        to address: String, user: UserID, entries: [InboxEntry], from sender: String, webURL: String?,
+        unsubscribeURL: String? = nil
+    ) -> String {
         let count = entries.count
         let first = entries.first.map { "\($0.actor) on \($0.board): \($0.text)" } ?? ""
         let subject = count == 1 ? "[Corkboard] \(first)" : "[Corkboard] \(count) unread: \(first)"
@@ -90,6 +123,12 @@ public enum MailDigest {
             "Content-Type: text/plain; charset=utf-8",
             "Content-Transfer-Encoding: 8bit",
             "Auto-Submitted: auto-generated",
+        ]
+        if let unsubscribeURL {
+            lines.append("List-Unsubscribe: <\(unsubscribeURL)>")
+            lines.append("List-Unsubscribe-Post: List-Unsubscribe=One-Click")
+        }
+        lines += [
             "",
             "Hello \(user), you have \(count == 1 ? "an unread notification" : "\(count) unread notifications") on Corkboard:",
             "",
@@ -101,6 +140,7 @@ public enum MailDigest {
         lines.append("")
         lines.append("Read them with `cork inbox`" + (webURL.map { " or at \($0)" } ?? "") + ".")
         lines.append("No more of these mails: `cork notify --mail off` (or `--level none --board BOARD` for one board).")
+        if let unsubscribeURL { lines.append("Or open this link: \(unsubscribeURL)") }
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 

@@ -13,8 +13,9 @@ public struct MailSettings: Sendable {
     public var from: String = "corkd@localhost"
     /// How often unread entries are looked at. Default 30 s.
     public var scanInterval: Duration = .seconds(30)
-    /// The web page's address, named in the mail (nil: not named).
-    public var webURL: String?
+    /// How the web page's address is found when a mail is written (nil: none, and the mail names neither the page
+    /// nor an unsubscribe link). A function because the address is known only once the page listens.
+    public var webURL: @Sendable () async -> String? = { nil }
 
     /// No mail.
     public init() {}
@@ -48,8 +49,11 @@ struct Mailer {
                 try await store.markMailed(skipped, at: clock.now())
                 let due = entries.filter { notify.mails($0) }
                 guard let oldest = due.first, clock.now().milliseconds - oldest.at.milliseconds >= notify.delayMs else { continue }
+                let web = await settings.webURL().map(MailUnsubscribe.base)
+                var unsubscribe: String?
+                if let web { unsubscribe = MailUnsubscribe.link(base: web, user: user, token: try await unsubscribeToken(of: user, notify)) }
                 let message = MailDigest.message(
-                    to: address, user: user, entries: due, from: settings.from, webURL: settings.webURL)
+                    to: address, user: user, entries: due, from: settings.from, webURL: web, unsubscribeURL: unsubscribe)
                 switch await Self.pipe(message, to: command) {
                 case .success:
                     try await store.markMailed(due.map(\.id), at: clock.now())
@@ -63,6 +67,17 @@ struct Mailer {
             }
         }
         return sent
+    }
+
+    /// The user's unsubscribe secret, made and stored now for settings saved without one.
+    private func unsubscribeToken(of user: UserID, _ notify: NotifySettings) async throws(StoreError) -> String {
+        if let token = notify.unsubscribeToken { return token }
+        var fresh = try await store.notifySettings(user: user) ?? notify
+        if let token = fresh.unsubscribeToken { return token }
+        let token = NotifySettings.newUnsubscribeToken()
+        fresh.unsubscribeToken = token
+        try await store.setNotifySettings(fresh, user: user)
+        return token
     }
 
     /// Why a message could not be handed over.

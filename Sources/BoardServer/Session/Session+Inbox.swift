@@ -24,6 +24,9 @@ extension Session {
             case .notify(let request):
                 var settings = try await context.store.notifySettings(user: ref.user) ?? NotifySettings()
                 if let email = request.email { settings.email = email.isEmpty ? nil : email }
+                if settings.email != nil, settings.unsubscribeToken == nil {
+                    settings.unsubscribeToken = NotifySettings.newUnsubscribeToken()
+                }
                 if let level = request.level { settings.level = level }
                 if let delay = request.delayMs { settings.delayMs = delay }
                 if let board = request.board, let level = request.boardLevel {
@@ -35,7 +38,7 @@ extension Session {
                 if request.email != nil || request.level != nil || request.delayMs != nil || request.boardLevel != nil {
                     try await context.store.setNotifySettings(settings, user: ref.user)
                 }
-                outbox.send(Lines.line(.notify(ServerMessage.NotifyReply(req: request.req, settings: settings))))
+                outbox.send(Lines.line(.notify(ServerMessage.NotifyReply(req: request.req, settings: settings.shown))))
             default:
                 return
             }
