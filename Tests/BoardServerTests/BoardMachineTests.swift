@@ -110,6 +110,33 @@ import Testing
     /// A refusal on the board's rules waits for the answers to the ops the same client sent before it to the board,
     /// so a bulk move reads "moved, moved, not moved" in the order it was sent; with nothing earlier pending it goes
     /// out at once.
+    /// The server's own ops that belong together (a recurring card's next occurrence: the card, its rule, its
+    /// checklist) are applied all or none and committed in one batch, even while another batch is in the writer.
+    @Test func theServersOpsAreAppliedAllOrNoneAndCommittedTogether() throws {
+        var machine = Self.machine()
+        let add = Op.addCard(AddCard(card: "r1", column: "todo", title: "Water the plants", ref: "recur:s:2026-12-01"))
+        let rule = Op.setRecurrence(card: "r1", recurrence: Recurrence(every: .day))
+        let item = Op.addChecklistItem(card: "r1", item: "i1", text: "ferns", done: false, index: nil)
+        let (refusal, actions) = machine.applyAsServer([add, rule, item], now: Self.t0)
+        #expect(refusal == nil)
+        #expect(Self.commits(actions).map { $0.changes.map(\.event.seq) } == [[1, 2, 3]])
+        #expect(machine.head.cards["r1"]?.recur != nil && machine.head.cards["r1"]?.checklist.count == 1)
+
+        // While batch 1 is in the writer, a refused last op leaves the head as it was and commits nothing.
+        let again = Op.addCard(AddCard(card: "r2", column: "todo", title: "Again", ref: "recur:s:2026-12-02"))
+        let missing = Op.addChecklistItem(card: "nope", item: "i2", text: "x", done: false, index: nil)
+        let (refused, nothing) = machine.applyAsServer([again, missing], now: Self.t0)
+        #expect(refused?.code == .notFound)
+        #expect(Self.commits(nothing).isEmpty)
+        #expect(machine.head.cards["r2"] == nil && machine.head.seq == 3)
+
+        // Those after the writer answers go out as one batch.
+        let (_, waiting) = machine.applyAsServer([again, .setRecurrence(card: "r2", recurrence: Recurrence(every: .day))], now: Self.t0)
+        #expect(Self.commits(waiting).isEmpty, "batch 1 is still in the writer")
+        let answered = machine.written(.success(()), batch: 1)
+        #expect(Self.commits(answered).map { $0.changes.map(\.event.seq) } == [[4, 5]])
+    }
+
     @Test func aClientsAnswersOnABoardKeepTheOrderOfItsOps() throws {
         var machine = Self.machine()
         let owner = Self.session("s1")

@@ -53,6 +53,12 @@ extension BoardActor {
     }
 
     /// Applies an op on behalf of the server itself (the admin queue): no client, no ack.
+    func applyAsServer(_ ops: [Op]) -> Rejection? {
+        let (rejection, actions) = machine.applyAsServer(ops, now: clock.now())
+        perform(now: actions)
+        return rejection
+    }
+
     func applyAsServer(_ op: Op) -> Rejection? {
         let (rejection, actions) = machine.applyAsServer(op, now: clock.now())
         perform(now: actions)

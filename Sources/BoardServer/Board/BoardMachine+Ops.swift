@@ -329,6 +329,35 @@ extension BoardMachine {
         return false
     }
 
+    /// Applies ops on behalf of the server itself, all or none: tried in order on a copy of the head, and only when
+    /// every one is accepted are they pending together, so they are committed in one batch (one transaction). The
+    /// first refusal is returned and nothing is applied.
+    mutating func applyAsServer(_ ops: [Op], now: Timestamp) -> (Rejection?, [Action]) {
+        if case .ended(final: false) = state { state = .serving(.idle) }
+        var trial = head
+        var events: [StoredEvent] = []
+        for op in ops {
+            let context = ApplyContext(
+                actor: "corkd", role: .owner, now: now, seq: trial.seq + 1, membersMax: limits.membersMax)
+            switch trial.apply(op, context: context) {
+            case .failure(let rejection):
+                return (rejection, take())
+            case .success(let change) where change.isNoop:
+                continue
+            case .success(let change):
+                events.append(
+                    StoredEvent(
+                        board: id, seq: context.seq, at: context.now, actor: "corkd", clientID: nil, mut: nil, op: op,
+                        activity: change.activity, inverse: change.inverse, undoOf: nil))
+            }
+        }
+        guard !events.isEmpty else { return (nil, take()) }
+        head = trial
+        pending.append(contentsOf: events.map { Pending($0, origin: nil) })
+        handOver()
+        return (nil, take())
+    }
+
     /// Applies an op on behalf of the server itself (the admin queue): no client, no ack.
     mutating func applyAsServer(_ op: Op, now: Timestamp) -> (Rejection?, [Action]) {
         if case .ended(final: false) = state { state = .serving(.idle) }

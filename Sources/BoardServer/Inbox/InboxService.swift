@@ -48,7 +48,15 @@ struct InboxService {
         let leadMs = Int64(reminderLead.components.seconds * 1000)
         let now = clock.now()
         var any = false
-        for actor in await registry.all() {
+        var actors = await registry.all()
+        // Several nodes: a board made through another node and not used here since is loaded to be looked at.
+        if shared != nil, let records = try? await store.boards() {
+            let loaded = Set(actors.map(\.id))
+            for record in records where !record.archived && !loaded.contains(record.id) {
+                if let actor = await registry.board(record.id) { actors.append(actor) }
+            }
+        }
+        for actor in actors {
             let board = await actor.committed
             let entries = ReminderRules.entries(board: board, now: now, leadMs: leadMs).filter { !told.contains($0.key) }
             guard !entries.isEmpty else { continue }
@@ -69,8 +77,10 @@ struct InboxService {
         var lease = LeaseKeeper(.inbox, logger: logger)
         var cursors: [BoardID: Cursor] = [:]
         var tick = 0
-        var lastReminders = ContinuousClock.now
-        var lastMail = ContinuousClock.now
+        // Both look at once after a start: a server restarted more often than they come round must still remind
+        // and mail.
+        var lastReminders = ContinuousClock.now - reminderScan
+        var lastMail = ContinuousClock.now - mail.scanInterval
         var reminded: Set<String> = []
         let mailer = Mailer(store: store, settings: mail, clock: clock, logger: logger)
         while !Task.isCancelled {
@@ -169,21 +179,17 @@ struct InboxService {
 
     // MARK: Recurring cards
 
-    /// A recurring card the change made done comes back: its next occurrence is added as the server. Its id and ref
-    /// are derived from the series and the due day, so doing this again adds nothing (refused as a duplicate).
+    /// A recurring card the change made done comes back: its next occurrence is added as the server, whole (the card,
+    /// its rule and its checklist in one commit, so a crash never leaves half of it). Its id and ref are derived from
+    /// the series and the due day, so doing this again adds nothing (refused as a duplicate).
     private func addNextOccurrence(after activity: Activity, board: Board, actor: BoardActor) async {
         let ops = RecurrenceRules.nextOccurrence(after: activity, board: board, today: activity.at.day)
-        guard let first = ops.first else { return }
-        if let refusal = await actor.applyAsServer(first) {
+        guard !ops.isEmpty else { return }
+        if let refusal = await actor.applyAsServer(ops) {
             if refusal.code != .duplicateRef && refusal.code != .duplicateID {
                 logger.warning("cannot add a recurring card's next occurrence", metadata: ["error": "\(refusal)"])
             }
             return
-        }
-        for op in ops.dropFirst() {
-            if let refusal = await actor.applyAsServer(op) {
-                logger.warning("the next occurrence of a recurring card is incomplete", metadata: ["error": "\(refusal)"])
-            }
         }
         logger.info("added the next occurrence of a recurring card", metadata: ["board": "\(board.id)", "card": "\(activity.card?.rawValue ?? "")"])
     }
