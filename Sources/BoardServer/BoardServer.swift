@@ -177,7 +177,8 @@ public struct BoardServer: Service {
                 if let bus = features.presence, let outbound = configuration.presenceOutbound {
                     let port = listener.channel.localAddress?.port ?? configuration.port
                     let relay = PresenceRelay(
-                        bus: bus, registry: registry, outbound: outbound, node: PresenceRelay.newNodeID(),
+                        bus: bus, registry: registry, directory: directory, outbound: outbound,
+                        node: PresenceRelay.newNodeID(),
                         name: "\(ProcessInfo.processInfo.hostName):\(port)", heartbeat: configuration.presenceHeartbeat,
                         ttl: configuration.presenceNodeTTL, retryDelay: configuration.listenRetryDelay, clock: clock,
                         logger: logger)

@@ -17,7 +17,8 @@ import Darwin
 /// entries, the one holding the `inbox` lease; every node sends `inbox.entry` to the sessions it serves). A mention
 /// made through one node reaches its user's sessions on both nodes, whichever node derived it; after `kill -9` of
 /// the node holding the lease, the other takes over: the next mention still reaches her, and her inbox holds each
-/// mention once. A board made through the node without the lease is derived too.
+/// mention once. An entry read through one node is read on the sessions of both. A board made through the node
+/// without the lease is derived too.
 @Suite(.serialized, .enabled(if: PostgresTestDatabase.isEnabled), .startsProcesses(within: .minutes(3)))
 struct MultiNodeInboxTests {
     /// How long an entry may take to reach a session (the deriver looks at every board every 5 s besides the ones it
@@ -40,10 +41,20 @@ struct MultiNodeInboxTests {
                 var mut = 0
                 let first = try await InboxTests.chat("@alice standup in 5", from: bob, mut: &mut)
                 var seen: [ObjectIdentifier: [Int]] = [:]
+                var firstID = 0
                 for probe in [aliceOnA, aliceOnB] {
                     let entry = try await Self.entry(seq: first, on: probe, seen: &seen)
                     #expect(entry["kind"] as? String == "mention" && entry["actor"] as? String == "bob", "\(entry)")
                     #expect(entry["text"] as? String == "@alice standup in 5" && entry["card"] == nil, "\(entry)")
+                    firstID = entry["id"] as? Int ?? 0
+                }
+
+                // Read on node B: her session on node A is told too (through the presence channel), at once.
+                try await aliceOnB.send(#"{"type":"inbox.read","req":7,"ids":[\#(firstID)]}"#)
+                _ = try await InboxTests.next("ok", from: aliceOnB)
+                for probe in [aliceOnB, aliceOnA] {
+                    let told = try await InboxTests.next("inbox.read", from: probe)
+                    #expect(told["ids"] as? [Int] == [firstID] && told["unread"] as? Int == 0, "\(told)")
                 }
 
                 // The node that derived it holds the lease (its log says it took it and has not lost it since); A if
@@ -81,7 +92,7 @@ struct MultiNodeInboxTests {
                 #expect(mentions.compactMap { $0["seq"] as? Int } == [second, first], "\(entries)")
                 #expect(Set(mentions.compactMap { $0["id"] as? Int }).count == 2, "\(entries)")
                 #expect(mentions.allSatisfy { $0["actor"] as? String == "bob" && $0["user"] as? String == "alice" })
-                #expect(entries.count == 2 && page["unread"] as? Int == 2, "nothing else in her inbox: \(page)")
+                #expect(entries.count == 2 && page["unread"] as? Int == 1, "nothing else in her inbox, the first read: \(page)")
 
                 for probe in [aliceOnA, aliceOnB, bob, aliceAgain] { await probe.close() }
             }

@@ -43,6 +43,16 @@ import Testing
         #expect(merge.receive(Self.message("n-b", .ask(to: "n-a")), nowMs: 4) == [], "asked of another node")
     }
 
+    @Test("inbox entries read on another node are passed on to this node's sessions; our own are not, and a payload reads back")
+    func inboxReads() {
+        var merge = RemotePresence(me: "n-me", ttlMs: 10_000)
+        let read = PresenceRelayEvent.inboxRead(user: "alice", ids: [4, 9], unread: 2)
+        #expect(merge.receive(Self.message("n-a", .begin, .end, read), nowMs: 0) == [.inboxRead("alice", [4, 9], unread: 2)])
+        #expect(merge.receive(Self.message("n-me", read), nowMs: 1) == [], "our own: the sessions here were told already")
+        let payloads = PresenceRelayMessage.pack(node: "n-a", events: [read], maxBytes: 8_000)
+        #expect(payloads.count == 1 && PresenceRelayMessage.parse(payloads[0]) == Self.message("n-a", read))
+    }
+
     @Test("a full announcement replaces what the node had: entries it does not repeat leave, changes show, the same stay quiet")
     func announcementReplaces() {
         var merge = RemotePresence(me: "n-me", ttlMs: 10_000)

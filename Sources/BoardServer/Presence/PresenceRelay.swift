@@ -1,5 +1,6 @@
 import BoardCore
 import BoardStore
+import BoardWire
 import Foundation
 import Logging
 
@@ -15,6 +16,8 @@ import Logging
 struct PresenceRelay {
     let bus: any PresenceBus
     let registry: BoardRegistry
+    /// This node's sessions, told of inbox entries read on other nodes.
+    let directory: SessionDirectory
     let outbound: PresenceOutbound
     /// This process's id, new at every start.
     let node: String
@@ -163,6 +166,9 @@ struct PresenceRelay {
                 announced = true
             case .ask(let id):
                 outbound.send(.ask(to: id))
+            case .inboxRead(let user, let ids, let unread):
+                let line = Lines.line(.inboxRead(ServerMessage.InboxMarked(ids: ids, unread: unread)))
+                for session in await directory.sessions(of: user) { session.outbox.send(line) }
             }
         }
     }

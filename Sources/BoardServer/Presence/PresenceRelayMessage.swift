@@ -66,4 +66,7 @@ enum PresenceRelayEvent: Codable, Hashable, Sendable {
     case left(board: BoardID, session: SessionID, user: UserID)
     /// The sender stops (graceful shutdown): all its sessions are gone.
     case bye
+    /// A session of the sender marked `user`'s inbox entries `ids` read; `unread` is what is left unread. Every node
+    /// tells that user's sessions (`inbox.read`), so an entry read on one client is read on all of them.
+    case inboxRead(user: UserID, ids: [Int64], unread: Int)
 }

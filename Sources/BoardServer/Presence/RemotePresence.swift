@@ -19,6 +19,8 @@ struct RemotePresence: Sendable {
         case announce
         /// Ask the node with this id to announce its presence (heard from it without knowing its sessions).
         case ask(String)
+        /// Tell `user`'s sessions here that these inbox entries were read on another node.
+        case inboxRead(UserID, [Int64], unread: Int)
     }
 
     /// Where a session is present.
@@ -101,6 +103,8 @@ struct RemotePresence: Sendable {
                 actions += Self.leaves(node)
                 node.entries = [:]
                 node.announced = nil
+            case .inboxRead(let user, let ids, let unread):
+                actions.append(.inboxRead(user, ids, unread: unread))
             }
         }
         nodes[message.node] = node

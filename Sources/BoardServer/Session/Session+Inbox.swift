@@ -21,6 +21,8 @@ extension Session {
                 // Every session of the user learns it, on whichever client it was read.
                 let line = Lines.line(.inboxRead(ServerMessage.InboxMarked(ids: marked, unread: unread)))
                 for session in await context.directory.sessions(of: ref.user) { session.outbox.send(line) }
+                // Several nodes: the user's sessions on the others hear it through the presence channel.
+                context.configuration.presenceOutbound?.send(.inboxRead(user: ref.user, ids: marked, unread: unread))
             case .notify(let request):
                 var settings = try await context.store.notifySettings(user: ref.user) ?? NotifySettings()
                 if let email = request.email { settings.email = email.isEmpty ? nil : email }
