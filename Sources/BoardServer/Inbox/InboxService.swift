@@ -197,11 +197,11 @@ struct InboxService {
     // MARK: Pushing
 
     private func push(wakeups: AsyncStream<Void>) async {
-        var last: Int64
+        var window: InboxPushWindow
         do {
-            last = try await store.newestInboxID()
+            window = InboxPushWindow(newest: try await store.newestInboxID(), shared: shared != nil)
         } catch {
-            last = 0
+            window = InboxPushWindow(newest: 0, shared: shared != nil)
             logger.warning("cannot read the inbox; new entries are sent from the next look", metadata: ["error": "\(error)"])
         }
         let (looks, bell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -218,32 +218,69 @@ struct InboxService {
                 }
             }
             for await _ in looks {
-                last = await sendNew(after: last)
+                await sendNew(&window)
             }
             group.cancelAll()
         }
     }
 
-    /// Sends the entries stored after `id` to their users' sessions here; the last id seen.
-    private func sendNew(after id: Int64) async -> Int64 {
-        var last = id
+    /// Sends the entries stored since the last look to their users' sessions here.
+    private func sendNew(_ window: inout InboxPushWindow) async {
+        var from = window.readFrom
         while true {
             let entries: [InboxEntry]
             do {
-                entries = try await store.inboxEntries(after: last, limit: Self.batch)
+                entries = try await store.inboxEntries(after: from, limit: Self.batch)
             } catch {
                 logger.warning("cannot read new inbox entries; trying again", metadata: ["error": "\(error)"])
-                return last
+                return
             }
-            for entry in entries {
-                last = max(last, entry.id)
+            from = entries.last?.id ?? from
+            for entry in window.unsent(entries) {
                 let sessions = await directory.sessions(of: entry.user)
                 guard !sessions.isEmpty else { continue }
                 let unread = (try? await store.unreadCount(user: entry.user)) ?? 0
                 let line = Lines.line(.inboxEntry(ServerMessage.InboxNew(entry: entry, unread: unread)))
                 for session in sessions { session.outbox.send(line) }
             }
-            if entries.count < Self.batch { return last }
+            if entries.count < Self.batch { return }
         }
+    }
+}
+
+/// Which inbox entries a node has yet to send its sessions. Entry ids grow, but with several nodes on PostgreSQL two
+/// transactions can commit out of id order (during a handover of the `inbox` lease, the old and the new holder both
+/// store): an id below the newest one seen can appear later. So with a shared store each look reads again from
+/// `lookback` ids below the newest seen and sends only the ids not sent yet; with SQLite ids commit in order.
+struct InboxPushWindow {
+    /// The newest id seen.
+    private(set) var newest: Int64
+    /// How far below `newest` each look reads again.
+    let lookback: Int64
+    /// Ids at or below this are never sent: there when this node started, or below the lookback.
+    private var floor: Int64
+    /// The ids above `floor` sent already.
+    private var sent: Set<Int64> = []
+
+    init(newest: Int64, shared: Bool) {
+        self.newest = newest
+        floor = newest
+        lookback = shared ? 1_000 : 0
+    }
+
+    /// Where the next look starts reading (after this id).
+    var readFrom: Int64 { max(floor, newest - lookback) }
+
+    /// Of `entries` (read in id order), those not sent yet; they count as sent from now on.
+    mutating func unsent(_ entries: [InboxEntry]) -> [InboxEntry] {
+        var fresh: [InboxEntry] = []
+        for entry in entries where entry.id > floor && !sent.contains(entry.id) {
+            fresh.append(entry)
+            sent.insert(entry.id)
+        }
+        newest = max(newest, entries.last?.id ?? newest)
+        floor = max(floor, newest - lookback)
+        sent = sent.filter { $0 > floor }
+        return fresh
     }
 }
