@@ -53,7 +53,7 @@ public enum BoardChanges: Hashable, Sendable {
             return .parts(cards: [id], columns: columns)
         }
         switch op {
-        case .renameBoard, .setMember, .removeMember, .createLabel, .updateLabel, .deleteLabel, .createMilestone,
+        case .renameBoard, .setRemindHours, .setMember, .removeMember, .createLabel, .updateLabel, .deleteLabel, .createMilestone,
             .updateMilestone, .closeMilestone, .reopenMilestone, .deleteMilestone, .removeColumn:
             return .everything
         case .addColumn(let column, _, _), .renameColumn(let column, _), .moveColumn(let column, _),

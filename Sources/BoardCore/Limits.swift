@@ -4,6 +4,8 @@ public enum Limits {
     public static let idMaxLength = 64
     /// Longest card title, in characters.
     public static let titleMaxCharacters = 200
+    /// A board's reminder lead time, in hours (`board.remind`): from the due day itself to 30 days ahead.
+    public static let remindHoursRange: ClosedRange<Int> = 0...720
     /// Longest card description, in UTF-8 bytes (16 KiB).
     public static let descriptionMaxBytes = 16 * 1024
     /// Longest label name, in characters.

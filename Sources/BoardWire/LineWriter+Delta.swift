@@ -103,6 +103,9 @@ extension JSONByteWriter {
         writeString(op.kind)
         switch op {
         case .renameBoard(let name): field(#","name":"#, name)
+        case .setRemindHours(let hours):
+            put(#","hours":"#)
+            if let hours { writeSigned(Int64(hours)) } else { writeNull() }
         case .setMember(let user, let role, let name):
             field(#","user":"#, user)
             field(#","role":"#, role.rawValue)

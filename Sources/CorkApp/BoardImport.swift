@@ -34,6 +34,8 @@ public struct BoardImport: Sendable {
     }
 
     private mutating func plan(_ source: Board, onto board: Board) {
+        // The reminder lead time, when the exported board set one and this board has another (an owner's op).
+        if let hours = source.remindHours, board.remindHours != hours { ops.append(.setRemindHours(hours: hours)) }
         // Columns: by name, else a new one at the right end.
         var columns: [ColumnID: ColumnID] = [:]
         var takenColumns = Set(board.columns.map(\.id.rawValue))

@@ -52,6 +52,17 @@ extension CorkJSON {
         public var milestone: MilestoneRow?
         /// The members after a member change.
         public var members: [MemberRow]?
+        /// The board's reminder lead time in hours after `cork board remind` (the server's default: absent, with
+        /// `remind_default` true).
+        public var remindHours: Int?
+        /// True when the board uses the server's default lead time.
+        public var remindDefault: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case board, name, seq, noop, columns, milestone, members
+            case remindHours = "remind_hours"
+            case remindDefault = "remind_default"
+        }
 
         /// Makes a result.
         public init(board: BoardID, seq: UInt64, noop: Bool) {

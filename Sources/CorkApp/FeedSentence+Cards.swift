@@ -50,7 +50,7 @@ extension FeedSentence {
         case .commentAdd: return "commented on \(card): \(commentText(n))"
         case .commentEdit: return "edited a comment on \(card): \(commentText(n))"
         case .commentDelete: return "deleted a comment on \(card)"
-        case .boardRename, .memberSet, .memberRemove, .columnAdd, .columnRename, .columnMove, .columnRemove,
+        case .boardRename, .boardRemind, .memberSet, .memberRemove, .columnAdd, .columnRename, .columnMove, .columnRemove,
             .columnWIP, .columnInProgress, .labelCreate, .labelUpdate, .labelDelete, .milestoneCreate, .milestoneUpdate,
             .milestoneClose, .milestoneReopen, .milestoneDelete, .chat:
             // Not about a card: the caller sends these elsewhere.

@@ -53,6 +53,9 @@ public enum FeedSentence {
             return cardPredicate(n, kind: kind)
         case .boardRename:
             return "renamed the board \(quoted(n.old("name"))) → \(quoted(n.new("name")))"
+        case .boardRemind:
+            let hours = n.change("remind_hours")?.new.int
+            return "set reminders to " + (hours.map { "\($0) h before a card is due" } ?? "the server's default (a day ahead)")
         case .memberSet: return memberSet(n)
         case .memberRemove: return "removed \(n.activity.member?.rawValue ?? "a member") from the board"
         case .columnAdd: return "added column \(n.subjectColumn)"

@@ -26,11 +26,16 @@ extension TrelloPlanner {
             summary.warnings.append(
                 "card \(FeedText.quotedTitle(card.name)) was skipped: its list \(card.idList) is not in the export")
         }
-        let reminders = export.cards.filter { $0.due != nil && ($0.dueReminder ?? -1) >= 0 }.count
-        if reminders > 0 {
+        let leads = export.cards.compactMap { $0.due == nil ? nil : $0.dueReminder }.filter { $0 >= 0 }
+        if !leads.isEmpty {
+            // The lead most cards had, in whole hours (rounded up), for `cork board remind`.
+            let counts = Dictionary(leads.map { ($0, 1) }, uniquingKeysWith: +)
+            let common = counts.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }!.key
+            let hours = min(Limits.remindHoursRange.upperBound, (common + 59) / 60)
             summary.warnings.append(
-                "\(reminders) Trello due reminder\(reminders == 1 ? " was" : "s were") not imported: Corkboard reminds "
-                    + "a card's assignees and watchers through their inbox when it is due within a day and when it is overdue")
+                "\(leads.count) Trello due reminder\(leads.count == 1 ? " was" : "s were") not imported: Corkboard reminds "
+                    + "a card's assignees and watchers through their inbox ahead of its due day by the board's lead time "
+                    + "(a day unless set) and when it is overdue; `cork board remind \(hours)` matches Trello's \(common) minutes")
         }
         let cardIDs = Set(export.cards.map(\.id))
         let orphans = comments.filter { !cardIDs.contains($0.key) }.reduce(0) { $0 + $1.value.count }

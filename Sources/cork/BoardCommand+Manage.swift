@@ -29,6 +29,43 @@ extension BoardCommand {
         }
     }
 
+    /// `cork board remind HOURS|default`: the wire's `board.remind` (owners only).
+    struct Remind: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set how long before a card's due day its assignees and watchers are reminded (owners only).",
+            discussion: """
+                HOURS is 0–720 (0: on the due day itself; 48: from the start of the day two days before); `default` \
+                goes back to the server's default, a day ahead. Overdue cards are reminded once they are late, \
+                whatever this is. Exit 3 (forbidden) for a member who is not an owner.
+                """)
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "Hours before the due day (0–720), or `default`.") var hours: String
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let value: Int?
+            if hours.lowercased() == "default" {
+                value = nil
+            } else if let number = Int(hours.hasSuffix("h") ? String(hours.dropLast()) : hours), Limits.remindHoursRange.contains(number) {
+                value = number
+            } else {
+                throw CorkFailure.usage(
+                    "hours must be \(Limits.remindHoursRange.lowerBound)–\(Limits.remindHoursRange.upperBound) or `default`, not \(hours)")
+            }
+            try await BoardChange.run(
+                connection, json: json,
+                plan: { board throws(CorkFailure) in BoardChange.Plan(ops: [.setRemindHours(hours: value)], subject: board.id.rawValue) },
+                report: BoardChange.Report(
+                    text: { _, _, after in
+                        "board \(after.id) reminds " + (after.remindHours.map { "\($0) h before a card's due day" } ?? "a day before a card's due day (the server's default)")
+                    },
+                    json: { _, _, after, result in
+                        result.remindHours = after.remindHours
+                        result.remindDefault = after.remindHours == nil ? true : nil
+                    }))
+        }
+    }
+
     /// `cork board members`: the members with their roles, and who is on the board now.
     struct Members: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -7,7 +7,7 @@ import CorkApp
 struct BoardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "board", abstract: "Create, rename, list or archive boards; list a board's members.",
-        subcommands: [Create.self, Rename.self, List.self, Members.self, Archive.self])
+        subcommands: [Create.self, Rename.self, Remind.self, List.self, Members.self, Archive.self])
 
     /// `cork board create NAME [--id ID]`: the wire's `board.create`; the user becomes the board's owner.
     struct Create: AsyncParsableCommand {

@@ -66,6 +66,7 @@ enum Fixtures {
         let color = HexColor(red: 0x12, green: 0xab, blue: 0xef)
         return [
             .renameBoard(name: "Roadmap"),
+            .setRemindHours(hours: 48),
             .setMember(user: "dan", role: .editor, name: "Dan"),
             .removeMember(user: "vera"),
             .addColumn(column: "qa", name: "QA", index: 1),

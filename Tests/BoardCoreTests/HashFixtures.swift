@@ -97,6 +97,7 @@ enum HashFixture {
         Mutation("Board.nextCardNumber") { $0.nextCardNumber = 5 },
         Mutation("Board.purged") { $0.purged.insert("c4") },
         Mutation("Board.purged") { $0.purged = [] },
+        Mutation("Board.remindHours") { $0.remindHours = 48 },
         // Column
         Mutation("Column.id") { $0.columns[0] = Column(id: "backlog", name: "TODO") },
         Mutation("Column.name") { $0.columns[0].name = "To do" },

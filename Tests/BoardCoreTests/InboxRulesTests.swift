@@ -103,8 +103,8 @@ import Testing
     }
 }
 
-/// Reminders (`ReminderRules`): due soon from the start of the day before (24 h lead), overdue once the day has
-/// passed, each once per card, due day and threshold.
+/// Reminders (`ReminderRules`): due soon from the start of the day before (24 h lead, or the board's own), overdue
+/// once the day has passed, each once per card, due day and threshold.
 @Suite struct ReminderRulesTests {
     static let day = Day(year: 2026, month: 3, day: 10)!
     static func at(_ day: Day, hour: Int64) -> Timestamp {
@@ -127,6 +127,20 @@ import Testing
         let late = ReminderRules.entries(board: board, now: Self.at(Self.day.adding(days: 1), hour: 0))
         #expect(late.map { "\($0.user) \($0.kind)" } == ["bob overdue"])
         #expect(late[0].text == "#2 Design settings is overdue (due 2026-03-10)")
+    }
+
+    @Test func aBoardsOwnLeadTimeWinsOverTheServersDefault() {
+        var board = Self.board
+        mustApply(.setRemindHours(hours: 72), to: &board)
+        let threeDaysAhead = Self.at(Self.day.adding(days: -3), hour: 0)
+        #expect(ReminderRules.entries(board: board, now: threeDaysAhead).map(\.kind) == [.dueSoon])
+        #expect(ReminderRules.entries(board: Self.board, now: threeDaysAhead).isEmpty, "24 h by default")
+        mustApply(.setRemindHours(hours: 0), to: &board)
+        #expect(ReminderRules.entries(board: board, now: Self.at(Self.day.adding(days: -1), hour: 12)).isEmpty)
+        #expect(ReminderRules.entries(board: board, now: Self.at(Self.day, hour: 0)).map(\.kind) == [.dueSoon], "0: on the day")
+        #expect(
+            ReminderRules.entries(board: Self.board, now: threeDaysAhead, defaultLeadMs: 96 * 3_600_000).map(\.kind) == [.dueSoon],
+            "the server's default for a board without its own")
     }
 
     @Test func oneKeyPerCardDueDayAndThreshold() {

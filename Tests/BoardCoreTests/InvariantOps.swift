@@ -126,7 +126,10 @@ struct OpTemplate: Sendable, Hashable, CustomStringConvertible {
         case 38:
             return c % 2 == 0
                 ? .moveColumn(column: column, index: c % 5) : .renameColumn(column: column, name: "Col \(c % 6)")
-        case 39: return c % 4 == 0 ? .renameBoard(name: "Board \(c % 3)") : .chat(text: "chat \(c)")
+        case 39:
+            if c % 4 == 0 { return .renameBoard(name: "Board \(c % 3)") }
+            if c % 4 == 1 { return .setRemindHours(hours: c % 3 == 0 ? nil : c % 721) }
+            return .chat(text: "chat \(c)")
         case 40:
             return c % 3 == 0
                 ? .removeMember(user: user)

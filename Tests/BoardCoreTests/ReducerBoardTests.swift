@@ -25,6 +25,22 @@ import Testing
         #expect(change.board == expected, "nothing but the name and seq changes")
     }
 
+    @Test func boardRemindSetsTheLeadTimeAndRecordsItAndOnlyAnOwnerMay() throws {
+        let change = try accepted(.setRemindHours(hours: 48), on: board)
+        #expect(change.board.remindHours == 48)
+        #expect(change.activity.kind == "board.remind")
+        #expect(change.activity.changes == ["remind_hours": fc(.null, .int(48))])
+        #expect(change.inverse == .setRemindHours(hours: nil))
+        let back = try accepted(.setRemindHours(hours: nil), on: change.board)
+        #expect(back.board.remindHours == nil)
+        #expect(back.activity.changes == ["remind_hours": fc(.int(48), .null)])
+        expectNoop(.setRemindHours(hours: nil), on: board)
+        #expect(rejectionCode(of: .setRemindHours(hours: 721), on: board) == .invalid)
+        #expect(rejectionCode(of: .setRemindHours(hours: -1), on: board) == .invalid)
+        #expect(rejectionCode(of: .setRemindHours(hours: 0), on: board, as: "bob") == .forbidden)
+        #expect(rejectionCode(of: .setRemindHours(hours: 0), on: board, as: "ci") == .forbidden)
+    }
+
     @Test func renameBoardToTheSameNameIsANoop() {
         expectNoop(.renameBoard(name: "Main"), on: board)
     }

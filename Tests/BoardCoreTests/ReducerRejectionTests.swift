@@ -212,7 +212,7 @@ struct RejectionCase: Sendable, CustomTestStringConvertible {
     /// What a bot may do: everything an editor may, except columns.
     @Test(arguments: Fixtures.sampleOps)
     func botsAndEditors(_ op: Op) {
-        let ownerOnly = ["board.rename", "member.set", "member.remove", "card.purge"]
+        let ownerOnly = ["board.rename", "board.remind", "member.set", "member.remove", "card.purge"]
         let columns = ["column.add", "column.rename", "column.move", "column.remove", "column.wip", "column.in_progress"]
         let bot = Board.authorize(op, role: .bot)
         let editor = Board.authorize(op, role: .editor)

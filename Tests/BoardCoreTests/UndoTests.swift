@@ -21,6 +21,7 @@ struct UndoCase: Sendable, CustomTestStringConvertible {
         c2Blocked.cards["c2"]?.blockedBy = ["c1"]
         return [
             UndoCase(op: .renameBoard(name: "Roadmap"), actor: "alice"),
+            UndoCase(op: .setRemindHours(hours: 2), actor: "alice"),
             UndoCase(op: .addColumn(column: "qa", name: "QA", index: 1), actor: "bob"),
             UndoCase(op: .renameColumn(column: "doing", name: "In progress"), actor: "bob"),
             UndoCase(op: .moveColumn(column: "todo", index: 2), actor: "alice"),
@@ -95,7 +96,7 @@ func withoutBookkeeping(_ board: Board) -> Board {
         let undoable = Set(UndoCase.all.map(\.op.kind))
         #expect(undoable.isDisjoint(with: UndoCase.notUndoableKinds))
         #expect(undoable.union(UndoCase.notUndoableKinds) == Set(Op.allKinds))
-        #expect(Op.allKinds.count == 41)
+        #expect(Op.allKinds.count == 42)
     }
 
     @Test(arguments: UndoCase.all)

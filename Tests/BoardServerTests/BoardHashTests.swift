@@ -29,6 +29,7 @@ import Testing
         #"{"kind":"card.purge","card":"gone"}"#,
         #"{"kind":"card.close","card":"c10"}"#,
         #"{"kind":"card.archive","card":"A1"}"#,
+        #"{"kind":"board.remind","hours":48}"#,
     ]
 
     @Test func pythonComputesTheServersHashFromTheSnapshot() async throws {

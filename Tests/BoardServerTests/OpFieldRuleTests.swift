@@ -15,6 +15,7 @@ import Testing
     /// Kind, the op object, and the reject code expected.
     static let table: [(kind: String, op: String, code: String)] = [
         ("board.rename", #"{"kind":"board.rename","name":""}"#, "invalid"),
+        ("board.remind", #"{"kind":"board.remind","hours":721}"#, "invalid"),
         ("board.rename", #"{"kind":"board.rename","name":"\#(String(repeating: "n", count: 81))"}"#, "too_large"),
         ("member.set", #"{"kind":"member.set","user":"\#(bad)","role":"editor"}"#, "invalid"),
         ("member.set", #"{"kind":"member.set","user":"dave","role":"chief"}"#, "invalid"),

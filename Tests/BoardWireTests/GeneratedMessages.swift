@@ -85,6 +85,7 @@ struct GeneratedMessages {
     mutating func op(_ kind: Op.Kind) -> Op {
         switch kind {
         case .boardRename: .renameBoard(name: text())
+        case .boardRemind: .setRemindHours(hours: maybe { Int.random(in: 0...720, using: &$0.rng) })
         case .memberSet: .setMember(user: id(), role: Role.allCases.randomElement(using: &rng)!, name: maybe { $0.text() })
         case .memberRemove: .removeMember(user: id())
         case .columnAdd: .addColumn(column: id(), name: text(), index: maybe { $0.int() })

@@ -14,6 +14,8 @@ import Testing
         let color = HexColor(red: 0x12, green: 0xab, blue: 0xef)
         return [
             .renameBoard(name: "Roadmap \"2026\""),
+            .setRemindHours(hours: 48),
+            .setRemindHours(hours: nil),
             .setMember(user: "dan", role: .editor, name: "Dan"),
             .setMember(user: "eve", role: .viewer, name: nil),
             .removeMember(user: "vera"),

@@ -170,6 +170,15 @@ import Testing
             // bob, an editor, may not rename, archive the board or manage members; archiving asks for --yes.
             let forbidden = try await cork.fails(["board", "rename", "Mine"], with: 3, url: .some(bob.description))
             #expect(forbidden.contains("forbidden:"), "\(forbidden)")
+            try await cork.fails(["board", "remind", "48"], with: 3, url: .some(bob.description))
+
+            // The reminder lead time: hours, then back to the default; a value out of range is a usage error.
+            let remind = try await cork.json(["board", "remind", "48"])
+            #expect(remind["remind_hours"] as? Int == 48 && remind["remind_default"] == nil, "\(remind)")
+            #expect(try await cork.ok(["board", "remind", "72h"]) == "board main reminds 72 h before a card's due day\n")
+            let back = try await cork.json(["board", "remind", "default"])
+            #expect(back["remind_hours"] == nil && back["remind_default"] as? Bool == true, "\(back)")
+            try await cork.fails(["board", "remind", "721"], with: 2)
             try await cork.fails(["member", "add", "dave", "--role", "owner"], with: 3, url: .some(bob.description))
             let archive = try await cork.fails(["board", "archive", "--yes"], with: 3, url: .some(bob.description))
             #expect(archive.contains("forbidden:"), "\(archive)")

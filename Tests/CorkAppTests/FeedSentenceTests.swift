@@ -18,6 +18,7 @@ import Testing
         let day = Day("2026-03-01")!
         let expected: [(Op, UserID, String)] = [
             (.renameBoard(name: "Corkboard"), "alice", "alice renamed the board \"Main\" → \"Corkboard\""),
+            (.setRemindHours(hours: 48), "alice", "alice set reminders to 48 h before a card is due"),
             (.setMember(user: "dave", role: .editor, name: "Dave"), "alice", "alice added dave as editor (Dave)"),
             (.setMember(user: "dave", role: .owner, name: nil), "alice", "alice changed dave's role editor → owner"),
             (.setMember(user: "dave", role: .owner, name: "David"), "alice", "alice renamed member dave \"Dave\" → \"David\""),

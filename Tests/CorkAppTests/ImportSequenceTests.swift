@@ -30,6 +30,7 @@ import Testing
     func source() -> TestBoard {
         var t = TestBoard.standard()
         t.apply(.addColumn(column: "review", name: "REVIEW", index: 2))
+        t.apply(.setRemindHours(hours: 48))
         t.apply(.setWIPLimit(column: "review", limit: WIPLimit(limit: 3, hard: true)))
         t.apply(.moveCard(card: "c2", column: "review", placement: .bottom))
         t.apply(.addChecklistItem(card: "c1", item: "i1", text: "reproduce", done: true, index: nil))
@@ -55,6 +56,7 @@ import Testing
         let copy = server.board.board
         #expect(copy.columns.map(\.name) == ["TODO", "DOING", "DONE", "REVIEW"])
         #expect(copy.column("review")?.wip == WIPLimit(limit: 3, hard: true))
+        #expect(copy.remindHours == 48, "the reminder lead time comes with the board")
         let c1 = try #require(copy.cards["c1"])
         #expect(c1.labels == ["defect"], "an existing label with the same name is reused")
         #expect(c1.checklist.map(\.text) == ["reproduce"] && c1.checklist[0].done)

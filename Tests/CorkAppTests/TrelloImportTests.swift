@@ -95,7 +95,8 @@ import Testing
         #expect((s.cards, s.labelsCreated, s.checklistItems, s.comments, s.archived, s.closed) == (9, 5, 6, 4, 3, 1))
         #expect(s.warnings == [
             "1 Trello due reminder was not imported: Corkboard reminds a card's assignees and watchers through their "
-                + "inbox when it is due within a day and when it is overdue",
+                + "inbox ahead of its due day by the board's lead time (a day unless set) and when it is overdue; "
+                + "`cork board remind 24` matches Trello's 1440 minutes",
             "1 comment was skipped: on cards not in the export",
             "2 attachments were not imported: Corkboard cards have no attachments",
             "3 card members (of 2 Trello members) not assigned: Trello members are not Corkboard users; "

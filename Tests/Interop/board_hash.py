@@ -103,7 +103,7 @@ def by_id(items):
 
 
 def canonical(state):
-    return obj([
+    pairs = [
         ('id', string(state['id'])),
         ('name', string(state['name'])),
         ('columns', array(state['columns'], column)),
@@ -117,7 +117,10 @@ def canonical(state):
             ('id', string(m['id'])), ('role', string(m['role'])), ('name', string(m['name']))]))),
         ('next_card_number', integer(state['next_card_number'])),
         ('purged', array(sorted(state['purged']), string)),
-    ])
+    ]
+    if state.get('remind_hours') is not None:  # only a board that set its own lead time
+        pairs.append(('remind_hours', integer(state['remind_hours'])))
+    return obj(pairs)
 
 
 def board_hash(state):

@@ -11,8 +11,8 @@ import Crypto
 /// Every object's keys appear in exactly this order; optional values are written as `null`, never left out, and
 /// empty collections as `[]`, so an absent value and a default one cannot produce the same text:
 ///
-/// - board: `id`, `name`, `columns`, `cards`, `labels`, `milestones`, `members`, `next_card_number`, `purged`
-///   (no `seq`).
+/// - board: `id`, `name`, `columns`, `cards`, `labels`, `milestones`, `members`, `next_card_number`, `purged`,
+///   then `remind_hours` (an integer) only when the board set one (absent: the server's default); no `seq`.
 /// - column: `id`, `name`, `wip` (`null` or `{"limit":N,"hard":BOOL}`), then `in_progress` (BOOL) only when the
 ///   column was marked (absent: the default); columns in board order.
 /// - card: `id`, `number`, `column`, `rank`, `title`, `description`, `description_seq`, `due`, `labels`,
@@ -105,6 +105,10 @@ extension Board {
         out += ",\"purged\":"
         Board.writeArray(purged.sorted(), into: &out) { id, out in
             Board.writeJSONString(id.rawValue, into: &out)
+        }
+        if let remindHours {
+            out += ",\"remind_hours\":"
+            out += String(remindHours)
         }
         out += "}"
         return out

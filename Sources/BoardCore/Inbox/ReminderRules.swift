@@ -1,15 +1,16 @@
 /// Reminders: a card due soon or overdue tells its watchers (creator and assignees), once per threshold.
 ///
-/// Days are UTC days. A card due on day D is due soon from D 00:00 minus the lead time (default 24 h, so from the
-/// start of the day before) until D ends, and overdue from D + 1 00:00 on, while it is open: not closed, not archived
+/// Days are UTC days. A card due on day D is due soon from D 00:00 minus the board's lead time (`board.remind`;
+/// the server's default, 24 h, so from the start of the day before) until D ends, and overdue from D + 1 00:00 on, while it is open: not closed, not archived
 /// and not in the last column. Each reminder's key is the card, its due day and the threshold, so scanning again
 /// (every minute, after a restart, on another node) never tells anyone twice, and moving the due date reminds again.
 public enum ReminderRules {
     /// Who reminders name as their actor.
     public static let actor: UserID = "corkd"
 
-    /// The reminders due on `board` at `now`, ids 0.
-    public static func entries(board: Board, now: Timestamp, leadMs: Int64 = 86_400_000) -> [InboxEntry] {
+    /// The reminders due on `board` at `now`, ids 0; `defaultLeadMs` for a board that did not set its own.
+    public static func entries(board: Board, now: Timestamp, defaultLeadMs: Int64 = 86_400_000) -> [InboxEntry] {
+        let leadMs = board.remindHours.map { Int64($0) * 3_600_000 } ?? defaultLeadMs
         let last = board.columns.last?.id
         var entries: [InboxEntry] = []
         for card in board.cards.values.sorted(by: { $0.number < $1.number }) {

@@ -3,6 +3,7 @@ extension Board: Codable {
         case id, name, seq, columns, cards, labels, milestones, members
         case nextCardNumber = "next_card_number"
         case purged
+        case remindHours = "remind_hours"
     }
 
     /// Decodes a board snapshot (cards and members as arrays).
@@ -21,6 +22,7 @@ extension Board: Codable {
         members = Dictionary(memberList.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         nextCardNumber = try c.decode(Int.self, forKey: .nextCardNumber)
         purged = Set(try c.decodeIfPresent([CardID].self, forKey: .purged) ?? [])
+        remindHours = try c.decodeIfPresent(Int.self, forKey: .remindHours)
     }
 
     /// Encodes a board snapshot: cards in board order (column, then rank), members and purged ids sorted.
@@ -36,6 +38,7 @@ extension Board: Codable {
         try c.encode(members.values.sorted { $0.id < $1.id }, forKey: .members)
         try c.encode(nextCardNumber, forKey: .nextCardNumber)
         try c.encode(purged.sorted(), forKey: .purged)
+        try c.encodeIfPresent(remindHours, forKey: .remindHours)
     }
 
     /// Every card, archived included, column by column in board order.

@@ -35,6 +35,9 @@ public struct Board: Hashable, Sendable, Identifiable {
     public var nextCardNumber: Int
     /// Cards that were purged: ops on them fail with `gone` rather than `not_found`.
     public var purged: Set<CardID>
+    /// How many hours before a card's due day its watchers are reminded (`board.remind`); nil: the server's default
+    /// (24).
+    public var remindHours: Int?
     /// The storage of `cards`; the reducer writes it directly and keeps `slots` current.
     var cardTable: [CardID: Card]
     /// Each column's cards in board order, for placement (derived: not part of equality, hashing or encoding); nil
@@ -57,13 +60,14 @@ public struct Board: Hashable, Sendable, Identifiable {
         self.members = [owner: Member(id: owner, role: .owner)]
         self.nextCardNumber = 1
         self.purged = []
+        self.remindHours = nil
     }
 
     /// Equal boards hold the same content; the placement index is left out.
     public static func == (a: Board, b: Board) -> Bool {
         a.id == b.id && a.name == b.name && a.seq == b.seq && a.columns == b.columns && a.cardTable == b.cardTable
             && a.labels == b.labels && a.milestones == b.milestones && a.members == b.members
-            && a.nextCardNumber == b.nextCardNumber && a.purged == b.purged
+            && a.nextCardNumber == b.nextCardNumber && a.purged == b.purged && a.remindHours == b.remindHours
     }
 
     /// Hashes the content; the placement index is left out.
@@ -78,6 +82,7 @@ public struct Board: Hashable, Sendable, Identifiable {
         hasher.combine(members)
         hasher.combine(nextCardNumber)
         hasher.combine(purged)
+        hasher.combine(remindHours)
     }
 
     /// TODO, DOING and DONE.

@@ -6,6 +6,7 @@ extension Op: Codable {
         case baseSeq = "base_seq"
         case due, labels, assignees, milestone, ref, label, item, text, done, comment, color, by, force, recur
         case inProgress = "in_progress"
+        case hours
         case createdAt = "created_at"
     }
 
@@ -44,6 +45,7 @@ extension Op: Codable {
         guard let known = Op.Kind(rawValue: kind) else { throw OpDecodingError.unknownKind(kind) }
         switch known {
         case .boardRename: self = .renameBoard(name: try c.decode(String.self, forKey: .name))
+        case .boardRemind: self = .setRemindHours(hours: try c.decodeIfPresent(Int.self, forKey: .hours))
         case .memberSet:
             self = .setMember(
                 user: try c.decode(UserID.self, forKey: .user), role: try c.decode(Role.self, forKey: .role),
@@ -186,6 +188,8 @@ extension Op: Codable {
         }
         switch self {
         case .renameBoard(let name): try c.encode(name, forKey: .name)
+        case .setRemindHours(let hours):
+            if let hours { try c.encode(hours, forKey: .hours) } else { try c.encodeNil(forKey: .hours) }
         case .setMember(let user, let role, let name):
             try c.encode(user, forKey: .user)
             try c.encode(role, forKey: .role)

@@ -7,7 +7,7 @@ extension Op {
             (p.after.map { [("after", $0.rawValue)] } ?? []) + (p.before.map { [("before", $0.rawValue)] } ?? [])
         }
         switch self {
-        case .renameBoard, .chat:
+        case .renameBoard, .setRemindHours, .chat:
             return []
         case .setMember(let user, _, _), .removeMember(let user):
             return [("user", user.rawValue)]

@@ -5,6 +5,8 @@ public enum Op: Hashable, Sendable {
     // Board and members
     /// Rename the board (owner).
     case renameBoard(name: String)
+    /// `board.remind`: how many hours before a card's due day its watchers are reminded (nil: the server's default).
+    case setRemindHours(hours: Int?)
     /// Add a member or change their role and display name (owner).
     case setMember(user: UserID, role: Role, name: String?)
     /// Remove a member; their assignments are dropped (owner).
@@ -190,6 +192,8 @@ extension Op {
     public enum Kind: String, Hashable, Sendable, CaseIterable {
         /// `board.rename`
         case boardRename = "board.rename"
+        /// `board.remind`
+        case boardRemind = "board.remind"
         /// `member.set`
         case memberSet = "member.set"
         /// `member.remove`
@@ -276,6 +280,7 @@ extension Op {
     public var opKind: Kind {
         switch self {
         case .renameBoard: .boardRename
+        case .setRemindHours: .boardRemind
         case .setMember: .memberSet
         case .removeMember: .memberRemove
         case .addColumn: .columnAdd
@@ -337,8 +342,8 @@ extension Op {
             .removeChecklistItem(let c, _), .addComment(let c, _, _), .editComment(let c, _, _),
             .deleteComment(let c, _):
             c
-        case .renameBoard, .setMember, .removeMember, .addColumn, .renameColumn, .moveColumn, .removeColumn,
-            .setWIPLimit, .setInProgress, .createLabel, .updateLabel, .deleteLabel, .createMilestone, .updateMilestone,
+        case .renameBoard, .setRemindHours, .setMember, .removeMember, .addColumn, .renameColumn, .moveColumn,
+            .removeColumn, .setWIPLimit, .setInProgress, .createLabel, .updateLabel, .deleteLabel, .createMilestone, .updateMilestone,
             .closeMilestone, .reopenMilestone, .deleteMilestone, .chat:
             nil
         }

@@ -68,8 +68,8 @@ extension Board {
             return Rejection(.forbidden, "viewers cannot change the board")
         case .editor, .bot:
             switch op {
-            case .renameBoard, .setMember, .removeMember:
-                return Rejection(.forbidden, "only an owner can rename the board or manage members")
+            case .renameBoard, .setRemindHours, .setMember, .removeMember:
+                return Rejection(.forbidden, "only an owner can rename the board, set its reminders or manage members")
             case .purgeCard:
                 return Rejection(.forbidden, "only an owner can purge a card; archive it instead")
             case .addColumn, .renameColumn, .moveColumn, .removeColumn, .setWIPLimit, .setInProgress:
@@ -90,6 +90,7 @@ extension Board {
     private mutating func handle(_ op: Op, context: ApplyContext) -> Result<Outcome, Rejection> {
         switch op {
         case .renameBoard(let name): renameBoard(name)
+        case .setRemindHours(let hours): setRemindHours(hours)
         case .setMember(let user, let role, let name): setMember(user, role: role, name: name, max: context.membersMax)
         case .removeMember(let user): removeMember(user)
         case .addColumn(let column, let name, let index): addColumn(column, name: name, index: index)

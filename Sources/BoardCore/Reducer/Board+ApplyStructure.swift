@@ -8,6 +8,15 @@ extension Board {
         return .success(Outcome(inverse: .renameBoard(name: old)))
     }
 
+    mutating func setRemindHours(_ hours: Int?) -> Result<Outcome, Rejection> {
+        if let hours, !Limits.remindHoursRange.contains(hours) {
+            return .failure(Rejection(.invalid, "hours must be \(Limits.remindHoursRange.lowerBound)–\(Limits.remindHoursRange.upperBound) (or null for the default), not \(hours)"))
+        }
+        let old = remindHours
+        remindHours = hours
+        return .success(Outcome(inverse: .setRemindHours(hours: old)))
+    }
+
     mutating func setMember(_ user: UserID, role: Role, name: String?, max: Int) -> Result<Outcome, Rejection> {
         if let r = Validate.id(user, "user") { return .failure(r) }
         if let name, !name.isEmpty, let r = Validate.line(name, "member name", max: Limits.memberNameMaxCharacters) {

@@ -13,7 +13,7 @@ enum Subject: Hashable, Sendable {
     /// The subject of `op`.
     init(of op: Op) {
         switch op {
-        case .renameBoard: self = .board
+        case .renameBoard, .setRemindHours: self = .board
         case .setMember(let user, _, _), .removeMember(let user): self = .member(user)
         case .addColumn(let column, _, _), .renameColumn(let column, _), .moveColumn(let column, _),
             .removeColumn(let column), .setWIPLimit(let column, _), .setInProgress(let column, _):
@@ -98,7 +98,7 @@ extension Board {
     func fields(of subject: Subject) -> [String: JSONValue] {
         switch subject {
         case .board:
-            return ["name": .string(name)]
+            return ["name": .string(name), "remind_hours": remindHours.map { .int(Int64($0)) } ?? .null]
         case .chat:
             return [:]
         case .member(let user):

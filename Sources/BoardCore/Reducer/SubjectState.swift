@@ -5,7 +5,7 @@
 /// an absent subject has no fields, an absent field and a nil one are both `null`.
 enum SubjectState {
     case absent
-    case board(name: String)
+    case board(name: String, remindHours: Int?)
     case member(Member)
     case column(Column, index: Int)
     case card(Card)
@@ -49,7 +49,7 @@ extension Board {
     /// The subject's typed fields now.
     func state(of subject: Subject) -> SubjectState {
         switch subject {
-        case .board: return .board(name: name)
+        case .board: return .board(name: name, remindHours: remindHours)
         case .chat: return .absent
         case .member(let user): return members[user].map(SubjectState.member) ?? .absent
         case .column(let id):
@@ -71,7 +71,10 @@ extension Board {
         switch subject {
         case .chat: break
         case .board:
-            if case .board(let old) = a, case .board(let new) = b { c.note("name", old, new) }
+            if case .board(let old, let oldHours) = a, case .board(let new, let newHours) = b {
+                c.note("name", old, new)
+                c.note("remind_hours", oldHours, newHours)
+            }
         case .member:
             c.note("role", a.member?.role.rawValue, b.member?.role.rawValue)
             c.note("name", a.member?.name, b.member?.name)

@@ -58,7 +58,7 @@ struct InboxService {
         }
         for actor in actors {
             let board = await actor.committed
-            let entries = ReminderRules.entries(board: board, now: now, leadMs: leadMs).filter { !told.contains($0.key) }
+            let entries = ReminderRules.entries(board: board, now: now, defaultLeadMs: leadMs).filter { !told.contains($0.key) }
             guard !entries.isEmpty else { continue }
             do {
                 // Reminders are not changes: the board's cursor stays where it is.

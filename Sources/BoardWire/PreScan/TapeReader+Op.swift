@@ -14,6 +14,7 @@ extension TapeReader {
     private func op(_ kind: Op.Kind, in o: Int) throws(Unsure) -> Op {
         switch kind {
         case .boardRename: return .renameBoard(name: try string("name", in: o))
+        case .boardRemind: return .setRemindHours(hours: try optionalInt("hours", in: o))
         case .memberSet:
             guard let role = Role(rawValue: try string("role", in: o)) else { throw Unsure() }
             return .setMember(user: try id("user", in: o), role: role, name: try optionalString("name", in: o))

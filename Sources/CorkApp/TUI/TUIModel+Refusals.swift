@@ -100,7 +100,7 @@ extension Op {
         case .addChecklistItem, .editChecklistItem, .removeChecklistItem: "changed (checklist)"
         case .addComment, .editComment, .deleteComment: "changed (comments)"
         // Ops on no card read "that change (kind) was not applied"; listed by name so a new kind is decided here.
-        case .renameBoard, .setMember, .removeMember, .addColumn, .renameColumn, .moveColumn, .removeColumn,
+        case .renameBoard, .setRemindHours, .setMember, .removeMember, .addColumn, .renameColumn, .moveColumn, .removeColumn,
             .setWIPLimit, .setInProgress, .createLabel, .updateLabel, .deleteLabel, .createMilestone, .updateMilestone,
             .closeMilestone, .reopenMilestone, .deleteMilestone:
             "applied"
