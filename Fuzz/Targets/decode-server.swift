@@ -1,5 +1,6 @@
 // Fuzz target: the server-message decoder (LineCoder.decodeServer), what every client runs on every line it
-// receives. A line it accepts must encode and decode back to the same message.
+// receives. Its one-pass decode must agree with the reference (Foundation's JSONDecoder): the same message, or nothing
+// where the reference refuses the line; and an accepted message must encode and decode back to itself.
 import BoardWire
 
 let coder = LineCoder()
@@ -7,7 +8,16 @@ let coder = LineCoder()
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let line = bytes(data, size)
-    guard let message = try? coder.decodeServer(line) else { return 0 }
+    let reference = try? coder.decodeServerReference(line)
+    let onePass = line.withUnsafeBufferPointer { LineCoder.decodeServerInOnePass($0) }
+    if let onePass {
+        require(onePass == reference, "one pass and the reference differ: \(onePass) vs \(String(describing: reference))")
+    }
+    guard let message = try? coder.decodeServer(line) else {
+        require(reference == nil, "the entry point refused a line the reference decodes")
+        return 0
+    }
+    require(message == reference, "the entry point and the reference differ")
     let encoded = coder.encode(message)
     do {
         let again = try coder.decodeServer(encoded)

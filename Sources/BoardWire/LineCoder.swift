@@ -107,9 +107,44 @@ public struct LineCoder: Sendable {
         return probe(bytes)?.type
     }
 
-    /// Decodes a line a server sent.
+    /// Decodes a line a server sent: in one pass over its bytes, as a client line is (the scan records a tape, and
+    /// the messages' `Decodable` initialisers read it through `TapeDecoder`), with no limits but the nesting depth,
+    /// since the server is trusted to send what it may. A line that does not decode that way is decoded again by
+    /// `decodeServerReference` (Foundation's `JSONDecoder`), whose answer, error included, is the one given; both
+    /// agree on every line (a differential test checks it).
     public func decodeServer(_ line: some Collection<UInt8>) throws(WireError) -> ServerMessage {
+        let decoded = line.withContiguousStorageIfAvailable { LineCoder.decodeServerInOnePass($0) }
+        if let message = decoded ?? Array(line).withUnsafeBufferPointer({ LineCoder.decodeServerInOnePass($0) }) {
+            return message
+        }
+        return try decodeServerReference(line)
+    }
+
+    /// Decodes a line a server sent the reference way, with Foundation's `JSONDecoder`.
+    public func decodeServerReference(_ line: some Collection<UInt8>) throws(WireError) -> ServerMessage {
         try LineCoder.decode(ServerMessage.self, from: try LineCoder.checkedBytes(line))
+    }
+
+    /// What the one-pass decode of a server line checks: only how deep it nests (a snapshot of a large board has
+    /// many keys and long strings, all within the server's own limits).
+    static let serverScanLimits: JSONPreScan.Limits = {
+        var limits = JSONPreScan.Limits()
+        limits.maxDepth = 64
+        limits.maxKeys = .max
+        limits.maxStringBytes = .max
+        return limits
+    }()
+
+    /// The one-pass decode of a server line (a trailing `\n` or `\r\n` is tolerated); nil when it does not decode.
+    public static func decodeServerInOnePass(_ line: UnsafeBufferPointer<UInt8>) -> ServerMessage? {
+        var count = line.count
+        if count > 0, line[count - 1] == 0x0A { count -= 1 }
+        if count > 0, line[count - 1] == 0x0D { count -= 1 }
+        let bytes = UnsafeBufferPointer(rebasing: line[0..<count])
+        var scanner = JSONPreScan.Scanner(bytes: bytes, limits: serverScanLimits)
+        scanner.tape = JSONTape()
+        guard scanner.run() == nil, let tape = scanner.tape else { return nil }
+        return try? ServerMessage(from: TapeDecoder(bytes: bytes, nodes: tape.nodes, limits: serverScanLimits))
     }
 
     /// Encodes a client message as compact one-line JSON, without the terminating newline.
