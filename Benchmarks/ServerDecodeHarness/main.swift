@@ -1,0 +1,69 @@
+// How long a client takes to decode the lines a server sends, both ways in one binary: the one-pass decode
+// (`LineCoder.decodeServer`: the scan's tape read by `TapeDecoder`) and the reference (`decodeServerReference`:
+// Foundation's `JSONDecoder`), on a delta of each common kind and on the snapshot of a 500-card board, in thread CPU
+// time. Built and run by `Benchmarks/ServerDecodeHarness/run.sh`.
+import BoardCore
+import BoardWire
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+func cpuNanos() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+func format(_ nanos: Double) -> String {
+    nanos >= 10_000 ? "\(Int((nanos / 1000).rounded())) µs" : "\(Double(Int(nanos / 10)) / 100) µs"
+}
+
+/// The median per-run time of `rounds` batches of `batch` runs, in ns.
+func median(rounds: Int = 21, batch: Int, _ body: () -> Void) -> Double {
+    for _ in 0..<batch { body() }
+    var samples: [Double] = []
+    for _ in 0..<rounds {
+        let start = cpuNanos()
+        for _ in 0..<batch { body() }
+        samples.append(Double(cpuNanos() - start) / Double(batch))
+    }
+    return samples.sorted()[samples.count / 2]
+}
+
+let coder = LineCoder()
+var board = Board(id: "main", name: "Main", owner: "alice")
+board.members["bob"] = Member(id: "bob", role: .editor)
+var deltas: [(String, [UInt8])] = []
+for n in 1...500 {
+    let op = Op.addCard(
+        AddCard(
+            card: CardID("c\(n)"), column: n % 3 == 0 ? "doing" : "todo", title: "Card number \(n): fix the thing",
+            description: n % 5 == 0 ? "Steps:\n1. open\n2. click \"save\"\n3. see the error" : "", due: n % 4 == 0 ? Day(year: 2026, month: 3, day: 1 + n % 28) : nil,
+            assignees: n % 2 == 0 ? ["bob"] : []))
+    let context = ApplyContext(actor: "alice", role: .owner, now: Timestamp(milliseconds: 1_767_261_600_000 + Int64(n)), seq: UInt64(n))
+    guard case .success(let change) = board.apply(op, context: context) else { fatalError("op \(n)") }
+    if n == 500 { deltas.append(("delta card.add", LineWriter.deltaLine(board: "main", seq: board.seq, at: context.now, actor: "alice", clientID: "tab-1", mut: 9, op: op, activity: change.activity))) }
+}
+for (name, op) in [
+    ("delta card.move", Op.moveCard(card: "c7", column: "doing", placement: Placement(after: "c9"))),
+    ("delta card.edit", Op.editCard(EditCard(card: "c8", title: "A new title for card 8"))),
+    ("delta chat", Op.chat(text: "@bob the build is green again, thanks")),
+] {
+    let context = ApplyContext(actor: "alice", role: .owner, now: Timestamp(milliseconds: 1_767_261_700_000), seq: board.seq + 1)
+    guard case .success(let change) = board.apply(op, context: context) else { fatalError(name) }
+    deltas.append((name, LineWriter.deltaLine(board: "main", seq: board.seq, at: context.now, actor: "alice", clientID: "tab-1", mut: 10, op: op, activity: change.activity)))
+}
+let snapshot = coder.encode(ServerMessage.snapshot(ServerMessage.Snapshot(board: "main", seq: board.seq, epoch: "e", reason: .initial, state: board)))
+
+print("line | bytes | JSONDecoder (reference) | one pass | ratio")
+print("---|---|---|---|---")
+for (name, line) in deltas + [("snapshot, 500 cards", snapshot)] {
+    let batch = line.count > 10_000 ? 20 : 5_000
+    precondition((try? coder.decodeServer(line)) == (try? coder.decodeServerReference(line)))
+    let reference = median(batch: batch) { _ = try? coder.decodeServerReference(line) }
+    let onePass = median(batch: batch) { _ = try? coder.decodeServer(line) }
+    print("\(name) | \(line.count) | \(format(reference)) | \(format(onePass)) | \(String(format: "%.2f", reference / onePass))×")
+}
