@@ -9,7 +9,10 @@
 /// - **durable**: every acknowledged op is in the final store at its acknowledged seq;
 /// - **resolved**: every sent op was applied, or rejected for a reason the client caused (``clientCausedCodes``):
 ///   a resend refused as `stale_mut`, or an op left without an answer, is lost;
-/// - **converged**: every replica ends at the server's final seq with the server's hash.
+/// - **converged**: every replica ends at the server's final seq with the server's hash;
+/// - **derived**: what the server derives from the log (an inbox entry per mention, a recurring card's next
+///   occurrence per close, a reminder per card due) was stored once and whole for each change that called for it,
+///   and nothing else was: none lost to a crash, none doubled by deriving again after a restart.
 ///
 /// Pure: records in, verdict out.
 public struct HistoryChecker: Sendable {
@@ -24,7 +27,7 @@ public struct HistoryChecker: Sendable {
     public struct Violation: Hashable, Sendable, CustomStringConvertible {
         /// Which promise.
         public enum Property: String, Hashable, Sendable, CaseIterable {
-            case ordered, unique, reliable, resumable, atomic, durable, resolved, converged
+            case ordered, unique, reliable, resumable, atomic, durable, resolved, converged, derived
         }
 
         /// The promise.
@@ -47,6 +50,8 @@ public struct HistoryChecker: Sendable {
         public var resends = 0
         /// Deltas received, over every connection.
         public var deltas = 0
+        /// Derived items checked (the expected keys of `derived` records).
+        public var derivedChecked = 0
         /// Data lost: acked ops missing after recovery, gaps, duplicate deliveries, lost ops and hash mismatches.
         public var dataLost: Int { violations.count }
         /// Violations by property.
@@ -94,6 +99,7 @@ public struct HistoryChecker: Sendable {
         var lastReject: [OpKey: String] = [:]
         var final: HistoryRecord?
         var replicas: [HistoryRecord] = []
+        var derived: [HistoryRecord] = []
 
         for record in records {
             switch record.t {
@@ -157,7 +163,13 @@ public struct HistoryChecker: Sendable {
                 replicas.append(record)
             case .final:
                 final = record
+            case .derived:
+                derived.append(record)
             }
+        }
+        for record in derived {
+            verdict.derivedChecked += record.expected?.count ?? 0
+            checkDerived(record, flag: flag)
         }
 
         guard let final else {
@@ -189,5 +201,25 @@ public struct HistoryChecker: Sendable {
                 flag(.converged, "\(who)'s replica hash \(replica.hash ?? "?") differs from the server's \(final.hash ?? "?")")
             }
         }
+    }
+
+    /// Each expected key stored exactly once and whole; nothing stored that was not expected.
+    private func checkDerived(_ record: HistoryRecord, flag: (Violation.Property, String) -> Void) {
+        let what = record.what ?? "derived"
+        var counts: [String: Int] = [:]
+        for key in record.found ?? [] { counts[key, default: 0] += 1 }
+        let expected = record.expected ?? []
+        for key in expected {
+            switch counts[key] ?? 0 {
+            case 0: flag(.derived, "\(what) \(key) was never stored")
+            case 1: break
+            case let n: flag(.derived, "\(what) \(key) was stored \(n) times")
+            }
+        }
+        let wanted = Set(expected)
+        for key in counts.keys.sorted() where !wanted.contains(key) {
+            flag(.derived, "\(what) \(key) was stored though no change called for it")
+        }
+        for key in record.partial ?? [] { flag(.derived, "\(what) \(key) was stored incomplete") }
     }
 }

@@ -8,11 +8,15 @@
 /// - `delta`: connection `conn` received delta `seq` made by `origin`'s op `mut`;
 /// - `replica`: after quiescence the client's replica of `board` is at `seq` with `hash`;
 /// - `final`: the server's board after the last restart: its `seq`, its `hash` and every applied op (`applied`,
-///   by seq), read back from the store.
+///   by seq), read back from the store;
+/// - `derived`: what the server derives from the log (`what`: inbox mentions, recurring cards' next occurrences,
+///   reminders), read back from the store after the last restart: the keys the history says it must have derived
+///   (`expected`), the keys of what it stored (`found`, one per stored item, so a double shows twice), and those
+///   stored incomplete (`partial`).
 public struct HistoryRecord: Codable, Hashable, Sendable {
     /// The kind of record.
     public enum Kind: String, Codable, Sendable {
-        case sent, ack, reject, start, delta, replica, final
+        case sent, ack, reject, start, delta, replica, final, derived
     }
 
     /// An op the server applied, as the final read-back lists it.
@@ -60,6 +64,14 @@ public struct HistoryRecord: Codable, Hashable, Sendable {
     public var noop: Bool?
     /// Every applied op (`final`).
     public var applied: [Applied]?
+    /// What was derived (`derived`): `mention`, `occurrence`, `reminder`, ….
+    public var what: String?
+    /// The keys that must have been derived, once each (`derived`).
+    public var expected: [String]?
+    /// The keys of what was stored, one per stored item (`derived`).
+    public var found: [String]?
+    /// The keys of what was stored incomplete (`derived`).
+    public var partial: [String]?
 
     /// Makes a record; set the fields its kind uses.
     public init(_ t: Kind, board: String, client: String? = nil) {

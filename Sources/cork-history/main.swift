@@ -3,7 +3,8 @@ import BuildInfo
 import Foundation
 
 // `cork-history FILE…`: checks recorded soak histories (JSON lines of HistoryRecord, see Sources/BoardHistory) and
-// prints every violation, then one JSON line: {"acked_ops":…,"resends":…,"deltas":…,"data_lost":…,"violations":{…}}.
+// prints every violation, then one JSON line: {"acked_ops":…,"resends":…,"deltas":…,"data_lost":…,"derived_checked":…,
+// "violations":{…}}.
 // Exit 0 when nothing was lost, 1 when something was, 2 when a file cannot be read.
 
 let files = Array(CommandLine.arguments.dropFirst())
@@ -28,6 +29,7 @@ let verdict = HistoryChecker().check(records)
 for violation in verdict.violations.prefix(200) { FileHandle.standardError.writeLine("violation: \(violation)") }
 let summary: [String: Any] = [
     "acked_ops": verdict.ackedOps, "resends": verdict.resends, "deltas": verdict.deltas, "data_lost": verdict.dataLost,
+    "derived_checked": verdict.derivedChecked,
     "violations": Dictionary(uniqueKeysWithValues: verdict.byProperty.map { ($0.key.rawValue, $0.value) }),
 ]
 if let data = try? JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys]) {

@@ -123,4 +123,22 @@ import Testing
     @Test func aLineThatIsNotARecordIsRefusedWithItsNumber() {
         #expect(throws: HistoryLog.Failure.self) { try HistoryLog.parse("{\"t\":\"sent\",\"board\":\"b\"}\nnope") }
     }
+
+    /// What the server derived: each expected key stored once and whole passes; a lost, doubled, unexpected or
+    /// incomplete one is caught.
+    @Test func derivedWorkIsStoredOnceAndWhole() throws {
+        let fine = #"{"t":"derived","board":"b","what":"occurrence","expected":["r1","r2"],"found":["r2","r1"],"partial":[]}"#
+        #expect(try verdict(Self.clean + "\n" + fine).violations == [])
+        let cases: [(String, String)] = [
+            (#""expected":["m1","m2"],"found":["m1"]"#, "mention m2 was never stored"),
+            (#""expected":["m1"],"found":["m1","m1"]"#, "mention m1 was stored 2 times"),
+            (#""expected":["m1"],"found":["m1","m9"]"#, "mention m9 was stored though no change called for it"),
+            (#""expected":["m1"],"found":["m1"],"partial":["m1"]"#, "mention m1 was stored incomplete"),
+        ]
+        for (fields, detail) in cases {
+            let line = #"{"t":"derived","board":"b","what":"mention","# + fields + "}"
+            let found = try verdict(Self.clean + "\n" + line).violations
+            #expect(found.map(\.property) == [.derived] && found.first?.detail == detail, "\(fields): \(found)")
+        }
+    }
 }
