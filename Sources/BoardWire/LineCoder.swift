@@ -107,8 +107,9 @@ public struct LineCoder: Sendable {
         return probe(bytes)?.type
     }
 
-    /// Decodes a line a server sent: in one pass over its bytes, as a client line is (the scan records a tape, and
-    /// the messages' `Decodable` initialisers read it through `TapeDecoder`), with no limits but the nesting depth,
+    /// Decodes a line a server sent: in one pass over its bytes, as a client line is (the scan records a tape; a
+    /// `delta` is read off it field by field by `TapeReader`, the other messages by their `Decodable` initialisers
+    /// through `TapeDecoder`), with no limits but the nesting depth,
     /// since the server is trusted to send what it may. A line that does not decode that way is decoded again by
     /// `decodeServerReference` (Foundation's `JSONDecoder`), whose answer, error included, is the one given; both
     /// agree on every line (a differential test checks it).
@@ -144,6 +145,7 @@ public struct LineCoder: Sendable {
         var scanner = JSONPreScan.Scanner(bytes: bytes, limits: serverScanLimits)
         scanner.tape = JSONTape()
         guard scanner.run() == nil, let tape = scanner.tape else { return nil }
+        if let delta = TapeReader(bytes: bytes, nodes: tape.nodes, limits: serverScanLimits).serverMessage() { return delta }
         return try? ServerMessage(from: TapeDecoder(bytes: bytes, nodes: tape.nodes, limits: serverScanLimits))
     }
 
