@@ -173,9 +173,18 @@ enum LiveMessage {
         var away: Bool
     }
 
+    /// Everyone else on the board: the page replaces its list.
     struct Presence: Encodable {
         let t = "presence"
         var sessions: [PresenceView]
+    }
+
+    /// What changed since the last `presence`: sessions joined or changed (`set`) and gone (`left`); the page updates
+    /// its list.
+    struct PresenceChange: Encodable {
+        let t = "presence"
+        var set: [PresenceView]
+        var left: [SessionID]
     }
 
     struct Status: Encodable {

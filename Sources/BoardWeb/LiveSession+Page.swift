@@ -48,6 +48,8 @@ extension LiveSession {
                 shown = Shown(board)
                 names = board.members.compactMapValues { $0.name.isEmpty ? nil : $0.name }
                 await send(LiveMessage.FullBoard(board))
+                presenceFull = true
+                presenceChanged()
             }
         default:
             await send(LiveMessage.Rejected(code: "invalid", reason: "unknown message \"\(type)\"", op: "", card: nil))

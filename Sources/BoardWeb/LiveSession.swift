@@ -42,8 +42,15 @@ final class LiveSession {
     var shown: Shown?
     /// Members' display names (only those that have one), for presence.
     var names: [UserID: String] = [:]
-    /// Presence not yet sent to the page, and whether a flush is on its way.
-    var pendingPresence: [SessionID: PresenceEntry]?
+    /// Presence: everyone on the board now, what changed since the page was last told (sessions set, sessions
+    /// gone), whether the page needs the whole list (at first, after a board switch or a change of names), and
+    /// whether a flush is on its way. A change is sent as itself, not as the whole list: with N people present, N
+    /// pages re-sending N entries for every change was O(N²) work per change.
+    var presenceNow: [SessionID: PresenceEntry] = [:]
+    var presenceSet: [SessionID: PresenceEntry] = [:]
+    var presenceLeft: Set<SessionID> = []
+    var presenceFull = true
+    var presenceDirty = false
     var presenceFlushScheduled = false
     /// Where timers put their inputs.
     var inputs: AsyncStream<Input>.Continuation?
@@ -141,10 +148,7 @@ final class LiveSession {
                 if (lastStatus?.pending ?? 0) > 0 { await sendStatus(client: client, send: send) }
             case .flushPresence:
                 presenceFlushScheduled = false
-                if let sessions = pendingPresence {
-                    pendingPresence = nil
-                    await send(presenceMessage(sessions))
-                }
+                if let message = takePresenceMessage() { await send(message) }
             }
             if ended { return }
         }
@@ -176,11 +180,7 @@ final class LiveSession {
             guard activity.activity.seq > backlogThrough else { return }
             await send(LiveMessage.Feed(items: [feedItem(activity.activity, own: activity.isOwn, after: activity.board)], replace: false))
         case .presence(let presence):
-            pendingPresence = presence.sessions
-            if !presenceFlushScheduled, let inputs {
-                presenceFlushScheduled = true
-                Self.flushPresence(after: Self.presenceDelay, into: inputs)
-            }
+            note(presence)
         case .rejected(let rejected):
             if case .undo(let seq) = rejected.op.request, let (direction, _) = undoStack.refused(seq, reason: rejected.reject.message) {
                 // Refused for good (someone changed it since, or it has no inverse): let the next Ctrl-Z reach the
@@ -226,8 +226,14 @@ final class LiveSession {
             if let line { await send(EncodedLine(line: line)) }
             self.shown = diff.shown
         } else {
-            names = board.members.compactMapValues { $0.name.isEmpty ? nil : $0.name }
+            let named = board.members.compactMapValues { $0.name.isEmpty ? nil : $0.name }
             let switched = shown?.board != board.id
+            if named != names || switched {
+                // The page shows names in the list, and forgets the list when it switches boards: all of it again.
+                names = named
+                presenceFull = true
+                presenceChanged()
+            }
             if welcome == nil || switched { await sendWelcome(client: client, board: board, send: send) }
             await send(LiveMessage.FullBoard(board))
             shown = Shown(board)
@@ -280,16 +286,57 @@ final class LiveSession {
         }
     }
 
-    func presenceMessage(_ sessions: [SessionID: PresenceEntry]) -> LiveMessage.Presence {
-        let others = sessions.values.filter { $0.session != welcome?.session }.sorted { $0.session < $1.session }
-        return LiveMessage.Presence(
-            sessions: others.map { entry in
-                let name = names[entry.user] ?? ""
-                return LiveMessage.PresenceView(
-                    session: entry.session, user: entry.user, name: name.isEmpty ? entry.user.rawValue : name,
-                    state: entry.state, card: entry.card, column: entry.column, index: entry.index,
-                    away: entry.away ?? false)
-            })
+    /// Notes a presence event for the next flush.
+    func note(_ presence: PresenceEvent) {
+        presenceNow = presence.sessions
+        switch presence.change {
+        case .state:
+            presenceFull = true
+        case .updated(let entry):
+            presenceLeft.remove(entry.session)
+            presenceSet[entry.session] = entry
+        case .left(let session, _):
+            presenceSet[session] = nil
+            presenceLeft.insert(session)
+        }
+        presenceChanged()
+    }
+
+    /// Presence changed (or the page needs the whole list): a flush follows within `presenceDelay`.
+    func presenceChanged() {
+        presenceDirty = true
+        if !presenceFlushScheduled, let inputs {
+            presenceFlushScheduled = true
+            Self.flushPresence(after: Self.presenceDelay, into: inputs)
+        }
+    }
+
+    /// What the page is told of presence now: the whole list (everyone else, by session) when it needs it, else the
+    /// sessions set and gone since the last time; nil when nothing changed for it.
+    func takePresenceMessage() -> (any Encodable)? {
+        guard presenceDirty else { return nil }
+        defer {
+            presenceDirty = false
+            presenceFull = false
+            presenceSet = [:]
+            presenceLeft = []
+        }
+        let own = welcome?.session
+        if presenceFull {
+            let others = presenceNow.values.filter { $0.session != own }.sorted { $0.session < $1.session }
+            return LiveMessage.Presence(sessions: others.map(view))
+        }
+        let set = presenceSet.values.filter { $0.session != own }.sorted { $0.session < $1.session }
+        let left = presenceLeft.filter { $0 != own }.sorted()
+        guard !set.isEmpty || !left.isEmpty else { return nil }
+        return LiveMessage.PresenceChange(set: set.map(view), left: left)
+    }
+
+    func view(_ entry: PresenceEntry) -> LiveMessage.PresenceView {
+        let name = names[entry.user] ?? ""
+        return LiveMessage.PresenceView(
+            session: entry.session, user: entry.user, name: name.isEmpty ? entry.user.rawValue : name,
+            state: entry.state, card: entry.card, column: entry.column, index: entry.index, away: entry.away ?? false)
     }
 
     func sendStatus(client: BoardClient, send: (any Encodable) async -> Void) async {

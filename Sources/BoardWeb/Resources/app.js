@@ -319,7 +319,16 @@ function handle(m) {
     case 'diff': applyDiff(m); break;
     case 'feed': addFeed(m); break;
     case 'presence':
-      S.presence = Array.isArray(m.sessions) ? m.sessions : [];
+      if (Array.isArray(m.sessions)) {
+        S.presence = m.sessions;
+      } else {
+        // A change: sessions gone, then sessions joined or changed, kept in session order.
+        const gone = new Set(Array.isArray(m.left) ? m.left : []);
+        const set = Array.isArray(m.set) ? m.set : [];
+        for (const s of set) gone.add(s.session);
+        S.presence = S.presence.filter((s) => !gone.has(s.session)).concat(set);
+        S.presence.sort((a, b) => (a.session < b.session ? -1 : a.session > b.session ? 1 : 0));
+      }
       renderPresence();
       break;
     case 'status': S.server = m; renderStatus(); break;
