@@ -48,6 +48,7 @@ extension LiveSession {
                 shown = Shown(board)
                 names = board.members.compactMapValues { $0.name.isEmpty ? nil : $0.name }
                 await send(LiveMessage.FullBoard(board))
+                presenceNow = await client.presence
                 presenceFull = true
                 presenceChanged()
             }

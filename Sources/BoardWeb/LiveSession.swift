@@ -42,7 +42,8 @@ final class LiveSession {
     var shown: Shown?
     /// Members' display names (only those that have one), for presence.
     var names: [UserID: String] = [:]
-    /// Presence: everyone on the board now, what changed since the page was last told (sessions set, sessions
+    /// Presence: everyone on the board (as of the last event before a flush), what changed since the page was last
+    /// told (sessions set, sessions
     /// gone), whether the page needs the whole list (at first, after a board switch or a change of names), and
     /// whether a flush is on its way. A change is sent as itself, not as the whole list: with N people present, N
     /// pages re-sending N entries for every change was O(N²) work per change.
@@ -231,6 +232,7 @@ final class LiveSession {
             if named != names || switched {
                 // The page shows names in the list, and forgets the list when it switches boards: all of it again.
                 names = named
+                presenceNow = await client.presence
                 presenceFull = true
                 presenceChanged()
             }
@@ -320,6 +322,8 @@ final class LiveSession {
             presenceFull = false
             presenceSet = [:]
             presenceLeft = []
+            // Not kept between flushes: it would hold a second copy of the list once the client changes its own.
+            presenceNow = [:]
         }
         let own = welcome?.session
         if presenceFull {
