@@ -28,7 +28,7 @@ extension WebPages {
         switch await follow(user, token) {
         case .stopped(let address):
             return Self.page(
-                .ok, "No more mail", "Corkboard mails nothing more to \(Self.escaped(address)). Turn it back on with "
+                .ok, "No more mail", "Corkboard mails nothing more to \(Self.escaped(Self.masked(address))). Turn it back on with "
                     + "<code>cork notify --mail ADDRESS</code>.")
         case .alreadyStopped:
             return Self.page(.ok, "No more mail", "Mail was already off. Turn it back on with <code>cork notify --mail ADDRESS</code>.")
@@ -57,6 +57,13 @@ extension WebPages {
             ))
         }
         return response
+    }
+
+    /// An address as the page shows it to whoever holds the link: its first character and its domain
+    /// (`a…@example.com`).
+    static func masked(_ address: String) -> String {
+        guard let at = address.firstIndex(of: "@"), let first = address.first else { return "…" }
+        return "\(first)…\(address[at...])"
     }
 
     /// `text` safe inside HTML text and attribute values.

@@ -117,8 +117,8 @@ import Testing
         let add = Op.addCard(AddCard(card: "r1", column: "todo", title: "Water the plants", ref: "recur:s:2026-12-01"))
         let rule = Op.setRecurrence(card: "r1", recurrence: Recurrence(every: .day))
         let item = Op.addChecklistItem(card: "r1", item: "i1", text: "ferns", done: false, index: nil)
-        let (refusal, actions) = machine.applyAsServer([add, rule, item], now: Self.t0)
-        #expect(refusal == nil)
+        let (result, actions) = machine.applyAsServer([add, rule, item], now: Self.t0)
+        #expect(result == .success(3), "the seq of the last change, to follow until it is durable")
         #expect(Self.commits(actions).map { $0.changes.map(\.event.seq) } == [[1, 2, 3]])
         #expect(machine.head.cards["r1"]?.recur != nil && machine.head.cards["r1"]?.checklist.count == 1)
 
@@ -126,7 +126,8 @@ import Testing
         let again = Op.addCard(AddCard(card: "r2", column: "todo", title: "Again", ref: "recur:s:2026-12-02"))
         let missing = Op.addChecklistItem(card: "nope", item: "i2", text: "x", done: false, index: nil)
         let (refused, nothing) = machine.applyAsServer([again, missing], now: Self.t0)
-        #expect(refused?.code == .notFound)
+        #expect((try? refused.get()) == nil)
+        if case .failure(let rejection) = refused { #expect(rejection.code == .notFound) }
         #expect(Self.commits(nothing).isEmpty)
         #expect(machine.head.cards["r2"] == nil && machine.head.seq == 3)
 
@@ -135,6 +136,10 @@ import Testing
         #expect(Self.commits(waiting).isEmpty, "batch 1 is still in the writer")
         let answered = machine.written(.success(()), batch: 1)
         #expect(Self.commits(answered).map { $0.changes.map(\.event.seq) } == [[4, 5]])
+        #expect(machine.adminChange(at: 3) == .durable)
+        #expect(machine.adminChange(at: 5) == .pending, "in the writer")
+        _ = machine.written(.success(()), batch: 2)
+        #expect(machine.adminChange(at: 5) == .durable)
     }
 
     @Test func aClientsAnswersOnABoardKeepTheOrderOfItsOps() throws {

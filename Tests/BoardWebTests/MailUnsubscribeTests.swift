@@ -51,7 +51,8 @@ struct MailUnsubscribeTests {
                     // The button (the same POST a mail program's one-click unsubscribe sends).
                     let done = try await HTTPProbe.get(target, port: port, method: "POST")
                     #expect(done.status == 200)
-                    #expect(done.body.contains("Corkboard mails nothing more to owner@example.com"), "\(done.body)")
+                    #expect(done.body.contains("Corkboard mails nothing more to o…@example.com"), "\(done.body)")
+                    #expect(!done.body.contains("owner@example.com"), "whoever holds the link does not learn the address")
                     #expect(try await alice.notifySettings().email == nil)
 
                     // Another mention stays in the inbox only.
@@ -59,6 +60,12 @@ struct MailUnsubscribeTests {
                     try await Task.sleep(for: .seconds(3))
                     #expect(try mailbox.mails().count == 1)
                     #expect(try await alice.inbox(unread: true).unread == 2)
+
+                    // A new address gets a new secret: the old mail's link no longer works.
+                    _ = try await alice.notifySettings(email: "owner@elsewhere.example")
+                    let stale = try await HTTPProbe.get(target, port: port, method: "POST")
+                    #expect(stale.status == 403)
+                    #expect(try await alice.notifySettings().email == "owner@elsewhere.example")
                 }
             }
         }

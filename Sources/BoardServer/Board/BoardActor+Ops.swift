@@ -53,10 +53,12 @@ extension BoardActor {
     }
 
     /// Applies an op on behalf of the server itself (the admin queue): no client, no ack.
-    func applyAsServer(_ ops: [Op]) -> Rejection? {
-        let (rejection, actions) = machine.applyAsServer(ops, now: clock.now())
+    /// Applies the server's own ops all or none (see ``BoardMachine/applyAsServer(_:now:)``): the seq of the last
+    /// change, to follow with `adminChange(at:)`, or the refusal.
+    func applyAsServer(_ ops: [Op]) -> Result<UInt64?, Rejection> {
+        let (result, actions) = machine.applyAsServer(ops, now: clock.now())
         perform(now: actions)
-        return rejection
+        return result
     }
 
     func applyAsServer(_ op: Op) -> Rejection? {

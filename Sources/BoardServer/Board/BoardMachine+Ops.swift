@@ -331,8 +331,9 @@ extension BoardMachine {
 
     /// Applies ops on behalf of the server itself, all or none: tried in order on a copy of the head, and only when
     /// every one is accepted are they pending together, so they are committed in one batch (one transaction). The
-    /// first refusal is returned and nothing is applied.
-    mutating func applyAsServer(_ ops: [Op], now: Timestamp) -> (Rejection?, [Action]) {
+    /// first refusal is returned and nothing is applied; else the seq of the last change, which `adminChange(at:)`
+    /// follows until it is durable (nil when none changed anything).
+    mutating func applyAsServer(_ ops: [Op], now: Timestamp) -> (Result<UInt64?, Rejection>, [Action]) {
         if case .ended(final: false) = state { state = .serving(.idle) }
         var trial = head
         var events: [StoredEvent] = []
@@ -341,7 +342,7 @@ extension BoardMachine {
                 actor: "corkd", role: .owner, now: now, seq: trial.seq + 1, membersMax: limits.membersMax)
             switch trial.apply(op, context: context) {
             case .failure(let rejection):
-                return (rejection, take())
+                return (.failure(rejection), take())
             case .success(let change) where change.isNoop:
                 continue
             case .success(let change):
@@ -351,11 +352,11 @@ extension BoardMachine {
                         activity: change.activity, inverse: change.inverse, undoOf: nil))
             }
         }
-        guard !events.isEmpty else { return (nil, take()) }
+        guard let last = events.last else { return (.success(nil), take()) }
         head = trial
         pending.append(contentsOf: events.map { Pending($0, origin: nil) })
         handOver()
-        return (nil, take())
+        return (.success(last.seq), take())
     }
 
     /// Applies an op on behalf of the server itself (the admin queue): no client, no ack.

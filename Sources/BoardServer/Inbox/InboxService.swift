@@ -3,6 +3,7 @@ import BoardStore
 import BoardWire
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// Users' inboxes: derives entries from committed changes (``InboxRules``) and sends new ones to their users'
 /// sessions on this node.
@@ -149,17 +150,23 @@ struct InboxService {
             while cursor.seq < board.seq {
                 let events = try await store.events(id, from: cursor.seq + 1, to: board.seq, limit: Self.batch)
                 guard let last = events.last else { break }
-                let entries = events.flatMap { InboxRules.entries(for: $0.activity, board: board) }
-                for event in events {
-                    await addNextOccurrence(after: event.activity, board: board, actor: actor)
+                // The cursor passes a change only once what it calls for is durable: a recurring card's next
+                // occurrence not stored (a crash, a failed commit) is tried again from that change.
+                var through = last.seq
+                for event in events where !(await addNextOccurrence(after: event.activity, board: board, actor: actor)) {
+                    through = event.seq - 1
+                    break
                 }
-                cursor.seq = last.seq
+                let entries = events.filter { $0.seq <= through }.flatMap { InboxRules.entries(for: $0.activity, board: board) }
+                guard through > cursor.seq else { break }
+                cursor.seq = through
                 if !entries.isEmpty || ContinuousClock.now - cursor.storedAt >= Self.cursorStoreInterval {
-                    let added = try await store.addInboxEntries(entries, board: id, through: last.seq)
+                    let added = try await store.addInboxEntries(entries, board: id, through: through)
                     any = any || !added.isEmpty
-                    cursor.stored = last.seq
+                    cursor.stored = through
                     cursor.storedAt = .now
                 }
+                if through < last.seq { break }
             }
             // Changes without entries read since the last store: stored once the interval has passed (the 5 s scan
             // comes back to every board).
@@ -181,17 +188,41 @@ struct InboxService {
 
     /// A recurring card the change made done comes back: its next occurrence is added as the server, whole (the card,
     /// its rule and its checklist in one commit, so a crash never leaves half of it). Its id and ref are derived from
-    /// the series and the due day, so doing this again adds nothing (refused as a duplicate).
-    private func addNextOccurrence(after activity: Activity, board: Board, actor: BoardActor) async {
+    /// the series and the due day, so doing this again adds nothing (refused as a duplicate). Returns once the
+    /// occurrence is durable (or nothing was to be done, or it cannot be: refused for good); false when it was not
+    /// stored and must be tried again.
+    private func addNextOccurrence(after activity: Activity, board: Board, actor: BoardActor) async -> Bool {
         let ops = RecurrenceRules.nextOccurrence(after: activity, board: board, today: activity.at.day)
-        guard !ops.isEmpty else { return }
-        if let refusal = await actor.applyAsServer(ops) {
+        guard !ops.isEmpty else { return true }
+        let seq: UInt64
+        switch await actor.applyAsServer(ops) {
+        case .failure(let refusal):
             if refusal.code != .duplicateRef && refusal.code != .duplicateID {
                 logger.warning("cannot add a recurring card's next occurrence", metadata: ["error": "\(refusal)"])
             }
-            return
+            return true
+        case .success(nil):
+            return true
+        case .success(let last?):
+            seq = last
+        }
+        // Polled, as the admin poller does: a board whose commit loop stopped (shutdown) must not hold this loop.
+        while true {
+            switch await actor.adminChange(at: seq) {
+            case .durable:
+                break
+            case .lost:
+                logger.warning("the next occurrence of a recurring card was not stored; trying again", metadata: ["board": "\(board.id)"])
+                return false
+            case .pending:
+                if Task.isCancelled || Task.isShuttingDownGracefully { return false }
+                try? await Task.sleep(for: .milliseconds(2))
+                continue
+            }
+            break
         }
         logger.info("added the next occurrence of a recurring card", metadata: ["board": "\(board.id)", "card": "\(activity.card?.rawValue ?? "")"])
+        return true
     }
 
     // MARK: Pushing
@@ -265,7 +296,7 @@ struct InboxPushWindow {
     init(newest: Int64, shared: Bool) {
         self.newest = newest
         floor = newest
-        lookback = shared ? 1_000 : 0
+        lookback = shared ? 256 : 0
     }
 
     /// Where the next look starts reading (after this id).

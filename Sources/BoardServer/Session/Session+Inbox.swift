@@ -3,6 +3,9 @@ import BoardStore
 import BoardWire
 
 extension Session {
+    /// The most entry ids one relayed `inbox.read` carries (a presence message holds at most about 6,000 bytes).
+    static let relayedReadIDsMax = 300
+
     /// `inbox`, `inbox.read` and `notify`: the user's own inbox and mail settings, whatever board the session is on.
     static func inboxRequest(_ message: ClientMessage, as ref: SessionRef, context: SessionContext, outbox: Outbox) async {
         do throws(StoreError) {
@@ -21,11 +24,22 @@ extension Session {
                 // Every session of the user learns it, on whichever client it was read.
                 let line = Lines.line(.inboxRead(ServerMessage.InboxMarked(ids: marked, unread: unread)))
                 for session in await context.directory.sessions(of: ref.user) { session.outbox.send(line) }
-                // Several nodes: the user's sessions on the others hear it through the presence channel.
-                context.configuration.presenceOutbound?.send(.inboxRead(user: ref.user, ids: marked, unread: unread))
+                // Several nodes: the user's sessions on the others hear it through the presence channel, in pieces
+                // that fit its messages (`all` can mark thousands).
+                if let outbound = context.configuration.presenceOutbound {
+                    for start in stride(from: 0, to: marked.count, by: Self.relayedReadIDsMax) {
+                        let ids = Array(marked[start..<min(marked.count, start + Self.relayedReadIDsMax)])
+                        outbound.send(.inboxRead(user: ref.user, ids: ids, unread: unread))
+                    }
+                }
             case .notify(let request):
                 var settings = try await context.store.notifySettings(user: ref.user) ?? NotifySettings()
-                if let email = request.email { settings.email = email.isEmpty ? nil : email }
+                if let email = request.email {
+                    let address = email.isEmpty ? nil : email
+                    // A new address gets a new unsubscribe secret: a link in mail sent to the old one stops working.
+                    if let address, address != settings.email { settings.unsubscribeToken = NotifySettings.newUnsubscribeToken() }
+                    settings.email = address
+                }
                 if settings.email != nil, settings.unsubscribeToken == nil {
                     settings.unsubscribeToken = NotifySettings.newUnsubscribeToken()
                 }
