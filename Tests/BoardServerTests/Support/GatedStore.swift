@@ -38,6 +38,8 @@ actor Gate {
 actor FailureBudget {
     private var remaining: Int
     init(_ failures: Int) { remaining = failures }
+    /// Adds `failures` more.
+    func plant(_ failures: Int) { remaining += failures }
     /// True (and one fewer left) while failures remain.
     func take() -> Bool {
         guard remaining > 0 else { return false }
