@@ -4,23 +4,6 @@
 import BoardCore
 import BoardWire
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Thread CPU time in nanoseconds.
-func cpuNanos() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-}
-
-func format(_ nanos: Double) -> String {
-    nanos >= 10_000 ? "\(Int((nanos / 1000).rounded())) µs" : "\(Double(Int(nanos / 10)) / 100) µs"
-}
-
 /// Prints p0, p50 and p90 of `samples` (ns).
 func report(_ name: String, _ samples: [Double]) {
     let s = samples.sorted()

@@ -1,25 +1,9 @@
 // How long a client takes to decode the lines a server sends, both ways in one binary: the one-pass decode
-// (`LineCoder.decodeServer`: the scan's tape read by `TapeDecoder`) and the reference (`decodeServerReference`:
+// (`LineCoder.decodeServer`: the scan's tape, a delta read by `TapeReader`) and the reference (`decodeServerReference`:
 // Foundation's `JSONDecoder`), on a delta of each common kind and on the snapshot of a 500-card board, in thread CPU
 // time. Built and run by `Benchmarks/ServerDecodeHarness/run.sh`.
 import BoardCore
 import BoardWire
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-func cpuNanos() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-}
-
-func format(_ nanos: Double) -> String {
-    nanos >= 10_000 ? "\(Int((nanos / 1000).rounded())) µs" : "\(Double(Int(nanos / 10)) / 100) µs"
-}
 
 /// The median per-run time of `rounds` batches of `batch` runs, in ns.
 func median(rounds: Int = 21, batch: Int, _ body: () -> Void) -> Double {

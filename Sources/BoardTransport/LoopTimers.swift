@@ -157,7 +157,7 @@ public final class LoopTimer: @unchecked Sendable {  // heap state confined to `
     /// The action; nil once cancelled (from any thread) or, for a one-shot timer, once it ran.
     private let action: Mutex<Action?>
     /// The action, run only on `loop` (which the callers that make it non-Sendable are on).
-    private struct Action: @unchecked Sendable {
+    private struct Action: @unchecked Sendable {  // a closure set and taken under the timer's mutex, run on `loop`
         let run: () -> Void
     }
     /// Whether the action is dropped after it ran (``schedule(on:in:_:)``).

@@ -1,0 +1,17 @@
+// Thread CPU time and its formatting, shared by the harnesses OpPathHarness/run.sh builds.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thread CPU time in nanoseconds.
+func cpuNanos() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+func format(_ nanos: Double) -> String {
+    nanos >= 10_000 ? "\(Int((nanos / 1000).rounded())) µs" : "\(Double(Int(nanos / 10)) / 100) µs"
+}
