@@ -347,9 +347,11 @@ public actor BoardClient {
 extension ClientConfiguration {
     /// What the session machine needs of the configuration.
     var sessionSettings: ClientSession.Settings {
-        ClientSession.Settings(
+        var settings = ClientSession.Settings(
             endpoints: endpoints.map(\.description), token: token, board: board, policy: reconnect,
             clientName: clientName, announcesPresence: announcesPresence, paceOps: paceOps,
-            retryRejected: retryRejected, hasJournal: journal != nil)
+            retryRejected: retryRejected, hasJournal: journal != nil, sharedBoards: sharedBoards)
+        settings.keepsPresence = keepsPresence
+        return settings
     }
 }

@@ -58,6 +58,13 @@ public struct ClientConfiguration: Sendable {
     /// How many times an op rejected with a retryable code (`rate_limited`, `storage_busy`) is sent again (with a
     /// new mutation id) before the reject is reported.
     public var retryRejected = 5
+    /// Confirmed boards shared with other clients of this process (``SharedBoards``): a server holding a client per
+    /// browser tab keeps one copy of each board. Nil (the default): the client keeps its own.
+    public var sharedBoards: SharedBoards?
+    /// Whether the client keeps everyone's presence on its board (``BoardClient/presence``). An owner that keeps
+    /// its own list from the presence events sets it to false: a server with a client per browser tab would
+    /// otherwise keep every tab's list in every tab's client, N² entries. Default true.
+    public var keepsPresence = true
     /// The event loops for connections.
     public var eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     /// Opens the connection to an endpoint. Nil (the default): TLS over TCP with ``trust`` (`Transport.connect`).

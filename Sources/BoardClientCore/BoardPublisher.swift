@@ -19,11 +19,13 @@ public struct BoardPublisher: Sendable {
     /// The update for `board` after an input that changed `changes`, or nil when nothing shown changed (a
     /// snapshot, and the first update, always make one).
     public mutating func publish(
-        _ board: Board, cause: BoardUpdate.Cause, changes: BoardChanges, changedByOthers: Set<CardID> = []
+        _ board: Board, cause: BoardUpdate.Cause, changes: BoardChanges, changedByOthers: Set<CardID> = [],
+        isConfirmed: Bool = false
     ) -> BoardUpdate? {
         let changes = cause == .snapshot || !hasShown ? BoardChanges.everything : changes
         if changes.isEmpty { return nil }
         hasShown = true
-        return BoardUpdate(board: board, cause: cause, changes: changes, changedByOthers: changedByOthers)
+        return BoardUpdate(
+            board: board, cause: cause, changes: changes, changedByOthers: changedByOthers, isConfirmed: isConfirmed)
     }
 }

@@ -73,13 +73,20 @@ public struct BoardUpdate: Sendable {
     public var changes: BoardChanges
     /// Cards whose change came from another user in this update (for highlighting).
     public var changedByOthers: Set<CardID>
+    /// Whether ``board`` is the board as the server confirmed it at its seq, with no pending op of this client on
+    /// top (every client of the board that is in this state shows the same board).
+    public var isConfirmed: Bool
 
     /// An update (the client makes these; UIs' tests may too).
-    public init(board: Board, cause: Cause, changes: BoardChanges = .everything, changedByOthers: Set<CardID> = []) {
+    public init(
+        board: Board, cause: Cause, changes: BoardChanges = .everything, changedByOthers: Set<CardID> = [],
+        isConfirmed: Bool = false
+    ) {
         self.board = board
         self.cause = cause
         self.changes = changes
         self.changedByOthers = changedByOthers
+        self.isConfirmed = isConfirmed
     }
 
     /// The columns and unarchived cards as shown. Computed on each call, in time proportional to the board.
@@ -113,7 +120,8 @@ public struct ActivityEvent: Sendable {
 
 /// A change in who is on the board.
 public struct PresenceEvent: Sendable {
-    /// Everyone present now, by session.
+    /// Everyone present now, by session. A client that does not keep presence (``ClientSession/Settings/keepsPresence``
+    /// false) fills it only in the `.state` event.
     public var sessions: [SessionID: PresenceEntry]
     /// What changed: a full state, one entry, or a session that left.
     public var change: Change

@@ -32,18 +32,17 @@ extension ClientSession {
         case .presenceState(let presenceState):
             // Presence belongs to the subscription: none is kept (or shown) while no board is subscribed.
             guard presenceState.board == boardID, subscription != nil else { break }
-            updateSubscription {
-                $0.presence = Dictionary(presenceState.sessions.map { ($0.session, $0) }, uniquingKeysWith: { $1 })
-            }
-            actions.append(.emit(.presence(PresenceEvent(sessions: presence, change: .state))))
+            let everyone = Dictionary(presenceState.sessions.map { ($0.session, $0) }, uniquingKeysWith: { $1 })
+            if settings.keepsPresence { updateSubscription { $0.presence = everyone } }
+            actions.append(.emit(.presence(PresenceEvent(sessions: everyone, change: .state))))
         case .presence(let update):
             guard update.board == boardID, subscription != nil else { break }
             let entry = update.entry
-            updateSubscription { $0.presence[entry.session] = entry }
+            if settings.keepsPresence { updateSubscription { $0.presence[entry.session] = entry } }
             actions.append(.emit(.presence(PresenceEvent(sessions: presence, change: .updated(entry)))))
         case .presenceLeft(let left):
             guard left.board == boardID, subscription != nil else { break }
-            updateSubscription { $0.presence[left.session] = nil }
+            if settings.keepsPresence { updateSubscription { $0.presence[left.session] = nil } }
             actions.append(
                 .emit(.presence(PresenceEvent(sessions: presence, change: .left(session: left.session, user: left.user)))))
         case .ok(let ok):
@@ -130,7 +129,7 @@ extension ClientSession {
     mutating func loadSnapshot(_ snapshot: ServerMessage.Snapshot, now: Duration, _ actions: inout [Action]) {
         guard snapshot.board == boardID, let welcome else { return }
         if replica == nil {
-            var fresh = Replica(board: snapshot.board, user: welcome.user)
+            var fresh = Replica(board: snapshot.board, user: welcome.user, shared: settings.sharedBoards)
             fresh.clientID = clientID
             let mine = detached.values.filter { $0.board == snapshot.board }
             fresh.restore(mine)

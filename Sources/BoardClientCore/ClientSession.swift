@@ -40,13 +40,19 @@ public struct ClientSession: Sendable {
         public var retryRejected: Int
         /// Whether there is a journal: ops are then sent only once on disk.
         public var hasJournal: Bool
+        /// Confirmed boards shared with the process's other clients (``SharedBoards``); nil: this client's own.
+        public var sharedBoards: SharedBoards?
+        /// Whether the session keeps everyone's presence (``presence``). When false, presence events still come,
+        /// the `.state` one with everyone, the others with an empty ``PresenceEvent/sessions``.
+        public var keepsPresence = true
 
         /// Settings with the client's defaults.
         public init(
             endpoints: [String], token: String, board: BoardID?, policy: ReconnectPolicy = ReconnectPolicy(),
             clientName: String = "cork/0.1.0", announcesPresence: Bool = true, paceOps: Bool = true,
-            retryRejected: Int = 5, hasJournal: Bool = false
+            retryRejected: Int = 5, hasJournal: Bool = false, sharedBoards: SharedBoards? = nil
         ) {
+            self.sharedBoards = sharedBoards
             self.endpoints = endpoints
             self.token = token
             self.board = board
@@ -377,7 +383,9 @@ public struct ClientSession: Sendable {
         _ actions: inout [Action]
     ) {
         guard let board = replica?.view,
-            let update = publisher.publish(board, cause: cause, changes: changes, changedByOthers: changedByOthers)
+            let update = publisher.publish(
+                board, cause: cause, changes: changes, changedByOthers: changedByOthers,
+                isConfirmed: replica?.showsConfirmed ?? false)
         else { return }
         actions.append(.emit(.board(update)))
     }

@@ -28,11 +28,14 @@ public struct Replica: Sendable {
     public private(set) var view: Board?
     /// Deltas that arrived ahead of a gap, by seq, until the gap is filled.
     private var held: [UInt64: ServerMessage.Delta] = [:]
+    /// Confirmed boards shared with the other clients of this process, if any (``SharedBoards``).
+    public let shared: SharedBoards?
 
     /// An empty replica; it fills on the first snapshot.
-    public init(board: BoardID, user: UserID) {
+    public init(board: BoardID, user: UserID, shared: SharedBoards? = nil) {
         self.boardID = board
         self.user = user
+        self.shared = shared
     }
 
     /// Sets who this client is (known only after `welcome`).
@@ -44,6 +47,12 @@ public struct Replica: Sendable {
 
     /// Whether a snapshot has been loaded.
     public var isLoaded: Bool { confirmed != nil }
+
+    /// Whether ``view`` is the confirmed board itself: no pending op changes it (an undo request waits for its
+    /// delta, so it changes nothing before).
+    public var showsConfirmed: Bool {
+        !pending.contains { if case .op = $0.request { true } else { false } }
+    }
 
     /// How many deltas are held aside while a gap is being fetched.
     public var heldCount: Int { held.count }
@@ -65,6 +74,10 @@ public struct Replica: Sendable {
     public mutating func load(_ snapshot: Board, seq: UInt64, epoch: String) -> [PendingOp] {
         var board = snapshot
         board.seq = seq
+        if let shared {
+            // Another client's equal board, so this snapshot's own copy is let go; or this one, for the others.
+            if let same = shared.board(boardID, epoch: epoch, seq: seq) { board = same } else { shared.offer(board, epoch: epoch) }
+        }
         if let old = self.epoch, old != epoch {
             held = [:]
             for i in pending.indices { pending[i].ackedSeq = nil }
@@ -145,14 +158,22 @@ public struct Replica: Sendable {
     public var clientID: ClientID?
 
     /// Applies one delta to the confirmed board, in place, with the delta's own context and the role `owner`. A
-    /// refused delta leaves the board as it was (the reducer validates before it writes).
+    /// refused delta leaves the board as it was (the reducer validates before it writes). With ``shared`` boards,
+    /// the board another client already made by applying this delta is taken instead, and a board made here is
+    /// offered to the others.
     private mutating func applyConfirmed(_ delta: ServerMessage.Delta) -> Rejection? {
         guard confirmed != nil else { return Rejection(.notFound, "no board loaded") }
+        if let shared, let epoch, let same = shared.board(boardID, epoch: epoch, seq: delta.seq) {
+            confirmed = same
+            seq = delta.seq
+            return nil
+        }
         let context = ApplyContext(actor: delta.actor, role: .owner, now: delta.at, seq: delta.seq)
         switch confirmed!.apply(delta.op, context: context) {
         case .success:
             confirmed!.seq = delta.seq
             seq = delta.seq
+            if let shared, let epoch { shared.offer(confirmed!, epoch: epoch) }
             return nil
         case .failure(let rejection):
             return rejection

@@ -52,4 +52,27 @@ import Testing
         #expect(session.presence.isEmpty)
         #expect(!actions.contains { if case .emit(.presence) = $0 { true } else { false } })
     }
+
+    /// A session that keeps no presence (a server's web session, whose page keeps the list) still passes every
+    /// change on, the full list with the `.state` event, and holds no list itself.
+    @Test func aSessionThatKeepsNoPresencePassesItOnAndHoldsNone() {
+        var settings = ClientSession.Settings(endpoints: ["fake:1"], token: "t0ken", board: "main", paceOps: false)
+        settings.keepsPresence = false
+        var session = ClientSession(settings: settings)
+        session.nextRandom = 0
+        SessionMachineTests.live(&session)
+        var events: [PresenceEvent] = []
+        func collect(_ actions: [ClientSession.Action]) {
+            for case .emit(.presence(let event)) in actions { events.append(event) }
+        }
+        collect(session.received(.presenceState(ServerMessage.PresenceSnapshot(board: "main", sessions: [Self.carol])), now: .zero))
+        let moved = ServerMessage.PresenceEntry(session: "s-9", user: "carol", state: .dragging, card: "c1")
+        collect(session.received(.presence(ServerMessage.Presence(board: "main", entry: moved)), now: .zero))
+        collect(session.received(.presenceLeft(ServerMessage.PresenceLeft(board: "main", session: "s-9", user: "carol")), now: .zero))
+        #expect(events.count == 3)
+        #expect(events.first?.sessions["s-9"]?.user == "carol", "the full list comes with the state")
+        if case .updated(let entry)? = events.dropFirst().first?.change { #expect(entry.state == .dragging) } else { Issue.record("no update") }
+        if case .left(let gone, _)? = events.last?.change { #expect(gone == "s-9") } else { Issue.record("no leave") }
+        #expect(session.presence.isEmpty, "nothing kept: \(session.presence)")
+    }
 }
