@@ -3,7 +3,7 @@ import BoardCore
 
 /// What the page shows, and the diff from it to a new board computed from the cards a change names.
 extension LiveSession {
-    struct Shown {
+    struct Shown: Equatable, Sendable {
         var board: BoardID
         var columns: [Column]
         var cards: [ColumnID: [CardID]]

@@ -20,7 +20,7 @@ extension LiveSession {
         switch type {
         case "open":
             guard let board = object["board"] as? String, !board.isEmpty else { return }
-            if BoardID(board) != shown?.board { await client.switchBoard(to: BoardID(board)) }
+            if BoardID(board) != boardID { await client.switchBoard(to: BoardID(board)) }
         case "op":
             await submit(object["op"], client: client, send: send)
         case "presence":
@@ -45,12 +45,11 @@ extension LiveSession {
             await inboxReadRequest(object, client: client, send: send)
         case "resync":
             if let board = await client.board {
+                // The page shows what this session says again; the next confirmed board attaches it.
+                if attached, let boardID { _ = views.detach(page.id, board: boardID) }
+                attached = false
                 shown = Shown(board)
-                names = board.members.compactMapValues { $0.name.isEmpty ? nil : $0.name }
                 await send(LiveMessage.FullBoard(board))
-                presenceNow = await client.presence
-                presenceFull = true
-                presenceChanged()
             }
         default:
             await send(LiveMessage.Rejected(code: "invalid", reason: "unknown message \"\(type)\"", op: "", card: nil))

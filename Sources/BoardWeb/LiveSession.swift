@@ -27,8 +27,10 @@ final class LiveSession {
     static let presenceDelay: Duration = .milliseconds(100)
 
     let configuration: ClientConfiguration
-    /// Diffs already encoded by another page's session (shared by the server's web sessions).
-    let diffs: EncodedDiffs
+    /// The boards' views shared by the server's web sessions.
+    let views: BoardViews
+    /// The page's connection.
+    let page: PageOutbox
     let version: String
     let logger: Logger
     let encoder: JSONEncoder = {
@@ -37,20 +39,22 @@ final class LiveSession {
         return encoder
     }()
 
-    /// What the page shows: the board, its columns and the ids of each column's cards in order. Ids only: holding
-    /// the client's `Board` value would make the replica copy its card table at the next change.
+    /// The board the page shows.
+    var boardID: BoardID?
+    /// Whether the page is attached to its board's shared view (``BoardViews``), which then sends it the diffs.
+    var attached = false
+    /// What the page shows while it is not attached: its columns and the ids of each column's cards in order. Ids
+    /// only: holding the client's `Board` value would make the replica copy its card table at the next change.
     var shown: Shown?
-    /// Members' display names (only those that have one), for presence.
-    var names: [UserID: String] = [:]
-    /// Presence: everyone on the board (as of the last event before a flush), what changed since the page was last
-    /// told (sessions set, sessions
-    /// gone), whether the page needs the whole list (at first, after a board switch or a change of names), and
-    /// whether a flush is on its way. A change is sent as itself, not as the whole list: with N people present, N
-    /// pages re-sending N entries for every change was O(N²) work per change.
+    /// Presence: everyone on the board (from the last full list, until the next flush), what changed since the
+    /// page was last told (sessions set, sessions gone), whether the page needs the whole list (after the client
+    /// subscribed), and whether a flush is on its way. The page keeps the list; the session keeps none (nor does its
+    /// client, ``ClientConfiguration/keepsPresence``), and a change is sent as itself: with N people present, N
+    /// lists of N entries would be O(N²) memory and work.
     var presenceNow: [SessionID: PresenceEntry] = [:]
     var presenceSet: [SessionID: PresenceEntry] = [:]
     var presenceLeft: Set<SessionID> = []
-    var presenceFull = true
+    var presenceFull = false
     var presenceDirty = false
     var presenceFlushScheduled = false
     /// Where timers put their inputs.
@@ -71,20 +75,22 @@ final class LiveSession {
     /// Set when the session must end (a fatal error was sent to the page).
     var ended = false
 
-    init(configuration: ClientConfiguration, diffs: EncodedDiffs, version: String, logger: Logger) {
+    init(configuration: ClientConfiguration, views: BoardViews, page: PageOutbox, version: String, logger: Logger) {
         self.configuration = configuration
-        self.diffs = diffs
+        self.views = views
+        self.page = page
         self.version = version
         self.logger = logger
     }
 
     /// Serves the page until it goes away or the session ends for good (revoked, unknown token).
     static func run(
-        page: NIOAsyncChannel<ByteBuffer, ByteBuffer>, configuration: ClientConfiguration, diffs: EncodedDiffs,
+        page: NIOAsyncChannel<ByteBuffer, ByteBuffer>, configuration: ClientConfiguration, views: BoardViews,
         version: String, logger: Logger
     ) async {
         do {
-            try await page.executeThenClose { inbound, outbound in
+            let outbox = PageOutbox(channel: page.channel)
+            try await page.executeThenClose { inbound, _ in
                 let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
                 try await withThrowingDiscardingTaskGroup { tasks in
                     tasks.addTask {
@@ -99,14 +105,18 @@ final class LiveSession {
                     guard case .page(let first)? = await pending.next() else { return }
                     var configuration = configuration
                     configuration.board = LiveSession.requestedBoard(in: first)
-                    let session = LiveSession(configuration: configuration, diffs: diffs, version: version, logger: logger)
+                    configuration.sharedBoards = views.boards
+                    configuration.keepsPresence = false
+                    let session = LiveSession(
+                        configuration: configuration, views: views, page: outbox, version: version, logger: logger)
                     session.inputs = sink
+                    defer { session.leaveBoard() }
                     try await withClient(configuration) { client in
                         tasks.addTask {
                             for await event in client.events { sink.yield(.client(event)) }
                             sink.yield(.pageClosed)
                         }
-                        await session.serve(client: client, inputs: &pending, outbound: outbound)
+                        await session.serve(client: client, inputs: &pending)
                     }
                     sink.finish()
                 }
@@ -123,18 +133,10 @@ final class LiveSession {
         return BoardID(board)
     }
 
-    func serve(
-        client: BoardClient, inputs: inout AsyncStream<Input>.Iterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
-    ) async {
+    func serve(client: BoardClient, inputs: inout AsyncStream<Input>.Iterator) async {
         let send = { (message: any Encodable) async in
-            if let encoded = message as? EncodedLine {
-                try? await outbound.write(encoded.line)
-                return
-            }
-            guard let data = try? self.encoder.encode(message) else { return }
-            var buffer = ByteBuffer(bytes: data)
-            buffer.writeInteger(UInt8(ascii: "\n"))
-            try? await outbound.write(buffer)
+            guard let line = self.line(message) else { return }
+            self.page.send(line)
         }
         await start(client: client, send: send)
         while let input = await inputs.next() {
@@ -149,7 +151,9 @@ final class LiveSession {
                 if (lastStatus?.pending ?? 0) > 0 { await sendStatus(client: client, send: send) }
             case .flushPresence:
                 presenceFlushScheduled = false
-                if let message = takePresenceMessage() { await send(message) }
+                if presenceDirty, let message = takePresenceMessage(members: await client.board?.members ?? [:]) {
+                    await send(message)
+                }
             }
             if ended { return }
         }
@@ -175,7 +179,7 @@ final class LiveSession {
     func handle(_ event: ClientEvent, client: BoardClient, send: (any Encodable) async -> Void) async {
         switch event {
         case .board(let update):
-            await show(update.board, changes: update.changes, client: client, send: send)
+            await show(update, client: client, send: send)
         case .activity(let activity):
             trackUndo(activity.activity, board: activity.board)
             guard activity.activity.seq > backlogThrough else { return }
@@ -214,39 +218,75 @@ final class LiveSession {
         }
     }
 
-    func show(_ board: Board, changes: BoardChanges, client: BoardClient, send: (any Encodable) async -> Void) async {
-        // A change of the board's name, labels, milestones or members changes `.everything` (BoardChanges.of), so
-        // a diff never carries them: the page gets the whole board then.
-        if let shown, shown.board == board.id, let diff = Self.diff(from: shown, to: board, changes: changes) {
-            let line = diffs.line(for: diff.diff, on: board.id) {
-                guard let data = try? encoder.encode(LiveMessage.Diff(diff.diff)) else { return nil }
-                var line = ByteBuffer(bytes: data)
-                line.writeInteger(UInt8(ascii: "\n"))
-                return line
+    /// Shows the client's board on the page. While the page is attached to its board's shared view and the
+    /// board is the confirmed one, the view sends the diff (once for all its pages); otherwise the session sends its
+    /// own diff, or the whole board, and attaches the page again once it shows the confirmed board at the view's seq.
+    func show(_ update: BoardUpdate, client: BoardClient, send: (any Encodable) async -> Void) async {
+        let board = update.board
+        let switched = boardID != board.id
+        if switched {
+            leaveBoard()
+            boardID = board.id
+            views.join(board.id)
+        }
+        if attached {
+            if update.isConfirmed && update.cause != .snapshot {
+                views.advance(board, changes: update.changes, encode: line)
+            } else {
+                // An own change on top (or a fresh snapshot after a reconnect): the page shows what this session says.
+                shown = views.detach(page.id, board: board.id)
+                attached = false
+                await showOwn(update, client: client, send: send)
             }
-            if let line { await send(EncodedLine(line: line)) }
-            self.shown = diff.shown
-        } else {
-            let named = board.members.compactMapValues { $0.name.isEmpty ? nil : $0.name }
-            let switched = shown?.board != board.id
-            if named != names || switched {
-                // The page shows names in the list, and forgets the list when it switches boards: all of it again.
-                names = named
-                presenceNow = await client.presence
-                presenceFull = true
-                presenceChanged()
-            }
-            if welcome == nil || switched { await sendWelcome(client: client, board: board, send: send) }
+        } else if switched {
+            await sendWelcome(client: client, board: board, send: send)
             await send(LiveMessage.FullBoard(board))
             shown = Shown(board)
-            if switched { await sendBacklog(client: client, board: board, send: send) }
+            await sendBacklog(client: client, board: board, send: send)
             await sendStatus(client: client, send: send)
             if !inboxSent {
                 inboxSent = true
                 await sendInbox(client: client, send: send)
             }
+        } else {
+            await showOwn(update, client: client, send: send)
+        }
+        if !attached, update.isConfirmed, let shown, views.attach(page, board: board.id, seq: board.seq, shown: shown) {
+            attached = true
+            self.shown = nil
         }
         await sendFilter(on: board, send: send, onlyIfChanged: true)
+    }
+
+    /// Sends the page the diff from what it shows to `update`'s board, or the whole board when the change is not
+    /// one a diff carries (a change of the board's name, labels, milestones or members changes `.everything`).
+    func showOwn(_ update: BoardUpdate, client: BoardClient, send: (any Encodable) async -> Void) async {
+        let board = update.board
+        if let shown, let diff = Self.diff(from: shown, to: board, changes: update.changes) {
+            await send(LiveMessage.Diff(diff.diff))
+            self.shown = diff.shown
+        } else {
+            await send(LiveMessage.FullBoard(board))
+            shown = Shown(board)
+            await sendStatus(client: client, send: send)
+        }
+    }
+
+    /// Stops showing the board (another board is opened, or the page went away).
+    func leaveBoard() {
+        guard let boardID else { return }
+        views.leave(boardID, page: page.id)
+        self.boardID = nil
+        attached = false
+        shown = nil
+    }
+
+    /// The line of a message to the page: its JSON and a newline.
+    func line(_ message: any Encodable) -> ByteBuffer? {
+        guard let data = try? encoder.encode(message) else { return nil }
+        var line = ByteBuffer(bytes: data)
+        line.writeInteger(UInt8(ascii: "\n"))
+        return line
     }
 
     func sendWelcome(client: BoardClient, board: Board, send: (any Encodable) async -> Void) async {
@@ -290,9 +330,11 @@ final class LiveSession {
 
     /// Notes a presence event for the next flush.
     func note(_ presence: PresenceEvent) {
-        presenceNow = presence.sessions
         switch presence.change {
         case .state:
+            presenceNow = presence.sessions
+            presenceSet = [:]
+            presenceLeft = []
             presenceFull = true
         case .updated(let entry):
             presenceLeft.remove(entry.session)
@@ -315,29 +357,30 @@ final class LiveSession {
 
     /// What the page is told of presence now: the whole list (everyone else, by session) when it needs it, else the
     /// sessions set and gone since the last time; nil when nothing changed for it.
-    func takePresenceMessage() -> (any Encodable)? {
+    func takePresenceMessage(members: [UserID: Member] = [:]) -> (any Encodable)? {
         guard presenceDirty else { return nil }
         defer {
             presenceDirty = false
             presenceFull = false
             presenceSet = [:]
             presenceLeft = []
-            // Not kept between flushes: it would hold a second copy of the list once the client changes its own.
+            // The full list is needed only for this flush: the page keeps it, and nothing here does.
             presenceNow = [:]
         }
         let own = welcome?.session
         if presenceFull {
             let others = presenceNow.values.filter { $0.session != own }.sorted { $0.session < $1.session }
-            return LiveMessage.Presence(sessions: others.map(view))
+            return LiveMessage.Presence(sessions: others.map { view($0, members) })
         }
         let set = presenceSet.values.filter { $0.session != own }.sorted { $0.session < $1.session }
         let left = presenceLeft.filter { $0 != own }.sorted()
         guard !set.isEmpty || !left.isEmpty else { return nil }
-        return LiveMessage.PresenceChange(set: set.map(view), left: left)
+        return LiveMessage.PresenceChange(set: set.map { view($0, members) }, left: left)
     }
 
-    func view(_ entry: PresenceEntry) -> LiveMessage.PresenceView {
-        let name = names[entry.user] ?? ""
+    /// An entry as the page gets it, named by the member's display name (or the user id).
+    func view(_ entry: PresenceEntry, _ members: [UserID: Member]) -> LiveMessage.PresenceView {
+        let name = members[entry.user]?.name ?? ""
         return LiveMessage.PresenceView(
             session: entry.session, user: entry.user, name: name.isEmpty ? entry.user.rawValue : name,
             state: entry.state, card: entry.card, column: entry.column, index: entry.index, away: entry.away ?? false)

@@ -53,8 +53,8 @@ public struct WebServer: Service {
     let accepted: AcceptedConnections
     let logger: Logger
     let onListening: @Sendable (SocketAddress) async -> Void
-    /// The diffs the web sessions encoded lately, shared.
-    let diffs = EncodedDiffs()
+    /// The boards' views shared by the web sessions, and their clients' confirmed boards.
+    let views = BoardViews()
 
     public init(
         configuration: WebConfiguration, accepted: AcceptedConnections, logger: Logger,
@@ -239,7 +239,7 @@ public struct WebServer: Service {
         case .live(let page, let token, let address):
             await LiveSession.run(
                 page: page, configuration: clientConfiguration(token: token, address: address, loop: page.channel.eventLoop),
-                diffs: diffs, version: configuration.version, logger: logger)
+                views: views, version: configuration.version, logger: logger)
         }
     }
 

@@ -5,18 +5,22 @@ import BoardTransport
 import BoardWire
 import Foundation
 import Logging
+import NIOEmbedded
 import Testing
 
 @testable import BoardWeb
 
-/// What a web session tells its page of presence: the whole list when the page needs it (first, after `state`, a
-/// board switch or a change of names), else only the sessions set and gone since the last flush, never its own.
+/// What a web session tells its page of presence: the whole list after its client subscribed (the `state` event,
+/// the only one that carries the list), else only the sessions set and gone since the last flush, never its own,
+/// each named by the member's display name.
 @Suite struct LivePresenceTests {
     static func session() throws -> LiveSession {
         let configuration = ClientConfiguration(
             endpoints: [.init(host: "127.0.0.1")], trust: .systemRoots,
             token: "t", board: "main")
-        let live = LiveSession(configuration: configuration, diffs: EncodedDiffs(), version: "0", logger: Logger(label: "test"))
+        let live = LiveSession(
+            configuration: configuration, views: BoardViews(), page: PageOutbox(channel: EmbeddedChannel()), version: "0",
+            logger: Logger(label: "test"))
         live.welcome = ServerMessage.Welcome(session: "me", user: "alice", clientID: "c", server: "corkd/0")
         return live
     }
@@ -41,16 +45,18 @@ import Testing
 
         // One session changes, another leaves, a third joins: only those, gathered until the flush.
         everyone["s1"] = Self.entry("s1", state: .dragging, card: "c1")
-        live.note(PresenceEvent(sessions: everyone, change: .updated(everyone["s1"]!)))
+        // The client keeps no list: the changes come without it.
+        live.note(PresenceEvent(sessions: [:], change: .updated(everyone["s1"]!)))
         everyone["s2"] = nil
-        live.note(PresenceEvent(sessions: everyone, change: .left(session: "s2", user: "carol")))
+        live.note(PresenceEvent(sessions: [:], change: .left(session: "s2", user: "carol")))
         everyone["s3"] = Self.entry("s3", "dave")
-        live.note(PresenceEvent(sessions: everyone, change: .updated(everyone["s3"]!)))
-        let change = try Self.json(live.takePresenceMessage())
+        live.note(PresenceEvent(sessions: [:], change: .updated(everyone["s3"]!)))
+        let change = try Self.json(live.takePresenceMessage(members: ["dave": Member(id: "dave", role: .editor, name: "Dave D")]))
         #expect(change["t"] as? String == "presence" && change["sessions"] == nil)
         #expect((change["set"] as? [[String: Any]])?.map { $0["session"] as? String } == ["s1", "s3"])
         #expect((change["set"] as? [[String: Any]])?.first?["state"] as? String == "dragging")
         #expect(change["left"] as? [String] == ["s2"])
+        #expect((change["set"] as? [[String: Any]])?.map { $0["name"] as? String } == ["bob", "Dave D"], "named by members")
 
         // A session that joins and leaves before the flush is only gone; the page's own changes are never sent.
         live.note(PresenceEvent(sessions: everyone, change: .updated(Self.entry("s4"))))

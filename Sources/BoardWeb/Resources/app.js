@@ -112,6 +112,7 @@ const S = {
   wantBoard: null, // the board named in the URL
   seq: 0,
   meta: { id: '', name: '', labels: [], milestones: [], members: [] },
+  memberById: new Map(), // S.meta.members by id
   metaVer: 0,
   columns: [], // [{id, name, wip?, in_progress?, cards: [Card]}], board order
   filter: { q: '', sent: '', cards: null, error: '' },
@@ -159,8 +160,10 @@ function cardById(id) {
   return null;
 }
 const colById = (id) => S.columns.find((c) => c.id === id);
-const member = (id) => S.meta.members.find((m) => m.id === id);
+const member = (id) => S.memberById.get(id);
 const memberName = (id) => { const m = member(id); return m && m.name ? m.name : String(id); };
+// A present session's name: the member's display name as the board has it now, else what the server sent.
+const personName = (s) => { const m = member(s.user); return String(m && m.name ? m.name : s.name || s.user || '?'); };
 const labelById = (id) => S.meta.labels.find((l) => l.id === id);
 const milestoneById = (id) => S.meta.milestones.find((m) => m.id === id);
 const visible = (card) => !S.filter.cards || S.filter.cards.has(card.id);
@@ -349,6 +352,7 @@ function loadBoard(m) {
   S.boardId = b.id;
   S.seq = m.seq ?? 0;
   S.meta = { id: b.id, name: b.name ?? '', labels: b.labels || [], milestones: b.milestones || [], members: b.members || [] };
+  S.memberById = new Map(S.meta.members.map((m) => [m.id, m]));
   S.metaVer++;
   S.columns = (m.columns || []).map((c) => colView(c, (c.cards || []).slice()));
   S.resyncing = false;
@@ -371,7 +375,7 @@ function loadBoard(m) {
   }
   renderTitle();
   renderBoardPicker();
-  renderBoard();
+  renderPresence(); // the names of those present may have changed; it renders the board too
   renderDetail();
   if (S.detail) sendPresence({ state: 'viewing', card: S.detail }); // again after a reconnect
   const go = S.inbox.goto;
@@ -557,7 +561,7 @@ const STATE_WORD = { viewing: 'viewing', editing: 'editing', dragging: 'dragging
 function renderPresence() {
   const box = $('people');
   const items = S.presence.map((s) => {
-    const name = String(s.name || s.user || '?');
+    const name = personName(s);
     const c = s.card ? cardById(s.card) : null;
     const doing = STATE_WORD[s.state] || '';
     const what = c ? `${doing} #${c.card.number}` : s.state === 'viewing' ? 'on the board' : doing;
@@ -693,7 +697,7 @@ function ghostsFor(colId) {
   for (const s of S.presence) {
     if (s.state === 'dragging' && s.column === colId && s.card && Number.isInteger(s.index)) {
       const c = cardById(s.card);
-      out.push({ card: s.card, index: s.index, own: false, title: c ? `#${c.card.number} ${c.card.title}` : '', who: String(s.name || s.user) });
+      out.push({ card: s.card, index: s.index, own: false, title: c ? `#${c.card.number} ${c.card.title}` : '', who: personName(s) });
     }
   }
   if (S.drag && S.drag.col === colId) {
@@ -769,7 +773,7 @@ function presenceOn(cardId) {
 function cardEl(card) {
   const pres = presenceOn(card.id);
   const sig = blockSig(card);
-  const key = [S.metaVer, today(), pres.map((s) => `${s.session}:${s.state}:${s.name}`).join(',')].join('|');
+  const key = [S.metaVer, today(), pres.map((s) => `${s.session}:${s.state}:${personName(s)}`).join(',')].join('|');
   const cached = cardEls.get(card.id);
   let el;
   if (cached && cached.card === card && cached.key === key && cached.sig === sig) el = cached.el;
@@ -798,8 +802,8 @@ function buildCard(card, pres, waiting) {
   }
   for (const s of pres) {
     const icon = s.state === 'editing' ? '✎' : s.state === 'dragging' ? '✥' : '◉';
-    const b = h('span', { class: 'pbadge ' + s.state, title: `${s.name || s.user} is ${s.state} this card` },
-      h('span', { 'aria-hidden': 'true', text: icon + ' ' }), utext('span', '', String(s.name || s.user)), sr(` is ${s.state}`));
+    const b = h('span', { class: 'pbadge ' + s.state, title: `${personName(s)} is ${s.state} this card` },
+      h('span', { 'aria-hidden': 'true', text: icon + ' ' }), utext('span', '', personName(s)), sr(` is ${s.state}`));
     top.append(b);
   }
   li.append(top, utext('div', 'title', card.title));
