@@ -3,7 +3,11 @@ import BoardWire
 
 /// One thing a UI or bot hears from a ``BoardClient``, in order. The client's own types: no wire envelope
 /// (`ServerMessage`) inside, so a UI imports `BoardClient` and `BoardCore` only.
-public enum ClientEvent: Sendable {
+///
+/// Indirect, so an event is one pointer wide: events wait in `AsyncStream` buffers, which keep the capacity of
+/// their longest queue, and a client per browser tab (a server's web sessions) saw hundreds of presence events
+/// queue in a crowd's arrival; at the size of an inline `BoardUpdate` that kept about 40 KB per tab.
+public indirect enum ClientEvent: Sendable {
     /// The connection changed state.
     case connection(ConnectionState)
     /// The board shown changed: the new snapshot and the diff from the previous one.

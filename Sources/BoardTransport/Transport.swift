@@ -200,7 +200,7 @@ public enum Transport {
 
     /// Line framing, the outbox and heartbeats without TLS (``connectedPair(on:serverLimits:clientLimits:slowConsumerLine:)``).
     private static func installPlain(_ channel: any Channel, limits: TransportLimits, finalLine: ByteBuffer?) throws {
-        try channel.syncOptions?.setOption(.recvAllocator, value: serverReceiveBuffers)
+        try channel.syncOptions?.setOption(.recvAllocator, value: inProcessReceiveBuffers)
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(LineFramer(limits: limits))
         try pipeline.addHandler(OutboxHandler(limits: limits, finalLine: finalLine))
@@ -275,6 +275,13 @@ public enum Transport {
     /// keeps that small for the many connections that only ever send short lines, and the buffer still grows (to
     /// 64 KiB) for a connection whose reads fill it.
     public static let serverReceiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
+
+    /// The receive buffers of both ends of an in-process pair (``connectedPair(on:serverLimits:clientLimits:slowConsumerLine:)``),
+    /// one pair per web session. NIO keeps a connection's receive buffer at the largest size it ever grew to, and
+    /// the client's end reads the board's snapshot (hundreds of kilobytes) once: at the accepted connections' 64
+    /// KiB maximum that kept 64 KiB per browser tab for good. A read from a local socket costs no round trip, so
+    /// 8 KiB reads lose nothing.
+    public static let inProcessReceiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 8_192)
 
     /// Turns Nagle's algorithm off: every line is written whole, and latency matters more than packet count.
     ///
