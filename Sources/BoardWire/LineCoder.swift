@@ -192,9 +192,12 @@ public struct LineCoder: Sendable {
         }
     }
 
-    /// Compact JSON for a message; a message that cannot be encoded (impossible for these types) becomes an
-    /// `internal` error line rather than a crash.
+    /// Compact JSON for a message, through the same writer as the server's lines (`CompactJSONEncoder`), so each
+    /// direction of the wire has one encoder. `JSONEncoder` is the fallback for a value that writer refuses (a
+    /// float, which no message has); a message that cannot be encoded at all becomes an `internal` error line
+    /// rather than a crash.
     static func encodeValue(_ value: some Encodable) -> [UInt8] {
+        if let bytes = try? CompactJSONEncoder().encode(value) { return bytes }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         if let data = try? encoder.encode(value) { return Array(data) }

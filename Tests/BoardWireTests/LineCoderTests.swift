@@ -171,10 +171,14 @@ import Testing
         #expect(!coder.encode(delta).contains(0x0A))
     }
 
+    /// Compact, the same every time, and in the message's field order (`type` first), as the server writes it.
     @Test func encodingIsCompactAndDeterministic() {
         let message = ServerMessage.ack(.init(board: "main", mut: 1, seq: 10))
         let bytes = coder.encode(message)
-        #expect(String(decoding: bytes, as: UTF8.self) == #"{"board":"main","mut":1,"seq":10,"type":"ack"}"#)
+        #expect(String(decoding: bytes, as: UTF8.self) == #"{"type":"ack","board":"main","mut":1,"seq":10}"#)
+        let op = ClientMessage.op(
+            ClientMessage.Mutation(board: "main", mut: 2, op: .op(.moveCard(card: "c1", column: "doing", placement: .bottom))))
+        #expect(String(decoding: coder.encode(op), as: UTF8.self).hasPrefix(#"{"type":"op","board":"main","mut":2,"#))
         #expect(coder.encode(message) == bytes)
     }
 }

@@ -17,15 +17,18 @@ struct PresenceRelayMessage: Codable, Equatable, Sendable {
     /// Packs `events` into as few payloads as fit `maxBytes` each, keeping their order; an event that does not fit
     /// alone is left out (no entry comes near: ids are at most `id_max` characters).
     static func pack(node: String, events: [PresenceRelayEvent], maxBytes: Int) -> [String] {
-        let encoder = JSONEncoder()
-        // Written by hand: the encoder's key order is not fixed (it varies from one process to the next).
-        guard let quoted = try? encoder.encode(node), let nodeJSON = String(data: quoted, encoding: .utf8) else { return [] }
+        // The wire's own writer; the envelope is written by hand so that each event is encoded once, whatever
+        // payload it ends up in.
+        let encoder = CompactJSONEncoder()
+        guard let quoted = try? encoder.encode(node) else { return [] }
+        let nodeJSON = String(decoding: quoted, as: UTF8.self)
         let prefix = #"{"node":"# + nodeJSON + #","events":["#
         var payloads: [String] = []
         var current: [String] = []
         var size = prefix.utf8.count + 2
         for event in events {
-            guard let data = try? encoder.encode(event), let json = String(data: data, encoding: .utf8) else { continue }
+            guard let bytes = try? encoder.encode(event) else { continue }
+            let json = String(decoding: bytes, as: UTF8.self)
             let added = json.utf8.count + (current.isEmpty ? 0 : 1)
             if size + added > maxBytes, !current.isEmpty {
                 payloads.append(prefix + current.joined(separator: ",") + "]}")
