@@ -1,9 +1,12 @@
 // How long a client takes to decode the lines a server sends, both ways in one binary: the one-pass decode
 // (`LineCoder.decodeServer`: the scan's tape, a delta read by `TapeReader`) and the reference (`decodeServerReference`:
 // Foundation's `JSONDecoder`), on a delta of each common kind and on the snapshot of a 500-card board, in thread CPU
-// time. Built and run by `Benchmarks/ServerDecodeHarness/run.sh`.
+// time. Then the other direction's encoding: a client's lines through the wire's writer (`LineCoder.encode`, now
+// `CompactJSONEncoder`) against Foundation's `JSONEncoder` with sorted keys (what it used before). Built and run by
+// `Benchmarks/ServerDecodeHarness/run.sh`.
 import BoardCore
 import BoardWire
+import Foundation
 
 /// The median per-run time of `rounds` batches of `batch` runs, in ns.
 func median(rounds: Int = 21, batch: Int, _ body: () -> Void) -> Double {
@@ -50,4 +53,22 @@ for (name, line) in deltas + [("snapshot, 500 cards", snapshot)] {
     let reference = median(batch: batch) { _ = try? coder.decodeServerReference(line) }
     let onePass = median(batch: batch) { _ = try? coder.decodeServer(line) }
     print("\(name) | \(line.count) | \(format(reference)) | \(format(onePass)) | \(String(format: "%.2f", reference / onePass))×")
+}
+
+print()
+print("client line | bytes | JSONEncoder, sorted keys (before) | LineCoder.encode (CompactJSONEncoder) | ratio")
+print("---|---|---|---|---")
+let sorted = JSONEncoder()
+sorted.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+let clientLines: [(String, ClientMessage)] = [
+    ("op card.move", .op(ClientMessage.Mutation(board: "main", mut: 41, op: .op(.moveCard(card: "c7", column: "doing", placement: Placement(after: "c9")))))),
+    ("op card.add", .op(ClientMessage.Mutation(board: "main", mut: 42, op: .op(.addCard(AddCard(card: "c900", column: "todo", title: "Write the release notes", assignees: ["bob"])))))),
+    ("op chat", .op(ClientMessage.Mutation(board: "main", mut: 43, op: .op(.chat(text: "@bob the build is green again, thanks"))))),
+]
+for (name, message) in clientLines {
+    let now = coder.encode(message)
+    precondition((try? coder.decodeClient(now)) == message)
+    let before = median(batch: 5_000) { _ = try? sorted.encode(message) }
+    let after = median(batch: 5_000) { _ = coder.encode(message) }
+    print("\(name) | \(now.count) | \(format(before)) | \(format(after)) | \(String(format: "%.2f", before / after))×")
 }
