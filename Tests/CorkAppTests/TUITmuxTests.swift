@@ -94,10 +94,9 @@ import Glibc
                     environment: ["XDG_CONFIG_HOME": person.configHome.path, "HOME": corkd.root.path, "TERM": "xterm-256color"])
                 let command = "\(cork) 2>>'\(corkd.logDirectory.path)/tui-\(name).err'"
                 try await tmux.run(["new-session", "-d", "-s", name, "-x", "100", "-y", "30", command])
-            }
-            if let first = cards.first {
-                try await tmux.waitFor("#1 \(first)", in: "A")
-                try await tmux.waitFor("#1 \(first)", in: "B")
+                // One after the other: A shows the board once the server has taken its subscription, so B's
+                // arrival comes to A as a join (on a busy machine B could otherwise be in the list A starts with).
+                if let first = cards.first { try await tmux.waitFor("#1 \(first)", in: name) }
             }
         } catch {
             tmux.kill()
