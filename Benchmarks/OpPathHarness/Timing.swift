@@ -15,3 +15,15 @@ func cpuNanos() -> UInt64 {
 func format(_ nanos: Double) -> String {
     nanos >= 10_000 ? "\(Int((nanos / 1000).rounded())) µs" : "\(Double(Int(nanos / 10)) / 100) µs"
 }
+
+/// Per-run thread CPU time (ns) of `rounds` batches of `batch` runs of `body`, after one batch to warm up.
+func batchSamples(rounds: Int, batch: Int, _ body: () -> Void) -> [Double] {
+    for _ in 0..<batch { body() }
+    var samples: [Double] = []
+    for _ in 0..<rounds {
+        let start = cpuNanos()
+        for _ in 0..<batch { body() }
+        samples.append(Double(cpuNanos() - start) / Double(batch))
+    }
+    return samples
+}

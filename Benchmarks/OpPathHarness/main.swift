@@ -12,14 +12,7 @@ func report(_ name: String, _ samples: [Double]) {
 
 /// Per-run time: the mean of batches of `batch` runs, `rounds` batches.
 func batches(_ name: String, rounds: Int = 31, batch: Int = 2_000, _ body: () -> Void) {
-    for _ in 0..<batch { body() }
-    var samples: [Double] = []
-    for _ in 0..<rounds {
-        let start = cpuNanos()
-        for _ in 0..<batch { body() }
-        samples.append(Double(cpuNanos() - start) / Double(batch))
-    }
-    report(name, samples)
+    report(name, batchSamples(rounds: rounds, batch: batch, body))
 }
 
 @inline(never) func keep<T>(_ value: T) { withExtendedLifetime(value) {} }

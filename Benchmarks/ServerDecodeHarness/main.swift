@@ -10,14 +10,8 @@ import Foundation
 
 /// The median per-run time of `rounds` batches of `batch` runs, in ns.
 func median(rounds: Int = 21, batch: Int, _ body: () -> Void) -> Double {
-    for _ in 0..<batch { body() }
-    var samples: [Double] = []
-    for _ in 0..<rounds {
-        let start = cpuNanos()
-        for _ in 0..<batch { body() }
-        samples.append(Double(cpuNanos() - start) / Double(batch))
-    }
-    return samples.sorted()[samples.count / 2]
+    let samples = batchSamples(rounds: rounds, batch: batch, body).sorted()
+    return samples[samples.count / 2]
 }
 
 let coder = LineCoder()

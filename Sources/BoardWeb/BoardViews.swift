@@ -100,6 +100,8 @@ final class BoardViews: Sendable {
     /// boards in seq order, so the view is at least at this session's previous board, and the client skips only
     /// boards whose deltas changed nothing shown.
     func advance(_ board: Board, changes: BoardChanges, encode: (any Encodable) -> ByteBuffer?) {
+        // Under the lock, writes included: a page detached or attached meanwhile gets every line of the view's up to
+        // that moment and none after, in order (the writes only queue on the pages' loops).
         views.withLock { views in
             guard var view = views[board.id], let current = view.current, board.seq > current.seq else { return }
             let line: ByteBuffer?

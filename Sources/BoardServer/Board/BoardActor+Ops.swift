@@ -52,7 +52,6 @@ extension BoardActor {
         unsubscribe(session)
     }
 
-    /// Applies an op on behalf of the server itself (the admin queue): no client, no ack.
     /// Applies the server's own ops all or none (see ``BoardMachine/applyAsServer(_:now:)``): the seq of the last
     /// change, to follow with `adminChange(at:)`, or the refusal.
     func applyAsServer(_ ops: [Op]) -> Result<UInt64?, Rejection> {
