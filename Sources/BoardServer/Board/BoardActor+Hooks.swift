@@ -16,4 +16,20 @@ extension BoardActor {
         guard !isClosed else { return nil }
         return committed
     }
+
+    /// The durable board and the activities of its changes after `seq` through the board's seq, from the recent log:
+    /// nil when the log no longer holds the change after `seq` (then the store has them). Derived work (inboxes)
+    /// reads what the board already holds instead of reading and decoding it again from the store.
+    func committed(after seq: UInt64) -> (board: Board, changes: [(seq: UInt64, activity: Activity)]?) {
+        settleIfPublished()
+        let board = committed
+        guard seq < board.seq else { return (board, []) }
+        guard let first = log.firstSeq, first <= seq + 1, log.entry(board.seq) != nil else { return (board, nil) }
+        var changes: [(seq: UInt64, activity: Activity)] = []
+        changes.reserveCapacity(Int(board.seq - seq))
+        for entry in log.entries where entry.seq > seq && entry.seq <= board.seq {
+            changes.append((entry.seq, entry.activity))
+        }
+        return (board, changes)
+    }
 }

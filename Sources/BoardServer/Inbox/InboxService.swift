@@ -134,7 +134,6 @@ struct InboxService {
     private func derive(_ id: BoardID, _ cursors: inout [BoardID: Cursor]) async -> Bool {
         // Loaded from the shared store if this node has not served it yet; nil if archived.
         guard let actor = await registry.board(id) else { return false }
-        let board = await actor.committed
         do {
             var cursor: Cursor
             if let known = cursors[id] {
@@ -146,9 +145,22 @@ struct InboxService {
                 let stored = try await store.inboxCursor(board: id) ?? 0
                 cursor = Cursor(seq: stored, stored: stored, storedAt: .now)
             }
+            // The changes since the cursor come from the board's recent log when it still holds them (the usual
+            // case: the deriver looks every 200 ms), else from the store, a page at a time.
+            let (board, logged) = await actor.committed(after: cursor.seq)
+            var held = logged ?? []
+            var heldFrom = 0
             var any = false
             while cursor.seq < board.seq {
-                let events = try await store.events(id, from: cursor.seq + 1, to: board.seq, limit: Self.batch)
+                let events: ArraySlice<(seq: UInt64, activity: Activity)>
+                if heldFrom < held.count, held[heldFrom].seq == cursor.seq + 1 {
+                    events = held[heldFrom..<min(held.count, heldFrom + Self.batch)]
+                    heldFrom = events.endIndex
+                } else {
+                    held = []
+                    events = try await store.events(id, from: cursor.seq + 1, to: board.seq, limit: Self.batch)
+                        .map { ($0.seq, $0.activity) }[...]
+                }
                 guard let last = events.last else { break }
                 // The cursor passes a change only once what it calls for is durable: a recurring card's next
                 // occurrence not stored (a crash, a failed commit) is tried again from that change.

@@ -77,6 +77,12 @@ actor LostCommits {
     }
 }
 
+/// How many times a store call was made.
+actor CallCounter {
+    private(set) var count = 0
+    func add() { count += 1 }
+}
+
 /// Gates for the store's exactly-once reads, one per call in order: a call reads first, then waits at its gate
 /// before it answers (so what it read may be stale by then). Calls beyond the last gate answer at once.
 actor ReadGates {
@@ -95,6 +101,8 @@ struct GatedStore: BoardStore {
     var readGates: ReadGates?
     /// Appends that fail with `.full` (nothing written) before appends work again.
     var appendFailures = FailureBudget(0)
+    /// Counts the reads of stored changes (`events`).
+    var eventReads = CallCounter()
 
     func append(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
         await gate.wait()
@@ -144,6 +152,7 @@ struct GatedStore: BoardStore {
     func load(_ board: BoardID) async throws(StoreError) -> LoadedBoard? { try await inner.load(board) }
     func events(_ board: BoardID, from: UInt64, to: UInt64, limit: Int) async throws(StoreError) -> [StoredEvent] {
         try await lostCommits?.read()
+        await eventReads.add()
         return try await inner.events(board, from: from, to: to, limit: limit)
     }
     func history(_ board: BoardID, card: CardID?, before: UInt64?, limit: Int) async throws(StoreError) -> [StoredEvent] {
