@@ -25,11 +25,10 @@ extension BoardActor {
         let board = committed
         guard seq < board.seq else { return (board, []) }
         guard let first = log.firstSeq, first <= seq + 1, log.entry(board.seq) != nil else { return (board, nil) }
-        var changes: [(seq: UInt64, activity: Activity)] = []
-        changes.reserveCapacity(Int(board.seq - seq))
-        for entry in log.entries where entry.seq > seq && entry.seq <= board.seq {
-            changes.append((entry.seq, entry.activity))
-        }
-        return (board, changes)
+        // Only the entries after `seq`, and of each only its activity (the log holds up to `history_max`).
+        let entries = log.entries
+        let start = entries.startIndex + Int(seq + 1 - first)
+        let end = entries.startIndex + Int(board.seq - first)
+        return (board, entries[start...end].map { ($0.seq, $0.activity) })
     }
 }
