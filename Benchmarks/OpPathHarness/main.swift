@@ -75,10 +75,10 @@ do {
     _ = warm.apply(.moveCard(card: "c1", column: "todo", placement: .bottom), context: context(warm.seq + 1))
     for _ in 0..<1_000 {
         var b = warm
-        #if PLACEMENT_INDEX
-        b.reserveCards(b.cards.count + 1)
-        #else
+        #if NO_PLACEMENT_INDEX
         b.cards.reserveCapacity(b.cards.count + 1)
+        #else
+        b.reserveCards(b.cards.count + 1)
         #endif
         let start = cpuNanos()
         let result = b.apply(add, context: context(b.seq + 1))

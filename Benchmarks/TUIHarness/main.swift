@@ -8,24 +8,6 @@ import BoardCore
 import CorkApp
 import TerminalUI
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Monotonic wall-clock time in nanoseconds.
-func nanos() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-}
-
-func micros(_ nanos: UInt64) -> String {
-    let tenths = Int((Double(nanos) / 100).rounded())
-    return "\(tenths / 10).\(tenths % 10) µs"
-}
-
 @inline(never) func keep<T>(_ value: T) { withExtendedLifetime(value) {} }
 
 /// A board of `cards` cards over five columns, with labels, due dates, assignees, milestones and checklists.
@@ -79,16 +61,16 @@ func key(_ key: Key, _ modifiers: KeyModifiers = []) -> TUIMessage { .key(KeyEve
     for _ in 0..<(presses + 100) {
         setUp(&model)
         previous = model.render()
-        let start = nanos()
+        let start = wallNanos()
         keep(model.update(message))
         let next = model.render()
         keep(renderer.render(from: previous, to: next))
-        samples.append(nanos() - start)
+        samples.append(wallNanos() - start)
     }
     let sorted = samples.dropFirst(100).sorted()
     let p50 = sorted[sorted.count / 2]
     let p99 = sorted[sorted.count * 99 / 100]
-    print("| \(name) | \(micros(p50)) | \(micros(p99)) | \(micros(sorted.last ?? 0)) |")
+    print("| \(name) | \(format(Double(p50))) | \(format(Double(p99))) | \(format(Double(sorted.last ?? 0))) |")
 }
 
 print("cards: \(board.cards.count), per column: \(board.columns.map { board.count(in: $0.id) })")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks/TUIHarness/run.sh: builds the full-screen client's pure parts (BoardCore, BoardWire, BoardClientCore,
 # TerminalUI, and CorkApp without CorkSession and TUIRunner, which need the network client) with `swiftc -O -wmo`,
-# links the harness (main.swift) and runs it: per key press on a 1,000-card board, update + render + diff, p50/p99.
+# links the harness (main.swift, with ../Timing.swift) and runs it: per key press on a 1,000-card board, update + render + diff, p50/p99.
 # swift-crypto (BoardCore's board hash, not on the timed path) comes from this checkout's debug build
 # (`swift build` first). A stand-in `BoardClient` module holds only Sources/BoardClient/Exports.swift (the
 # re-exports the TUI imports).
@@ -29,7 +29,7 @@ build CorkApp $(find "$repo/Sources/CorkApp" -name '*.swift' ! -name CorkSession
 crypto=$(find "$debug"/Crypto.build "$debug"/CCryptoBoringSSL.build "$debug"/CCryptoBoringSSLShims.build \
   "$debug"/CryptoBoringWrapper.build -name '*.o' 2>/dev/null)
 # shellcheck disable=SC2086
-swiftc -O -swift-version 6 -I "$out" -I "$debug/Modules" "$here/main.swift" "$out/CorkApp.o" "$out/BoardClient.o" \
+swiftc -O -swift-version 6 -I "$out" -I "$debug/Modules" "$here/main.swift" "$here/../Timing.swift" "$out/CorkApp.o" "$out/BoardClient.o" \
   "$out/TerminalUI.o" "$out/BoardClientCore.o" "$out/BoardWire.o" "$out/BoardCore.o" $crypto -lstdc++ \
   -o "$out/tui-harness" 2> >(grep -v 'Cannot export local symbol' >&2)
 "$out/tui-harness"

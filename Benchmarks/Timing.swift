@@ -1,4 +1,5 @@
-// Thread CPU time and its formatting, shared by the harnesses OpPathHarness/run.sh builds.
+// Thread CPU time, monotonic wall time and their formatting, shared by the harnesses in Benchmarks/ (each run.sh
+// compiles this file beside its main.swift).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,6 +10,13 @@ import Darwin
 func cpuNanos() -> UInt64 {
     var ts = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+/// Monotonic wall-clock time in nanoseconds.
+func wallNanos() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
