@@ -150,6 +150,7 @@ public struct BoardServer: Service {
                 admin.addTask {
                     await HookDispatcher(
                         store: store, board: { id in await registry.board(id)?.committedForHooks() },
+                        recent: { id, seq in await registry.board(id)?.changesForHooks(after: seq) },
                         settings: { configuration.currentHooks }, signals: configuration.hookSignals, clock: clock,
                         metrics: counters, logger: logger, shared: features.shared
                     ).run()

@@ -175,7 +175,7 @@ import Testing
         let event = StoredEvent(
             board: "main", seq: 3, at: Timestamp(milliseconds: 5), actor: "alice", clientID: nil, mut: nil,
             op: .chat(text: "hi \"there\""), activity: activity, inverse: nil, undoOf: nil)
-        let payload = HookPayload(hook: hook, event: event, now: Timestamp(milliseconds: 77))
+        let payload = HookPayload(hook: hook, change: CommittedChange(event), now: Timestamp(milliseconds: 77))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(payload.body)) as? [String: Any])
         #expect(object["board"] as? String == "main" && object["seq"] as? Int == 3 && object["event"] as? String == "chat")
         #expect(object["delivery"] as? String == "h-1.3" && object["timestamp"] as? Int == 77 && object["hook"] as? String == "h-1")

@@ -23,44 +23,34 @@ import Testing
     /// Runs the inbox service on one board whose log keeps `historyMax` changes; `before` cards are added before the
     /// service starts, `after` while it runs. Returns the owner's entries and the store's reads of changes.
     static func derive(historyMax: Int, before: Int, after: Int) async throws -> (entries: Int, reads: Int) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inbox-log-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let sqlite = try await SQLiteStore.open(directory: directory, logger: Logger(label: "test"))
-        let store = GatedStore(inner: sqlite, gate: .opened)
-        var configuration = ServerConfiguration()
-        configuration.limits.historyMax = historyMax
-        let (_, continuation) = AsyncStream.makeStream(of: BoardActor.self)
-        let registry = BoardRegistry(
-            store: store, configuration: configuration, clock: WallClock(), logger: Logger(label: "test"), started: continuation)
-        let service = InboxService(
-            store: store, registry: registry, directory: SessionDirectory(connectionsMax: 10, perUserMax: 10, preauthPerIP: 10),
-            signals: configuration.inboxSignals, shared: nil, clock: WallClock(), reminderScan: .seconds(3600),
-            reminderLead: .seconds(86_400), mail: MailSettings(), logger: Logger(label: "test"))
-        let board = try #require(try await registry.create("main", name: "Main", owner: "owner"))
-        let expected = before + after
-        let entries = try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { await board.run() }
-            defer {
-                board.stop(final: true)
-                tasks.cancelAll()
+        try await withCountingBoard(historyMax: historyMax) { counting in
+            let (store, board) = (counting.store, counting.board)
+            let service = InboxService(
+                store: store, registry: counting.registry,
+                directory: SessionDirectory(connectionsMax: 10, perUserMax: 10, preauthPerIP: 10),
+                signals: counting.configuration.inboxSignals, shared: nil, clock: WallClock(), reminderScan: .seconds(3600),
+                reminderLead: .seconds(86_400), mail: MailSettings(), logger: Logger(label: "test"))
+            let expected = before + after
+            let entries = try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { await board.run() }
+                defer {
+                    board.stop(final: true)
+                    tasks.cancelAll()
+                }
+                try await addMentions(before, from: 0, on: board)
+                tasks.addTask { await service.run() }
+                try await addMentions(after, from: before, on: board)
+                // The deriver looks every 200 ms (20 s bound for a busy machine).
+                var found = 0
+                for _ in 0..<2_000 {
+                    found = try await store.inbox(user: "owner", unreadOnly: false, before: nil, limit: 100).count
+                    if found >= expected { break }
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                return found
             }
-            try await addMentions(before, from: 0, on: board)
-            tasks.addTask { await service.run() }
-            try await addMentions(after, from: before, on: board)
-            // The deriver looks every 200 ms (20 s bound for a busy machine).
-            var found = 0
-            for _ in 0..<2_000 {
-                found = try await store.inbox(user: "owner", unreadOnly: false, before: nil, limit: 100).count
-                if found >= expected { break }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            return found
+            return (entries, await store.eventReads.count)
         }
-        let reads = await store.eventReads.count
-        continuation.finish()
-        try await sqlite.close()
-        return (entries, reads)
     }
 
     @Test func changesTheLogHoldsAreNotReadFromTheStore() async throws {

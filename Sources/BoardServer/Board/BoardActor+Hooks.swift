@@ -1,4 +1,5 @@
 import BoardCore
+import BoardStore
 
 extension BoardActor {
     /// The user's role on the durable board and the board's seq; nil when the user is not a member (or the board
@@ -17,18 +18,46 @@ extension BoardActor {
         return committed
     }
 
-    /// The durable board and the activities of its changes after `seq` through the board's seq, from the recent log:
-    /// nil when the log no longer holds the change after `seq` (then the store has them). Derived work (inboxes)
-    /// reads what the board already holds instead of reading and decoding it again from the store.
-    func committed(after seq: UInt64) -> (board: Board, changes: [(seq: UInt64, activity: Activity)]?) {
+    /// The durable board and its changes after `seq`, from the recent log: nil when the log no longer holds the change
+    /// after `seq` (then the store has them). Derived work (inboxes, webhooks) reads what the board already holds
+    /// instead of reading and decoding it again from the store.
+    func committed(after seq: UInt64) -> (board: Board, changes: [CommittedChange]?) {
         settleIfPublished()
-        let board = committed
-        guard seq < board.seq else { return (board, []) }
-        guard let first = log.firstSeq, first <= seq + 1, log.entry(board.seq) != nil else { return (board, nil) }
-        // Only the entries after `seq`, and of each only its activity (the log holds up to `history_max`).
+        return (committed, loggedChanges(after: seq))
+    }
+
+    /// The changes after `seq` from the recent log, for a webhook; nil when the log no longer holds the change after
+    /// `seq` or the board is no longer served here (then the store has them).
+    func changesForHooks(after seq: UInt64) -> [CommittedChange]? {
+        settleIfPublished()
+        guard !isClosed else { return nil }
+        return loggedChanges(after: seq)
+    }
+
+    /// The committed changes after `seq` as the log holds them (empty when there are none); nil when the log does
+    /// not reach back to the change after `seq`. Only the entries after `seq` are copied, and of each its activity.
+    private func loggedChanges(after seq: UInt64) -> [CommittedChange]? {
+        let head = committed.seq
+        guard seq < head else { return [] }
+        guard let first = log.firstSeq, first <= seq + 1, log.entry(head) != nil else { return nil }
         let entries = log.entries
         let start = entries.startIndex + Int(seq + 1 - first)
-        let end = entries.startIndex + Int(board.seq - first)
-        return (board, entries[start...end].map { ($0.seq, $0.activity) })
+        let end = entries.startIndex + Int(head - first)
+        return entries[start...end].map { CommittedChange(seq: $0.seq, activity: $0.activity) }
+    }
+}
+
+/// A committed change as derived work needs it: its seq and its activity record.
+struct CommittedChange: Sendable {
+    var seq: UInt64
+    var activity: Activity
+
+    init(seq: UInt64, activity: Activity) {
+        self.seq = seq
+        self.activity = activity
+    }
+
+    init(_ stored: StoredEvent) {
+        self.init(seq: stored.seq, activity: stored.activity)
     }
 }

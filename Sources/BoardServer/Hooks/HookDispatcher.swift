@@ -15,6 +15,9 @@ struct HookDispatcher {
     /// A board as its actor has committed it now, for hooks with a query; nil when it is not served (archived, or
     /// gone). The server reads it from its `BoardRegistry` (loading a board another node made, with a shared store).
     let board: @Sendable (BoardID) async -> Board?
+    /// A board's committed changes after a seq from its recent log; nil when the log does not hold them or the board
+    /// is not served (the workers then read the store).
+    let recent: @Sendable (BoardID, UInt64) async -> [CommittedChange]?
     /// The settings as they are now (they can change while the server runs).
     let settings: @Sendable () -> HookSettings
     let signals: HookSignals
@@ -96,7 +99,7 @@ struct HookDispatcher {
             let (rings, bell) = AsyncStream.makeStream(of: HookWorker.Ring.self, bufferingPolicy: .bufferingNewest(16))
             running[hook.id] = Running(board: hook.board, bell: bell)
             let worker = HookWorker(
-                hook: hook, store: store, board: board, settings: settings, clock: clock, metrics: metrics, logger: logger,
+                hook: hook, store: store, board: board, recent: recent, settings: settings, clock: clock, metrics: metrics, logger: logger,
                 rings: rings, bell: bell)
             group.addTask {
                 var worker = worker

@@ -22,10 +22,10 @@ struct HookPayload: Sendable {
     let signature: String
 
     /// The delivery of a committed change.
-    init(hook: HookRecord, event stored: StoredEvent, now: Timestamp) {
+    init(hook: HookRecord, change: CommittedChange, now: Timestamp) {
         self.init(
-            hook: hook, seq: stored.seq, event: stored.activity.kind, delivery: "\(hook.id).\(stored.seq)",
-            activity: LineWriter.activityJSON(stored.activity), now: now)
+            hook: hook, seq: change.seq, event: change.activity.kind, delivery: "\(hook.id).\(change.seq)",
+            activity: LineWriter.activityJSON(change.activity), now: now)
     }
 
     /// A test delivery (`hook.test`) at the board's current seq, without an activity.

@@ -2,15 +2,16 @@ import BoardCore
 import BoardStore
 import Logging
 
-/// Delivers one hook's changes, in seq order, at least once: reads the board's committed changes after the hook's
-/// cursor from the store, POSTs each matching one until its receiver answers 2xx (backing off between failed
-/// attempts), and moves the durable cursor past it. A restart resumes from the stored cursor, so a change whose
-/// delivery was not recorded before a crash is delivered again, with the same delivery id.
+/// Delivers one hook's changes, in seq order, at least once: takes the board's committed changes after the hook's
+/// cursor from the board's recent log (the store's log when the board's no longer holds them), POSTs each matching
+/// one until its receiver answers 2xx (backing off between failed attempts), and moves the durable cursor past it. A
+/// restart resumes from the stored cursor, so a change whose delivery was not recorded before a crash is delivered
+/// again, with the same delivery id.
 ///
-/// A hook with a query (``HookDelivery``) also needs the board: the changes come from the store's log, the cards
-/// they are about from the board's actor (``HookDispatcher/board``), read as committed now. A change the actor has
-/// not committed yet (the store is ahead of it for a moment, or another node's commit has not reached it) waits for
-/// the actor's next commit rather than being judged on an older board.
+/// A hook with a query (``HookDelivery``) also needs the board: the cards a change is about come from the board's
+/// actor (``HookDispatcher/board``), read as committed now. A change the actor has not committed yet (read from the
+/// store, which is ahead of it for a moment, or another node's commit has not reached it) waits for the actor's next
+/// commit rather than being judged on an older board.
 struct HookWorker {
     /// What wakes a worker.
     enum Ring: Sendable {
@@ -31,6 +32,9 @@ struct HookWorker {
     let store: any BoardStore
     /// The hook's board as committed now; nil when it is not served (archived, or gone).
     let board: @Sendable (BoardID) async -> Board?
+    /// The board's committed changes after a seq from its recent log; nil when the log does not hold them (or the
+    /// board is not served): then they are read from the store.
+    let recent: @Sendable (BoardID, UInt64) async -> [CommittedChange]?
     /// The settings as they are now: each delivery reads them.
     let currentSettings: @Sendable () -> HookSettings
     var settings: HookSettings { currentSettings() }
@@ -46,7 +50,7 @@ struct HookWorker {
 
     init(
         hook: HookRecord, store: any BoardStore, board: @escaping @Sendable (BoardID) async -> Board?,
-        settings: @escaping @Sendable () -> HookSettings, clock: any ServerClock, metrics: ServerMetrics,
+        recent: @escaping @Sendable (BoardID, UInt64) async -> [CommittedChange]?, settings: @escaping @Sendable () -> HookSettings, clock: any ServerClock, metrics: ServerMetrics,
         logger: Logger, rings: AsyncStream<Ring>, bell: AsyncStream<Ring>.Continuation
     ) {
         self.hook = hook
@@ -60,6 +64,7 @@ struct HookWorker {
         }
         self.store = store
         self.board = board
+        self.recent = recent
         self.currentSettings = settings
         self.clock = clock
         self.metrics = metrics
@@ -84,10 +89,15 @@ struct HookWorker {
             return
         }
         while !Task.isCancelled {
-            let events: [StoredEvent]
+            let events: [CommittedChange]
             do {
-                events = try await store.events(
-                    hook.board, from: hook.state.delivered + 1, to: UInt64(Int64.max), limit: settings.batch)
+                if let logged = await recent(hook.board, hook.state.delivered) {
+                    events = Array(logged.prefix(settings.batch))
+                } else {
+                    events = try await store.events(
+                        hook.board, from: hook.state.delivered + 1, to: UInt64(Int64.max), limit: settings.batch
+                    ).map(CommittedChange.init)
+                }
             } catch {
                 logger.warning("cannot read the board's changes; trying again", metadata: ["error": "\(error)"])
                 guard await pause(settings.idlePoll, wakeOnCommit: false, &iterator) else { return }
@@ -130,10 +140,10 @@ struct HookWorker {
     }
 
     /// Attempts `event` until its receiver takes it; false when the hook was removed or the server stops.
-    private mutating func deliver(_ event: StoredEvent, _ iterator: inout AsyncStream<Ring>.AsyncIterator) async -> Bool {
+    private mutating func deliver(_ event: CommittedChange, _ iterator: inout AsyncStream<Ring>.AsyncIterator) async -> Bool {
         while true {
             let now = clock.now()
-            let payload = HookPayload(hook: hook, event: event, now: now)
+            let payload = HookPayload(hook: hook, change: event, now: now)
             let outcome = await HookSender.send(payload, to: hook.url, settings: settings)
             switch outcome {
             case .delivered:

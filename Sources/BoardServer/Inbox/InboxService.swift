@@ -152,14 +152,14 @@ struct InboxService {
             var heldFrom = 0
             var any = false
             while cursor.seq < board.seq {
-                let events: ArraySlice<(seq: UInt64, activity: Activity)>
+                let events: ArraySlice<CommittedChange>
                 if heldFrom < held.count, held[heldFrom].seq == cursor.seq + 1 {
                     events = held[heldFrom..<min(held.count, heldFrom + Self.batch)]
                     heldFrom = events.endIndex
                 } else {
                     held = []
                     events = try await store.events(id, from: cursor.seq + 1, to: board.seq, limit: Self.batch)
-                        .map { ($0.seq, $0.activity) }[...]
+                        .map(CommittedChange.init)[...]
                 }
                 guard let last = events.last else { break }
                 // The cursor passes a change only once what it calls for is durable: a recurring card's next
