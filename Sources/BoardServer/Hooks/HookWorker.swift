@@ -3,7 +3,7 @@ import BoardStore
 import Logging
 
 /// Delivers one hook's changes, in seq order, at least once: takes the board's committed changes after the hook's
-/// cursor from the board's recent log (the store's log when the board's no longer holds them), POSTs each matching
+/// cursor from the board's recent log (from the store when the log no longer holds them), POSTs each matching
 /// one until its receiver answers 2xx (backing off between failed attempts), and moves the durable cursor past it. A
 /// restart resumes from the stored cursor, so a change whose delivery was not recorded before a crash is delivered
 /// again, with the same delivery id.
@@ -50,7 +50,8 @@ struct HookWorker {
 
     init(
         hook: HookRecord, store: any BoardStore, board: @escaping @Sendable (BoardID) async -> Board?,
-        recent: @escaping @Sendable (BoardID, UInt64) async -> [CommittedChange]?, settings: @escaping @Sendable () -> HookSettings, clock: any ServerClock, metrics: ServerMetrics,
+        recent: @escaping @Sendable (BoardID, UInt64) async -> [CommittedChange]?,
+        settings: @escaping @Sendable () -> HookSettings, clock: any ServerClock, metrics: ServerMetrics,
         logger: Logger, rings: AsyncStream<Ring>, bell: AsyncStream<Ring>.Continuation
     ) {
         self.hook = hook
