@@ -62,7 +62,7 @@ import Testing
         #expect(assigned[0].text == "assigned you to #1 Fix login")
         let moved = Self.entries(.moveCard(card: "c1", column: "doing", placement: .bottom), as: "ci", on: &board)
         #expect(Self.summary(moved) == ["alice moved c1", "bob moved c1"])
-        #expect(moved[0].text == "moved #1 Fix login TODO → DOING")
+        #expect(moved[0].text == #"moved #1 "Fix login" TODO → DOING"#)
         // A reorder within the column is no move.
         #expect(Self.entries(.moveCard(card: "c1", column: "doing", placement: .top), as: "ci", on: &board).isEmpty)
     }

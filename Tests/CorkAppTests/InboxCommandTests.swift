@@ -36,7 +36,7 @@ import Testing
             let text = try await owner.ok(["inbox"]).split(separator: "\n").map(String.init)
             #expect(text.count == 2, "\(text)")
             #expect(text.first?.contains(" • ") == true, "\(text)")
-            #expect(text.first?.hasSuffix("bob moved main #1: Ship it TODO → DOING") == true, "\(text)")
+            #expect(text.first?.hasSuffix(#"bob moved main #1: "Ship it" TODO → DOING"#) == true, "\(text)")
             #expect(text.last?.hasSuffix("bob mentioned you on main #1: Ship it: @owner can you look?") == true, "\(text)")
 
             // --limit 1 --mark-read reads only what it listed.

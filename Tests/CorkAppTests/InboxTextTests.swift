@@ -33,7 +33,7 @@ import Testing
     @Test(arguments: [
         (InboxEntry.Kind.assigned, "assigned you to #3 Ship it", "bob assigned you to main #3: Ship it"),
         (.comment, "#3 Ship it: looks good", "bob commented on main #3: Ship it: looks good"),
-        (.moved, "moved #3 Ship it DOING → DONE", "bob moved main #3: Ship it DOING → DONE"),
+        (.moved, #"moved #3 "Ship it" DOING → DONE"#, #"bob moved main #3: "Ship it" DOING → DONE"#),
         (.mention, "#3 Ship it (description)", "bob mentioned you on main #3: Ship it (description)"),
         (
             .unblocked, "#3 Ship it is no longer blocked: #1 Fix login is done",

@@ -58,9 +58,9 @@ extension TUIModelTests {
     @Test func slashSetNotifyChoosesTheNotificationABellOrNothing() {
         var model = Self.inboxModel()
         model.terminalNotification = .osc777
-        let moved = Self.inboxEntry(1, kind: .moved, text: "moved #3 Ship it DOING → DONE")
+        let moved = Self.inboxEntry(1, kind: .moved, text: #"moved #3 "Ship it" DOING → DONE"#)
         #expect(Self.push(moved, unread: 1, into: &model) == [
-            .notify("\u{1B}]777;notify;Corkboard;bob moved main #3: Ship it DOING → DONE\u{07}")
+            .notify("\u{1B}]777;notify;Corkboard;bob moved main #3: \"Ship it\" DOING → DONE\u{07}")
         ])
 
         #expect(Self.enter("/set notify bell", into: &model).isEmpty)

@@ -40,7 +40,7 @@ public struct InboxEntry: Hashable, Sendable, Codable {
     public var actor: UserID
     /// When the change was made.
     public var at: Timestamp
-    /// What happened, in one line: the comment or chat text, `moved #3 Ship it TODO → DOING`, ….
+    /// What happened, in one line: the comment or chat text, `moved #3 "Ship it" TODO → DOING`, ….
     public var text: String
     /// Whether the user has read it (on any client).
     public var read: Bool

@@ -68,7 +68,8 @@ public enum InboxRules {
             if kind == .cardMove, let change = activity.changes["column"], let from = change.old.stringValue,
                 let to = change.new.stringValue
             {
-                let text = "moved \(label) \(columnName(from, board)) → \(columnName(to, board))"
+                // The title quoted, as the feed has it: the column names follow it.
+                let text = "moved #\(card.number) \"\(card.title)\" \(columnName(from, board)) → \(columnName(to, board))"
                 for user in watchers { add(user, .moved, card: card.id, text) }
             }
         }
