@@ -17,7 +17,7 @@ struct AddCommand: AsyncParsableCommand {
     @Option(help: "A label (id or name); repeat for more.") var label: [String] = []
     @Option(help: "The due date, YYYY-MM-DD.") var due: String?
     @Option(help: "Assign a member; repeat for more.") var assign: [String] = []
-    @Option(help: "The description.") var desc: String?
+    @Option(name: [.customLong("desc"), .customLong("description")], help: "The description.") var desc: String?
     @Option(help: "An external reference, unique on the board (e.g. ci:build-1207).") var ref: String?
     @Option(help: "The milestone (id or title).") var milestone: String?
     @Flag(help: "Print JSON.") var json = false

@@ -10,7 +10,7 @@ struct EditCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The card.") var card: String
     @Option(help: "A new title.") var title: String?
-    @Option(help: "A new description.") var desc: String?
+    @Option(name: [.customLong("desc"), .customLong("description")], help: "A new description.") var desc: String?
     @Option(help: "A new due date, YYYY-MM-DD.") var due: String?
     @Flag(name: .customLong("no-due"), help: "Clear the due date.") var noDue = false
     @Option(help: "Put the card in this milestone (id or title).") var milestone: String?

@@ -69,7 +69,7 @@ struct MilestoneCommand: AsyncParsableCommand {
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The title.") var title: String
         @Option(help: "The due date, YYYY-MM-DD.") var due: String?
-        @Option(help: "The description.") var desc: String?
+        @Option(name: [.customLong("desc"), .customLong("description")], help: "The description.") var desc: String?
         @Option(help: "Its id (default: made from the title).") var id: String?
         @Flag(help: "Print JSON.") var json = false
 
@@ -90,7 +90,7 @@ struct MilestoneCommand: AsyncParsableCommand {
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The milestone (id or title).") var milestone: String
         @Option(help: "A new title.") var title: String?
-        @Option(help: "A new description.") var desc: String?
+        @Option(name: [.customLong("desc"), .customLong("description")], help: "A new description.") var desc: String?
         @Option(help: "A new due date, YYYY-MM-DD.") var due: String?
         @Flag(name: .customLong("no-due"), help: "Clear the due date.") var noDue = false
         @Flag(help: "Print JSON.") var json = false

@@ -97,6 +97,9 @@ import Darwin
             let edited = try await cork.json(["edit", "#1", "--title", "Fix the login timeout", "--no-due"])
             #expect((edited["card"] as? [String: Any])?["title"] as? String == "Fix the login timeout")
             #expect((edited["card"] as? [String: Any])?["due"] == nil)
+            // --description is --desc's long spelling.
+            let described = try await cork.json(["edit", "#1", "--description", "It times out.\nOften."])
+            #expect((described["card"] as? [String: Any])?["description"] as? String == "It times out.\nOften.", "\(described)")
 
             // -perf looks like an option; it is a label change.
             let labelled = try await cork.json(["label", "1", "-perf", "+docs", "security"])
