@@ -21,11 +21,17 @@ struct MoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (card, column, after, before, top, bottom, force) = (card, column, after, before, top, bottom, force)
-        try await CardChange.run(connection, json: json, verb: "moved") { board throws(CorkFailure) in
-            let op = try CardOps.move(card, to: column, placement: { board throws(CorkFailure) in
-                try CardOps.placement(after: after, before: before, top: top, bottom: bottom, on: board)
-            }, force: force, on: board)
-            return (op.card!, [op])
+        do {
+            try await CardChange.run(connection, json: json, verb: "moved") { board throws(CorkFailure) in
+                let op = try CardOps.move(card, to: column, placement: { board throws(CorkFailure) in
+                    try CardOps.placement(after: after, before: before, top: top, bottom: bottom, on: board)
+                }, force: force, on: board)
+                return (op.card!, [op])
+            }
+        } catch var failure as CorkFailure where failure.reject?.code == .rejected(.blocked) && force == nil {
+            // The refusal says a reason lets it through; here is how to give one.
+            failure.message += " (cork move \(card) \(column) --force REASON)"
+            throw failure
         }
     }
 }

@@ -24,6 +24,7 @@ import Testing
             // Into DOING: refused (exit 3) with the blocker named; into DONE it may go.
             let refused = try await cork.fails(["move", "#2", "doing"], with: 3)
             #expect(refused.contains("blocked:") && refused.contains("#1 Fix login"), "\(refused)")
+            #expect(refused.contains("(cork move #2 doing --force REASON)"), "how to move it anyway: \(refused)")
             #expect(try await cork.ok(["search", "is:blocked"]).contains("#2 Ship the release"))
             #expect(try await cork.ok(["search", "blocks:#2"]).contains("#1 Fix login"))
 
