@@ -39,6 +39,9 @@ import Testing
             .unblocked, "#3 Ship it is no longer blocked: #1 Fix login is done",
             "bob unblocked main #3: Ship it is no longer blocked: #1 Fix login is done"
         ),
+        // Reminders come from the server, not a person.
+        (.overdue, "#3 Ship it is overdue (due 2026-11-20)", "reminder for main #3: Ship it is overdue (due 2026-11-20)"),
+        (.dueSoon, "#3 Ship it is due today", "reminder for main #3: Ship it is due today"),
         // A kind a newer server added: where, and the server's text.
         (InboxEntry.Kind(rawValue: "reacted"), "#3 Ship it: 👍", "bob on main #3: Ship it: 👍"),
     ])
