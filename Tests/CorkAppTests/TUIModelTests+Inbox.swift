@@ -93,6 +93,16 @@ extension TUIModelTests {
         #expect(Self.completing("/set notify b").input.text == "/set notify bell ")
     }
 
+    @Test func anInboxLineLongerThanTheViewEndsInAnEllipsis() {
+        var model = Self.inboxModel()
+        let long = "#3 Ship it: " + String(repeating: "words ", count: 30) + "END"
+        Self.push(Self.inboxEntry(20, text: long), unread: 1, into: &model)
+        _ = model.update(Self.key(.character("I")))
+        let row = model.render().lines.first { $0.contains("bob mentioned you on main #3") } ?? ""
+        #expect(row.contains("words w…"), "\(row)")
+        #expect(!row.contains("END"))
+    }
+
     @Test func theInboxViewListsNewestFirstMarksWhatItListsReadAndEnterGoesToTheCard() {
         var model = Self.inboxModel()
         Self.push(Self.inboxEntry(20), unread: 1, into: &model)

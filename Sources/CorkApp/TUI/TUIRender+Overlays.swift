@@ -33,7 +33,9 @@ extension TUIModel {
             var style = line.style
             if index == overlayRow { style.attributes.insert(.reverse) }
             screen.fill(Rect(x: rect.x + 1, y: y, width: boxWidth - 2, height: 1), style: style)
-            screen.write((index == overlayRow ? "▸ " : "  ") + line.text, x: rect.x + 1, y: y, style: style, maxWidth: boxWidth - 3)
+            // A row longer than the box ends in `…`, so a cut line does not read as a whole one.
+            let text = DisplayWidth.truncate((index == overlayRow ? "▸ " : "  ") + line.text, to: boxWidth - 3)
+            screen.write(text, x: rect.x + 1, y: y, style: style, maxWidth: boxWidth - 3)
             y += 1
         }
         let more = rows.count - offset - shownCount
