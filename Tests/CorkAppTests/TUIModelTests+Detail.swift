@@ -49,6 +49,20 @@ extension TUIModelTests {
         #expect(lines.filter { $0.contains("bob closed #1 \"Fix the login\"") }.count == 2)
     }
 
+    @Test func aHistorySentenceLongerThanTheBoxEndsInAnEllipsis() {
+        var t = Self.testBoard()
+        let title = "Fix the login timeout that only happens on the staging cluster at night"
+        t.apply(.editCard(EditCard(card: "k1", title: title)), as: "bob")
+        var model = Self.model()
+        model.board = t.board
+        _ = model.update(Self.key(.enter))
+        let records = t.changes.map(\.activity).filter { $0.card == "k1" }
+        _ = model.update(.history("k1", HistoryPage(board: "main", activities: records, more: false)))
+        let row = model.render().lines.first { $0.contains("bob renamed #1") } ?? ""
+        #expect(row.contains("…"), "\(row)")
+        #expect(!row.contains("at night\""), "\(row)")
+    }
+
     @Test func aHistoryThatCannotBeReadSaysWhyAndIsAskedForAgainOnceConnected() {
         var model = Self.model()
         _ = model.update(Self.key(.enter))

@@ -18,7 +18,9 @@ extension TUIModel {
         screen.fill(rect)
         screen.drawBox(rect, title: " card ")
         for (n, line) in body.enumerated() {
-            screen.write(line.text, x: rect.x + 2, y: rect.y + 1 + n, style: line.style, maxWidth: boxWidth - 4)
+            // A line longer than the box (a history sentence) ends in `…`.
+            let text = DisplayWidth.truncate(line.text, to: boxWidth - 4)
+            screen.write(text, x: rect.x + 2, y: rect.y + 1 + n, style: line.style, maxWidth: boxWidth - 4)
         }
         screen.write(footer.text, x: rect.x + 2, y: rect.y + boxHeight - 2, style: footer.style, maxWidth: boxWidth - 4)
     }
