@@ -40,6 +40,10 @@ extension TUIModelTests {
         #expect(ship.column == "doing" && ship.assignees == ["bob"] && ship.description == "all of it, today")
         #expect(ship.ref == "GH-7" && ship.milestone == "v1")
 
+        // --description is --desc's long spelling, as for `cork add`.
+        let described = try #require(Self.addedCard(Self.enter("/add Write notes --description \"for 0.3\"", into: &model)))
+        #expect(described.title == "Write notes" && described.description == "for 0.3")
+
         // After --, everything is the title, dashes and all.
         let dashed = try #require(Self.addedCard(Self.enter("/add -- --force is \"broken\" --label x", into: &model)))
         #expect(dashed.title == "--force is \"broken\" --label x" && dashed.labels.isEmpty)

@@ -23,7 +23,7 @@ struct AddCommandLine: Hashable, Sendable {
     private(set) var problem: String?
 
     /// The options `/add` takes: those of `cork add`, without `--json` (which only prints).
-    static let names = ["column", "label", "due", "assign", "desc", "ref", "milestone"]
+    static let names = ["column", "label", "due", "assign", "desc", "description", "ref", "milestone"]
     /// How to type `/add`, for its error messages and the help.
     static let usage =
         "/add TITLE [--column COLUMN] [--label LABEL]… [--due YYYY-MM-DD] [--assign USER]… [--desc TEXT] [--ref REF] [--milestone M]"
@@ -98,7 +98,7 @@ struct AddCommandLine: Hashable, Sendable {
             case "label": request.labels.append(value)
             case "due": request.due = value
             case "assign": request.assignees.append(value)
-            case "desc": request.description = value
+            case "desc", "description": request.description = value
             case "ref": request.ref = value
             default: request.milestone = value
             }
