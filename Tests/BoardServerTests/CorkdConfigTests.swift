@@ -34,13 +34,16 @@ import Testing
             """
             # corkd settings
             data_dir = "/var/lib/corkd"
+            rate = 50
 
             [server]
             prot = 7500
             """, in: corkd)
         let result = try await Self.check(file, in: corkd)
         #expect(result.exit.reason == .exit && result.exit.status == 2, "\(result.exit)")
-        #expect(result.standardError.contains("\(file):5: server.prot: unknown key (did you mean server.port?)"), "\(result.standardError)")
+        #expect(result.standardError.contains("\(file):6: server.prot: unknown key (did you mean server.port?)"), "\(result.standardError)")
+        // A key outside its table is pointed to it.
+        #expect(result.standardError.contains("\(file):3: rate: unknown key (did you mean limits.rate?)"), "\(result.standardError)")
         #expect(result.standardOutput.isEmpty)
     }
 
