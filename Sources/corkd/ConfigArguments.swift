@@ -19,6 +19,7 @@ enum ConfigArguments {
         guard !asksForHelp(arguments), let (pathLength, scopes) = commandPath(arguments) else { return arguments }
         let located = ConfigFile.locate(arguments: arguments, environment: environment)
         let loaded = try ConfigFile.load(path: located?.path, environment: environment)
+        for warning in ConfigFile.strayEnvironment(environment) { Console.error(warning) }
         var added: [String] = []
         if let located, !located.explicit { added += ["--config", located.path] }
         added += settings(loaded, scopes: scopes, besides: arguments)

@@ -32,6 +32,7 @@ struct ConfigCommand: ParsableCommand {
                 Console.error(ConfigCommand.report(error))
                 throw ExitCode(2)
             }
+            for warning in ConfigFile.strayEnvironment(environment) { Console.error(warning) }
             let arguments = ConfigArguments.settings(loaded, scopes: [.everyCommand, .serve], besides: [])
             let serve: Serve
             do {

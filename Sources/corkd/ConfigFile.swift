@@ -212,6 +212,21 @@ enum ConfigFile {
         }
     }
 
+    /// Warnings for `CORKD_…` variables that set nothing but look like a setting (`CORKD_PORT`, where
+    /// `CORKD_SERVER_PORT` is meant): without one, corkd would quietly run on the default. Other `CORKD_…` names
+    /// (another tool's, the unit's `CORKD_OPTIONS`) are left alone.
+    static func strayEnvironment(_ environment: [String: String]) -> [String] {
+        let known = Set(ConfigKey.all.map(\.environmentName)).union(["CORKD_CONFIG", "CORKD_STORE"])
+        return environment.keys.sorted().compactMap { variable in
+            guard variable.hasPrefix("CORKD_"), !known.contains(variable) else { return nil }
+            let name = variable.dropFirst("CORKD_".count).lowercased()
+            guard let meant = ConfigKey.suggestion(for: name, among: ConfigKey.all.map(\.name)) else { return nil }
+            let variables = meant.components(separatedBy: " or ").compactMap { ConfigKey.byName[$0]?.environmentName }
+            guard !variables.isEmpty else { return nil }
+            return "corkd: environment \(variable): not a setting, ignored (did you mean \(variables.joined(separator: " or "))?)\n"
+        }
+    }
+
     /// The settings `CORKD_…` environment variables give (`CORKD_SERVER_PORT=7500`), checked.
     static func environmentValues(_ environment: [String: String]) -> (values: [String: (value: ConfigValue, source: ConfigSource)], problems: [ConfigProblem]) {
         var values: [String: (value: ConfigValue, source: ConfigSource)] = [:]

@@ -112,6 +112,21 @@ import Testing
         #expect(result.standardError.contains("environment CORKD_SERVER_PORT: server.port: must be an integer, not seventy"), "\(result.standardError)")
     }
 
+    @Test func aVariableThatLooksLikeASettingButIsNotOneIsPointedToIt() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let file = try Self.write("", in: corkd)
+        let environment = Self.environment(["CORKD_PORT": "7500", "CORKD_OPTIONS": "--log-level debug"])
+        let result = try await Self.check(file, in: corkd, environment: environment)
+        // A warning, not a refusal: CORKD_… names may be another tool's.
+        #expect(result.exit.status == 0, "\(result.standardError)")
+        #expect(
+            result.standardError.contains(
+                "environment CORKD_PORT: not a setting, ignored (did you mean CORKD_SERVER_PORT or CORKD_WEB_PORT?)"),
+            "\(result.standardError)")
+        #expect(!result.standardError.contains("CORKD_OPTIONS"), "the unit's own variable: \(result.standardError)")
+    }
+
     /// The file sets three limits; the environment overrides one and a flag another: the welcome shows each winner.
     @Test func flagsOverrideTheEnvironmentWhichOverridesTheFile() async throws {
         let corkd = try CorkdProcess()
