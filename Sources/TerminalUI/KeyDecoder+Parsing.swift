@@ -7,6 +7,26 @@ extension KeyDecoder {
         case event(KeyEvent?, length: Int)
         /// `length` bytes were the bracketed-paste start marker `ESC[200~`.
         case pasteStart(length: Int)
+        /// `length` bytes began a sequence longer than ``maximumSequenceLength`` whose final byte has not arrived:
+        /// they are swallowed, and so is the rest of the sequence as it arrives (`skipping`), so that a long
+        /// sequence is swallowed whole however its bytes are split.
+        case overlong(length: Int, skipping: Skip)
+    }
+
+    /// Where in an overlong sequence the bytes being swallowed are: its parameter bytes (CSI or SS3) or a CSI's
+    /// intermediate bytes. The same grammar as ``parseCSI(_:at:)`` and ``parseSS3(_:at:)``.
+    enum Skip: Equatable, Sendable {
+        case csiParameters, csiIntermediates, ss3Parameters
+
+        /// What `byte` does to the skip: whether it is swallowed, and the phase after it (nil: the skip is over).
+        func step(_ byte: UInt8) -> (next: Skip?, swallowed: Bool) {
+            switch (self, byte) {
+            case (.csiParameters, 0x30...0x3F), (.ss3Parameters, 0x30...0x3F): (self, true)
+            case (.csiParameters, 0x20...0x2F), (.csiIntermediates, 0x20...0x2F): (.csiIntermediates, true)
+            case (_, 0x40...0x7E): (nil, true)  // the final byte
+            default: (nil, false)  // malformed: the byte is read as itself
+            }
+        }
     }
 
     /// Parses the event that starts at `bytes[index]`. With `final`, nothing more will arrive, so an unfinished
@@ -80,9 +100,11 @@ extension KeyDecoder {
         let parameterEnd = end
         while end < bytes.count, (0x20...0x2F).contains(bytes[end]) { end += 1 }
         guard end < bytes.count else {
-            return end - index >= maximumSequenceLength ? .event(nil, length: end - index) : .incomplete
+            guard end - index >= maximumSequenceLength else { return .incomplete }
+            return .overlong(length: end - index, skipping: end > parameterEnd ? .csiIntermediates : .csiParameters)
         }
         let finalByte = bytes[end]
+        if end - index >= maximumSequenceLength { return swallowOverlong(finalByte, end: end, index: index) }
         let length = end + 1 - index
         guard (0x40...0x7E).contains(finalByte) else { return .event(nil, length: end - index) }  // malformed
         guard parameterEnd == end else { return .event(nil, length: length) }  // intermediates: nothing we know
@@ -91,14 +113,22 @@ extension KeyDecoder {
         return .event(csiKey(parameters: parameters, final: finalByte), length: length)
     }
 
+    /// A sequence longer than ``maximumSequenceLength`` whose end is in `bytes`: swallowed with its final byte (a
+    /// malformed end is read as itself), as the bytes would be had they arrived split (``Skip``).
+    static func swallowOverlong(_ finalByte: UInt8, end: Int, index: Int) -> Parsed {
+        .event(nil, length: (0x40...0x7E).contains(finalByte) ? end + 1 - index : end - index)
+    }
+
     /// Parses `ESC O [params] final` at `bytes[index]`: SS3 arrows, Home/End, F1–F4 and keypad Enter.
     static func parseSS3(_ bytes: [UInt8], at index: Int) -> Parsed {
         var end = index + 2
         while end < bytes.count, (0x30...0x3F).contains(bytes[end]) { end += 1 }
         guard end < bytes.count else {
-            return end - index >= maximumSequenceLength ? .event(nil, length: end - index) : .incomplete
+            guard end - index >= maximumSequenceLength else { return .incomplete }
+            return .overlong(length: end - index, skipping: .ss3Parameters)
         }
         let finalByte = bytes[end]
+        if end - index >= maximumSequenceLength { return swallowOverlong(finalByte, end: end, index: index) }
         guard (0x40...0x7E).contains(finalByte) else { return .event(nil, length: end - index) }
         let numbers = numbers(bytes[(index + 2)..<end])
         let modifiers = KeyModifiers(xtermParameter: numbers.last.flatMap { $0 } ?? 1)

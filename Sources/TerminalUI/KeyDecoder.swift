@@ -11,6 +11,8 @@ public struct KeyDecoder: Sendable {
     private var paste: [UInt8]? = nil
     /// Where in `paste` the search for the paste terminator resumes.
     private var pasteScanned = 0
+    /// The rest of an overlong escape sequence being swallowed as it arrives, or nil.
+    private var skipping: Skip? = nil
 
     /// The longest escape sequence kept while waiting for its final byte; longer ones are swallowed.
     public static let maximumSequenceLength = 64
@@ -18,9 +20,10 @@ public struct KeyDecoder: Sendable {
     /// Makes a decoder with nothing pending.
     public init() {}
 
-    /// Whether bytes are held back waiting for more input: a lone ESC or an unfinished sequence. The caller flushes
-    /// them with `flush()` when no more bytes arrive within its escape timeout. A paste in progress does not count.
-    public var hasPending: Bool { paste == nil && !pending.isEmpty }
+    /// Whether bytes are held back waiting for more input: a lone ESC or an unfinished sequence (an overlong one being
+    /// swallowed too). The caller flushes them with `flush()` when no more bytes arrive within its escape timeout. A
+    /// paste in progress does not count.
+    public var hasPending: Bool { paste == nil && (!pending.isEmpty || skipping != nil) }
 
     /// Whether a bracketed paste has started and its end marker has not arrived yet.
     public var isPasting: Bool { paste != nil }
@@ -38,7 +41,9 @@ public struct KeyDecoder: Sendable {
     /// Decodes what is pending as if no more bytes will follow: a lone ESC becomes `.escape`, `ESC [` and `ESC O`
     /// become Alt-`[` and Alt-`O`, and an unfinished sequence or character is dropped. A paste in progress is kept.
     public mutating func flush() -> [KeyEvent] {
-        drain(final: true)
+        // No more of an overlong sequence will come: the next bytes are keys again.
+        defer { skipping = nil }
+        return drain(final: true)
     }
 
     /// Decodes as many events as the pending bytes complete.
@@ -52,6 +57,12 @@ public struct KeyDecoder: Sendable {
             var index = 0
             var startedPaste = false
             scan: while index < pending.count {
+                if let phase = skipping {
+                    let (next, swallowed) = phase.step(pending[index])
+                    skipping = next
+                    if swallowed { index += 1 }
+                    continue
+                }
                 switch Self.parse(pending, at: index, final: final) {
                 case .incomplete:
                     break scan
@@ -62,6 +73,9 @@ public struct KeyDecoder: Sendable {
                     index += length
                     startedPaste = true
                     break scan
+                case .overlong(let length, let phase):
+                    index += length
+                    skipping = phase
                 }
             }
             if startedPaste {

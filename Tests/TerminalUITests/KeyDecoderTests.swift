@@ -99,8 +99,38 @@ private func keys(_ text: String) -> [KeyEvent] {
         var decoder = KeyDecoder()
         let long = [0x1B, 0x5B] + Array(repeating: UInt8(0x31), count: KeyDecoder.maximumSequenceLength)
         #expect(decoder.decode(long) == [])
+        // Its rest would be swallowed as it arrives; the escape timeout's flush ends that, and keys are keys again.
+        #expect(decoder.hasPending)
+        #expect(decoder.flush() == [])
         #expect(!decoder.hasPending)
         #expect(decoder.decode(Array("A".utf8)) == [.character("A")])
+    }
+
+    @Test func anOverlongSequenceSplitAnywhereIsSwallowedWhole() {
+        // ESC [ 2 0 0 1 1 … 1 ~ (far past the longest kept), then keys: found by the `keys` fuzz target, where a split
+        // inside the sequence let its tail through as text.
+        let digits = "2001" + String(repeating: "1", count: 115)
+        let bytes = Array("\u{2}\u{1B}[\(digits)~p\\u".utf8) + [0x9C] + Array("e\u{1B}[20~p\\~".utf8)
+        var whole = KeyDecoder()
+        let expected = whole.decode(bytes) + whole.flush()
+        #expect(!expected.contains(.character("1")), "\(expected)")
+        #expect(expected.contains(.character("p")) && expected.contains(KeyEvent(.function(9))))
+        for cut in 0...bytes.count {
+            var split = KeyDecoder()
+            let events = split.decode(bytes[..<cut]) + split.decode(bytes[cut...]) + split.flush()
+            #expect(events == expected, "split at \(cut)")
+            if events != expected { return }
+        }
+        // An SS3 and a CSI with intermediates, overlong, split in the middle: swallowed the same way.
+        let others = ["\u{1B}O" + String(repeating: "3", count: 80) + "Pq", "\u{1B}[" + String(repeating: "1", count: 70) + "  Aq"]
+        for text in others {
+            let sequence = Array(text.utf8)
+            var one = KeyDecoder()
+            let once = one.decode(sequence) + one.flush()
+            var two = KeyDecoder()
+            let twice = two.decode(sequence[..<70]) + two.decode(sequence[70...]) + two.flush()
+            #expect(once == [.character("q")] && twice == once, "\(once) \(twice)")
+        }
     }
 
     @Test func aBracketedPasteIsOneEvent() {
