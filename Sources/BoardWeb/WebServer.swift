@@ -94,6 +94,9 @@ public struct WebServer: Service {
                             connections.addTask { await self.handle(arrival) }
                         }
                     }
+                } catch is CancellationError {
+                    // The server is stopping (or failed to start elsewhere): not the listener's own failure.
+                    logger.debug("the web listener stopped with the server")
                 } catch {
                     logger.error("the web listener stopped", metadata: ["error": "\(error)"])
                 }

@@ -32,6 +32,23 @@ import Darwin
         }
     }
 
+    /// A port another corkd holds: the second says which address is in use and what to do, and nothing else fails
+    /// loudly on the way out (the web listener it had started stops with it, not as an error of its own).
+    @Test func aPortInUseIsNamedAndTheRestStopsQuietly() async throws {
+        try await withCorkd { first in
+            let second = try CorkdProcess()
+            defer { second.cleanup() }
+            let result = try await SpawnedProcess.run(
+                CorkdProcess.executable,
+                ["serve", "--data-dir", second.dataDirectory.path, "--host", "127.0.0.1", "--port", "\(first.port)"],
+                logDirectory: second.logDirectory, name: "busy-port", unprivileged: true)
+            #expect(result.exit.reason == .exit && result.exit.status != 0, "\(result.exit)")
+            let said = result.standardError
+            #expect(said.contains("cannot listen on 127.0.0.1:\(first.port): the address is in use"), "\(said)")
+            #expect(!said.contains("CancellationError"), "\(said)")
+        }
+    }
+
     /// The blocker an ordinary machine found: a socket option only root may set ended the accept loop on the first
     /// connection. Under root (CI) corkd runs as nobody here, so this fails if anything on the connection path needs
     /// a privilege again.
