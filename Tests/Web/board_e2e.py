@@ -975,7 +975,24 @@ class Test:
                    or (e.get("level") == "SEVERE" and "/app.js" in e.get("message", "")
                        and "ERR_CONNECTION_REFUSED" not in e.get("message", ""))]
             check(not bad, f"{p.name}'s console: {bad[:3]}")
-        self.passed("i", "blocked cards carry a badge, kept current as their blockers move or close; the panel lists the dependencies", t)
+        # a recurring card says so on the board and in its panel (as `cork show` does)
+        self.carol.run("recur", "#" + str(n[announce]), "--every", "week", "--on", "mon,thu")
+
+        def recur_mark(p, card):
+            return p.js("const t = document.querySelector(`[data-card-id=\"${arguments[0]}\"] .recur`);"
+                        "return t ? t.title : null", card)
+
+        for p in (o, b):
+            wait_for(f"{p.name}'s page to mark #{n[announce]} as recurring",
+                     lambda p=p: recur_mark(p, announce) == "recurs every week on mon, thu" or None,
+                     state=lambda p=p: recur_mark(p, announce))
+        b.driver.find_element(By.CSS_SELECTOR, f'[data-card-id="{announce}"] .title').click()
+        line = wait_for("bob's panel to say how the card recurs", lambda: b.js(
+            "const r = document.querySelector('.d-recur'); return r && !r.hidden ? r.textContent : null") or None)
+        check(line == "↻ Recurs every week on mon, thu", f"bob's panel says {line!r}")
+        b.keys(Keys.ESCAPE)
+        wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
+        self.passed("i", "blocked cards carry a badge, kept current as their blockers move or close; the panel lists the dependencies; a recurring card says so", t)
 
     # -- j
 

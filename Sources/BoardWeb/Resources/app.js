@@ -823,6 +823,10 @@ function buildCard(card, pres, waiting) {
     meta.append(h('span', { class: 'due' + (overdue ? ' overdue' : ''), title: overdue ? `overdue since ${card.due}` : `due ${card.due}` },
       overdue ? '⚠ overdue ' : 'due ', card.due));
   }
+  if (card.recur) {
+    const words = 'recurs ' + recurText(card.recur);
+    meta.append(h('span', { class: 'recur', title: words }, h('span', { 'aria-hidden': 'true', text: '↻' }), sr(words)));
+  }
   if (card.milestone) {
     const ms = milestoneById(card.milestone);
     meta.append(h('span', { class: 'ms', title: 'milestone' }, h('span', { 'aria-hidden': 'true', text: '◆ ' }), sr('milestone '), utext('span', '', ms ? ms.title : card.milestone)));
@@ -1290,6 +1294,7 @@ function buildDetail() {
   const depRow = (cls, label, list) => h('div', { class: 'd-dep ' + cls }, h('span', { class: 'd-dep-k', text: label }), list);
   const deps = h('section', { class: 'd-sec d-deps', hidden: true, 'aria-label': 'Dependencies' },
     depRow('waiting', '⊘ Blocked by', depWaiting), depRow('done', 'Blocked by (done)', depDone), depRow('blocks', 'Blocks', depBlocks));
+  const recur = h('p', { class: 'd-recur', hidden: true });
   const edit = h('div', { class: 'd-edit' },
     h('label', { class: 'field' }, h('span', { text: 'Title' }), title),
     h('div', { class: 'd-row' },
@@ -1297,6 +1302,7 @@ function buildDetail() {
       h('label', { class: 'field' }, h('span', { text: 'Due' }), due),
       h('label', { class: 'field' }, h('span', { text: 'Milestone' }), ms)),
     deps,
+    recur,
     h('fieldset', {}, h('legend', { text: 'Labels' }), labels,
       h('form', { class: 'd-newlabel' }, lname, lcolor, h('button', { type: 'submit', text: 'Create label' }))),
     h('fieldset', {}, h('legend', { text: 'Assignees' }), people),
@@ -1311,7 +1317,7 @@ function buildDetail() {
     h('div', { class: 'phead' }, h('h2', { id: 'detail-h', class: 'num' }), state, pres,
       h('button', { type: 'button', class: 'close-x', 'aria-label': 'Close', text: '×', onclick: () => dlg.close() })),
     gone, edit);
-  Object.assign(D, { dlg, title, colSel, due, ms, labels, lname, lcolor, people, desc, clList, clCount, clInput, cmList, cmInput, state, pres, closeBtn, markBtn, gone, edit, deps, depWaiting, depDone, depBlocks, descBase: 0, descShown: null });
+  Object.assign(D, { dlg, title, colSel, due, ms, labels, lname, lcolor, people, desc, clList, clCount, clInput, cmList, cmInput, state, pres, closeBtn, markBtn, gone, edit, deps, depWaiting, depDone, depBlocks, recur, descBase: 0, descShown: null });
 
   title.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); title.blur(); } });
   title.addEventListener('input', fitTitle);
@@ -1416,6 +1422,7 @@ function renderDetail() {
   D.state.textContent = (c.closed ? '✓ closed' : 'open') + (waiting.length ? ' · ⊘ blocked' : '');
   D.state.className = 'd-state' + (c.closed ? ' closed' : '') + (waiting.length ? ' blocked' : '');
   if (!keep(D.deps) || D.depsFor !== c.id) renderDeps(c, waiting); // a link just followed keeps no stale list
+  renderRecur(c);
   const pres = presenceOn(c.id);
   D.pres.textContent = pres.map((s) => `${s.state === 'editing' ? '✎' : '◉'} ${s.name || s.user} ${s.state}`).join(' · ');
   if (!keep(D.title)) { D.title.value = c.title; fitTitle(); }
@@ -1493,6 +1500,29 @@ function renderDetail() {
   D.closeBtn.textContent = c.closed ? 'Reopen card' : 'Close card';
   D.closeBtn.disabled = ro;
   D.markBtn.textContent = S.multi.has(c.id) ? 'Unmark' : 'Mark for bulk move';
+}
+
+// A recurrence rule in words, as the terminal client says it (Recurrence's description in BoardCore).
+function recurText(r) {
+  if (!r) return '';
+  if (r.after_done_days) return `${r.after_done_days} day${r.after_done_days === 1 ? '' : 's'} after done`;
+  switch (r.every) {
+    case 'day': return 'every day';
+    case 'weekday': return 'every weekday';
+    case 'week': return 'every week on ' + (r.days || []).join(', ');
+    case 'month': return `every month on day ${r.day || 1}`;
+    default: return 'never';
+  }
+}
+
+// The detail's line on how the card comes back once done and who watches it; hidden when neither applies.
+function renderRecur(c) {
+  const parts = [];
+  if (c.recur) parts.push('↻ Recurs ' + recurText(c.recur));
+  const watchers = c.watchers || [];
+  if (watchers.length) parts.push('Watched by ' + watchers.map((u) => '@' + u).join(', '));
+  D.recur.textContent = parts.join(' · ');
+  D.recur.hidden = !parts.length;
 }
 
 // The detail's dependencies: the blockers still pending, those done, and the cards that wait for this one, each a
