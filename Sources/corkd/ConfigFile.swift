@@ -220,8 +220,8 @@ enum ConfigFile {
         return environment.keys.sorted().compactMap { variable in
             guard variable.hasPrefix("CORKD_"), !known.contains(variable) else { return nil }
             let name = variable.dropFirst("CORKD_".count).lowercased()
-            guard let meant = ConfigKey.suggestion(for: name, among: ConfigKey.all.map(\.name)) else { return nil }
-            let variables = meant.components(separatedBy: " or ").compactMap { ConfigKey.byName[$0]?.environmentName }
+            let variables = ConfigKey.candidates(for: name, among: ConfigKey.all.map(\.name))
+                .compactMap { ConfigKey.byName[$0]?.environmentName }
             guard !variables.isEmpty else { return nil }
             return "corkd: environment \(variable): not a setting, ignored (did you mean \(variables.joined(separator: " or "))?)\n"
         }

@@ -235,14 +235,22 @@ extension ConfigKey {
 
     static let address: @Sendable (String) -> String? = { AdminAddress($0) == nil ? "must be HOST:PORT, e.g. 127.0.0.1:9420" : nil }
 
-    /// The known name closest to a misspelt one, when it is close enough to be what was meant. A key written without
-    /// its table (`port`, or a flag's spelling such as `connections-per-user`) names every table's key of that name.
+    /// The known names a misspelt one may have meant, as "did you mean" says them (`server.port or web.port`); nil
+    /// when none is close.
     static func suggestion(for name: String, among names: [String]) -> String? {
+        let meant = candidates(for: name, among: names)
+        return meant.isEmpty ? nil : meant.joined(separator: " or ")
+    }
+
+    /// The known names a misspelt one may have meant: for a key written without its table (`port`, or a flag's
+    /// spelling such as `connections-per-user`) every table's key of that name, else the closest name when it is
+    /// close enough.
+    static func candidates(for name: String, among names: [String]) -> [String] {
         let bare = name.replacingOccurrences(of: "-", with: "_")
         let tabled = names.filter { $0 != bare && $0.hasSuffix("." + bare) }
-        if !tabled.isEmpty { return tabled.joined(separator: " or ") }
+        if !tabled.isEmpty { return tabled }
         let scored = names.map { ($0, EditDistance.between(name, $0)) }.min { $0.1 < $1.1 }
-        guard let (best, distance) = scored, distance <= max(2, name.count / 3) else { return nil }
-        return best
+        guard let (best, distance) = scored, distance <= max(2, name.count / 3) else { return [] }
+        return [best]
     }
 }

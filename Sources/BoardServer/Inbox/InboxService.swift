@@ -146,18 +146,17 @@ struct InboxService {
                 cursor = Cursor(seq: stored, stored: stored, storedAt: .now)
             }
             // The changes since the cursor come from the board's recent log when it still holds them (the usual
-            // case: the deriver looks every 200 ms), else from the store, a page at a time.
+            // case: the deriver looks every 200 ms; then it holds all of them, through `board.seq`), else from the
+            // store, a page at a time.
             let (board, logged) = await actor.committed(after: cursor.seq)
-            var held = logged ?? []
-            var heldFrom = 0
+            var fromLog = logged?[...]
             var any = false
             while cursor.seq < board.seq {
                 let events: ArraySlice<CommittedChange>
-                if heldFrom < held.count, held[heldFrom].seq == cursor.seq + 1 {
-                    events = held[heldFrom..<min(held.count, heldFrom + Self.batch)]
-                    heldFrom = events.endIndex
+                if let rest = fromLog {
+                    events = rest.prefix(Self.batch)
+                    fromLog = rest.dropFirst(events.count)
                 } else {
-                    held = []
                     events = try await store.events(id, from: cursor.seq + 1, to: board.seq, limit: Self.batch)
                         .map(CommittedChange.init)[...]
                 }
