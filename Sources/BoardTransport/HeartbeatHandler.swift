@@ -9,12 +9,11 @@ import NIOCore
 /// of its own), armed for its next ping or its silence deadline, whichever is first; a line read only notes the
 /// time. Time is the event loop's (`eventLoop.now`), so tests drive it with an `EmbeddedEventLoop`. It finds a
 /// black-holed peer (no FIN, no RST) within two intervals, which TCP alone would not for minutes. It sits between the
-/// framer and the outbox, so its pings are counted against the outbox like any other line.
-public final class HeartbeatHandler: ChannelDuplexHandler, RemovableChannelHandler {
+/// framer and the outbox, so its pings are counted against the outbox like any other line. It handles nothing on the
+/// way out, so it is an inbound handler only: every line written to the connection passes it by.
+public final class HeartbeatHandler: ChannelInboundHandler, RemovableChannelHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = ByteBuffer
-    public typealias OutboundIn = ByteBuffer
-    public typealias OutboundOut = ByteBuffer
 
     private let interval: TimeAmount
     private let pingLine: ByteBuffer
