@@ -286,4 +286,35 @@ extension TUIModelTests {
         _ = model.update(.backlog("ops", HistoryPage(board: "ops", activities: history, more: false)))
         #expect(model.feed.count == count)
     }
+
+    /// `g` in the feed goes to its first entry with the pane full, and scrolling back stops there: the pane showed one
+    /// line under the title (`scrolled back 19` of 20), then none at all.
+    @Test func theFeedScrollsBackToAFullFirstPageAndNoFurther() {
+        var model = Self.model(width: 60, height: 30)
+        model.feed = []
+        for number in 1...20 { model.post(FeedEntry("entry \(number)", kind: .info)) }
+        model.focus = .feed
+        let rows = model.feedHeight - 1
+        let pane: (TUIModel) -> [String] = { model in
+            let lines = model.render().lines
+            let title = lines.firstIndex { $0.contains("─ feed") } ?? 0
+            return lines[(title + 1)...(title + rows)].map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        _ = model.update(Self.key(.character("g")))
+        #expect(pane(model) == (1...rows).map { "entry \($0)" })
+        #expect(model.render().lines.contains { $0.contains("[scrolled back \(20 - rows)]") })
+        _ = model.update(Self.key(.character("k")))
+        _ = model.update(Self.key(.pageUp))
+        #expect(pane(model) == (1...rows).map { "entry \($0)" }, "scrolled past the first entry")
+        _ = model.update(Self.key(.character("j")))
+        #expect(pane(model) == (2...rows + 1).map { "entry \($0)" })
+        _ = model.update(Self.key(.character("G")))
+        #expect(pane(model) == (21 - rows...20).map { "entry \($0)" })
+        // An entry that wraps shows from its first row at the top.
+        model.feed = []
+        model.post(FeedEntry("first " + String(repeating: "word ", count: 20), kind: .info))
+        for number in 2...20 { model.post(FeedEntry("entry \(number)", kind: .info)) }
+        _ = model.update(Self.key(.home))
+        #expect(pane(model).first?.hasPrefix("first word") == true, "\(pane(model))")
+    }
 }

@@ -49,12 +49,12 @@ extension TUIModel {
     mutating func feedKey(_ event: KeyEvent) -> [TUIEffect] {
         let page = max(1, feedHeight - 2)
         switch event.key {
-        case .up, .character("k"): feedScroll = min(feed.count, feedScroll + 1)
-        case .down, .character("j"): feedScroll = max(0, feedScroll - 1)
-        case .pageUp: feedScroll = min(feed.count, feedScroll + page)
-        case .pageDown: feedScroll = max(0, feedScroll - page)
+        case .up, .character("k"): feedScroll = min(feedScrollMax, feedScroll + 1)
+        case .down, .character("j"): feedScroll = max(0, min(feedScroll, feedScrollMax) - 1)
+        case .pageUp: feedScroll = min(feedScrollMax, feedScroll + page)
+        case .pageDown: feedScroll = max(0, min(feedScroll, feedScrollMax) - page)
         case .end, .character("G"): feedScroll = 0
-        case .home, .character("g"): feedScroll = max(0, feed.count - 1)
+        case .home, .character("g"): feedScroll = feedScrollMax
         case .escape: focus = .board
         case .character("/"):
             focus = .input

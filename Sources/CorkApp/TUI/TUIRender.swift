@@ -247,25 +247,51 @@ extension TUIModel {
         return String(user.rawValue.prefix(2)).uppercased()
     }
 
+    /// The rows of the feed pane below its title.
+    var feedRows: Int { feedHeight - 1 }
+
+    /// One feed entry as the pane shows it: wrapped to the pane's width, later rows indented.
+    func feedRows(of entry: FeedEntry) -> [String] {
+        DisplayWidth.wrap(entry.text, width: max(1, width - 2), indent: 2)
+    }
+
+    /// How far back the feed scrolls: until its first entry is at the top of a full pane (0 when it all fits).
+    var feedScrollMax: Int {
+        var filled = 0
+        for (index, entry) in feed.enumerated() {
+            filled += feedRows(of: entry).count
+            if filled >= feedRows { return feed.count - index - 1 }
+        }
+        return 0
+    }
+
     func renderFeed(into screen: inout ScreenBuffer, top: Int) {
         var title = "─ feed "
         if unread > 0 { title += "(\(unread) unread) " }
-        if feedScroll > 0 { title += "[scrolled back \(feedScroll)] " }
+        let back = min(feedScroll, feedScrollMax)
+        if back > 0 { title += "[scrolled back \(back)] " }
         let titleStyle = Style(foreground: focus == .feed ? .ansi(.cyan) : .ansi(.brightBlack), attributes: focus == .feed ? .bold : [])
         screen.write(title + String(repeating: "─", count: max(0, width - title.count)), x: 0, y: top, style: titleStyle, maxWidth: width)
-        let rows = feedHeight - 1
-        let end = max(0, feed.count - feedScroll)
+        let rows = feedRows
         // Every line is shown whole: wrapped to the pane's width (later rows indented), newest at the bottom; the
-        // oldest entry that does not fit shows its last rows.
+        // oldest entry that does not fit shows its last rows. Scrolled back to the top, the first entry shows from
+        // its first row and the pane is full.
         var shown: [(text: String, entry: FeedEntry)] = []
-        var index = end
-        while shown.count < rows, index > 0 {
-            index -= 1
-            let entry = feed[index]
-            let wrapped = DisplayWidth.wrap(entry.text, width: max(1, width - 2), indent: 2)
-            shown.insert(contentsOf: wrapped.map { ($0, entry) }, at: 0)
+        if back > 0, back == feedScrollMax {
+            var index = 0
+            while shown.count < rows, index < feed.count {
+                shown += feedRows(of: feed[index]).map { ($0, feed[index]) }
+                index += 1
+            }
+            shown = Array(shown.prefix(rows))
+        } else {
+            var index = max(0, feed.count - back)
+            while shown.count < rows, index > 0 {
+                index -= 1
+                shown.insert(contentsOf: feedRows(of: feed[index]).map { ($0, feed[index]) }, at: 0)
+            }
+            shown = Array(shown.suffix(rows))
         }
-        shown = Array(shown.suffix(rows))
         for (offset, row) in shown.enumerated() {
             let entry = row.entry
             var style = Style()
