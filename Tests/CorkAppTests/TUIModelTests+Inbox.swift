@@ -99,8 +99,24 @@ extension TUIModelTests {
         Self.push(Self.inboxEntry(20, text: long), unread: 1, into: &model)
         _ = model.update(Self.key(.character("I")))
         let row = model.render().lines.first { $0.contains("bob mentioned you on main #3") } ?? ""
-        #expect(row.contains("words w…"), "\(row)")
+        #expect(row.contains("…"), "\(row)")
         #expect(!row.contains("END"))
+    }
+
+    /// A terminal wider than the inbox's 78 columns shows a long entry whole instead of cutting it at 78 (a reminder's
+    /// due date was cut: `… is overdue (due 2026-1…`).
+    @Test func aWideTerminalShowsALongInboxLineWhole() {
+        var model = TUIModelTests.model(width: 120, height: 30)
+        model.inbox.available = true
+        let text = "#3 Ship it: @alice the release notes need a second look END"
+        Self.push(Self.inboxEntry(21, text: text), unread: 1, into: &model)
+        _ = model.update(Self.key(.character("I")))
+        let row = model.render().lines.first { $0.contains("bob mentioned you on main #3") } ?? ""
+        #expect(row.contains("second look END"), "\(row)")
+        // In an 80-column terminal the same line still ends in `…`.
+        model.width = 80
+        let narrow = model.render().lines.first { $0.contains("bob mentioned you on main #3") } ?? ""
+        #expect(narrow.contains("…") && !narrow.contains("END"), "\(narrow)")
     }
 
     @Test func theInboxViewListsNewestFirstMarksWhatItListsReadAndEnterGoesToTheCard() {

@@ -13,7 +13,10 @@ extension TUIModel {
         title: String, heading: [OverlayLine], rows: [OverlayLine], empty: String, footer: String,
         into screen: inout ScreenBuffer
     ) {
-        let boxWidth = min(width - 2, 78)
+        // 78 columns, wider (up to 120) when a row needs it and the terminal has the room: a wide terminal shows
+        // long entries whole instead of cutting them at 78.
+        let widest = rows.map { DisplayWidth.of($0.text) + 5 }.max() ?? 0
+        let boxWidth = min(width - 2, min(120, max(78, widest)))
         let room = max(1, height - 4 - heading.count - 3)
         let shownCount = max(1, min(rows.count, room))
         let boxHeight = min(height - 2, heading.count + shownCount + 4)
