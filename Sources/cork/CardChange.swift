@@ -7,8 +7,11 @@ import CorkApp
 enum CardChange {
     /// Connects, plans with `plan` (the card and its ops), applies the ops in order and prints the result: JSON,
     /// or `VERB #N title … — COLUMN` (`(no change)` when every op was a no-op).
+    /// `describing`: the line says what changed, as the feed does (`added #2 "Fix login" to milestone "v1" —
+    /// DOING`), instead of `VERB` and the card: for changes the card's line does not show (a milestone, a
+    /// description).
     static func run(
-        _ connection: ConnectionOptions, json: Bool, verb: String,
+        _ connection: ConnectionOptions, json: Bool, verb: String, describing: Bool = false,
         plan: @Sendable (Board) throws(CorkFailure) -> (card: CardID, ops: [Op])
     ) async throws {
         let session = try connection.session()
@@ -21,8 +24,30 @@ enum CardChange {
                 seq = outcome.seq
                 changed = changed || !outcome.noop
             }
+            if describing, !json, changed, let sentence = describe(ops, on: board, as: await client.user),
+                let after = await client.board, let card = after.cards[id]
+            {
+                let column = after.column(card.column)?.name ?? card.column.rawValue
+                Output.line("\(sentence) — \(column)")
+                return
+            }
             try await printCard(id, seq: seq, noop: !changed, verb: verb, json: json, client: client)
         }
+    }
+
+    /// What `ops` do to `board`, in the feed's words and joined by `; ` (nil when one is refused here: the server
+    /// applied them to a newer board).
+    static func describe(_ ops: [Op], on board: Board, as user: UserID?) -> String? {
+        guard let user, let role = board.members[user]?.role else { return nil }
+        var scratch = board
+        var sentences: [String] = []
+        for op in ops {
+            let before = scratch
+            let context = ApplyContext(actor: user, role: role, now: Timestamp(milliseconds: 0), seq: scratch.seq + 1)
+            guard case .success(let result) = scratch.apply(op, context: context) else { return nil }
+            if !result.isNoop { sentences.append(FeedSentence.describe(result.activity, after: scratch, before: before)) }
+        }
+        return sentences.isEmpty ? nil : sentences.joined(separator: "; ")
     }
 
     /// Prints card `id` as the client's board now shows it.

@@ -19,7 +19,7 @@ struct EditCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (card, title, desc, due, noDue, milestone, noMilestone) = (card, title, desc, due, noDue, milestone, noMilestone)
-        try await CardChange.run(connection, json: json, verb: "edited") { board throws(CorkFailure) in
+        try await CardChange.run(connection, json: json, verb: "edited", describing: true) { board throws(CorkFailure) in
             let found = try CardOps.card(card, on: board)
             let id = try milestone.map { text throws(CorkFailure) in try MilestoneOps.milestone(text, on: board).id }
             return (

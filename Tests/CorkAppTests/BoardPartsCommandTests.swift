@@ -93,6 +93,11 @@ import Testing
             let cleared = try await cork.json(["edit", "#3", "--no-milestone"])
             #expect((cleared["card"] as? [String: Any])?["milestone"] == nil)
             try await cork.fails(["edit", "#3", "--milestone", "v2", "--no-milestone"], with: 2)
+            // Without --json the line says what the edit changed, which the card's own line does not show.
+            let said = try await cork.ok(["edit", "#3", "--milestone", "v2"])
+            #expect(said.hasPrefix("added #3 ") && said.contains("to milestone \"v2\" — "), "\(said)")
+            let unsaid = try await cork.ok(["edit", "#3", "--no-milestone"])
+            #expect(unsaid.hasPrefix("removed #3 ") && unsaid.contains("from milestone \"v2\""), "\(unsaid)")
 
             // edit, close, reopen, delete.
             let edited = try await cork.json(["milestone", "edit", "beta-launch", "--title", "Beta", "--no-due"])
