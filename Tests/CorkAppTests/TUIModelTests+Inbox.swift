@@ -119,6 +119,19 @@ extension TUIModelTests {
         #expect(narrow.contains("…") && !narrow.contains("END"), "\(narrow)")
     }
 
+    /// A list's keys at its foot show whole in a wide terminal, and end in `…` when cut: the milestones list lost
+    /// `/reopen · Esc` at 78 columns with nothing to say so.
+    @Test func aListsFooterShowsWholeOrEndsInAnEllipsis() {
+        var model = TUIModelTests.model(width: 120, height: 30)
+        _ = model.update(Self.key(.character("M")))
+        let footer: (TUIModel) -> String = { model in
+            model.render().lines.first { $0.contains("Enter put the card(s) in it") } ?? ""
+        }
+        #expect(footer(model).contains("C close/reopen · Esc"), "\(footer(model))")
+        model.width = 80
+        #expect(footer(model).contains("…") && !footer(model).contains("Esc"), "\(footer(model))")
+    }
+
     @Test func theInboxViewListsNewestFirstMarksWhatItListsReadAndEnterGoesToTheCard() {
         var model = Self.inboxModel()
         Self.push(Self.inboxEntry(20), unread: 1, into: &model)

@@ -15,7 +15,9 @@ extension TUIModel {
     ) {
         // 78 columns, wider (up to 120) when a row needs it and the terminal has the room: a wide terminal shows
         // long entries whole instead of cutting them at 78.
-        let widest = rows.map { DisplayWidth.of($0.text) + 5 }.max() ?? 0
+        let widest = max(
+            rows.map { DisplayWidth.of($0.text) + 5 }.max() ?? 0, heading.map { DisplayWidth.of($0.text) + 4 }.max() ?? 0,
+            DisplayWidth.of(footer) + 4)
         let boxWidth = min(width - 2, min(120, max(78, widest)))
         let room = max(1, height - 4 - heading.count - 3)
         let shownCount = max(1, min(rows.count, room))
@@ -45,7 +47,9 @@ extension TUIModel {
         if offset > 0 || more > 0 {
             screen.write("↑\(offset) ↓\(max(0, more))", x: rect.x + boxWidth - 12, y: rect.y, style: Style(attributes: .dim))
         }
-        screen.write(footer, x: rect.x + 2, y: rect.y + boxHeight - 2, style: Style(attributes: .dim), maxWidth: boxWidth - 4)
+        screen.write(
+            DisplayWidth.truncate(footer, to: boxWidth - 4), x: rect.x + 2, y: rect.y + boxHeight - 2,
+            style: Style(attributes: .dim), maxWidth: boxWidth - 4)
     }
 
     /// The milestones overlay: title, a progress bar with done/total, the due date (overdue: red and `!`).
