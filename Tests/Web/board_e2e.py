@@ -16,7 +16,8 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
      drop the others see the dragger `viewing` the card (not `idle`)
   c  a hard WIP limit: a drop into a full column is refused with the server's reason and the card stays; Ctrl-Z
      undoes one's own move, seen in the other page
-  d  kill -9 of corkd: the pages say offline, a move made meanwhile is queued; corkd restarted on the same ports
+  d  kill -9 of corkd: the pages say offline, a card picked up meanwhile stays in hand when a retry fails, and its
+     move is queued; corkd restarted on the same ports
      and data directory, the pages come back by themselves (the cookie survives) and the queued move lands
   e  hostile strings (HTML in a title, a javascript: description, an RTL override, the longest title, HTML in a
      label and in chat): no alert, no element made from them, the text shows literally, the layout holds
@@ -564,9 +565,19 @@ class Test:
             wait_for(f"{p.name}'s page to say it is offline", lambda p=p: "offline" in p.conn() and p.js(
                 "return !document.getElementById('banner').hidden") or None)
         self.owner.shot(os.path.join(self.args.screenshots, "offline-1280.png"))
-        # a move made while the server is down is kept by the page
+        # a move made while the server is down is kept by the page, and a card carried meanwhile stays in hand when
+        # a retry fails (the page retries every few seconds; here "Retry now" makes one at once)
         self.owner.focus_card(delta)
-        self.owner.keys(" ", "l", "l", " ")
+        self.owner.keys(" ")
+        wait_for("the owner's page to pick the card up", lambda: self.owner.js("return document.body.classList.contains('dragging')"))
+        # count the sockets that close from here on (the page makes a new one for each attempt), then retry
+        self.owner.js("window.__closed = 0; const W = window.WebSocket; window.WebSocket = class extends W {"
+                      " constructor(...a) { super(...a); this.addEventListener('close', () => { window.__closed++; }); } };"
+                      "document.getElementById('banner-retry').click();")
+        wait_for("the owner's retry to fail", lambda: self.owner.js("return window.__closed") or None)
+        check(self.owner.js("return document.body.classList.contains('dragging')"),
+              "a failed retry dropped the card the owner was carrying")
+        self.owner.keys("l", "l", " ")
         wait_for("the owner's page to say a change is queued", lambda: "queued" in self.owner.conn() or None)
         check(self.owner.card_column(delta) == "todo", "the page moved the card while offline (it should wait for the server)")
         self.corkd.start(port=port, web_port=web_port)

@@ -275,7 +275,8 @@ function connect() {
     S.open = false;
     S.server = null;
     if (S.stopped) return;
-    if (S.drag) endDrag(false);
+    // A drag in progress goes on: offline its drop is queued like any other edit, and a retry that fails (every
+    // few seconds while the server is down) must not drop the card from the user's hand.
     S.presence = []; // shown again when the server lists it
     renderPresence();
     scheduleReconnect();
