@@ -243,12 +243,18 @@ extension ConfigKey {
     }
 
     /// The known names a misspelt one may have meant: for a key written without its table (`port`, or a flag's
-    /// spelling such as `connections-per-user`) every table's key of that name, else the closest name when it is
-    /// close enough.
+    /// spelling such as `connections-per-user`) or in another table (`server.rate`) every table's key of that name,
+    /// else the closest name when it is close enough.
     static func candidates(for name: String, among names: [String]) -> [String] {
         let bare = name.replacingOccurrences(of: "-", with: "_")
         let tabled = names.filter { $0 != bare && $0.hasSuffix("." + bare) }
         if !tabled.isEmpty { return tabled }
+        // A key in the wrong table (`server.rate`): the tables that have a key of that name.
+        if let dot = bare.lastIndex(of: ".") {
+            let key = bare[bare.index(after: dot)...]
+            let moved = names.filter { $0 != bare && $0.hasSuffix("." + key) }
+            if !moved.isEmpty { return moved }
+        }
         let scored = names.map { ($0, EditDistance.between(name, $0)) }.min { $0.1 < $1.1 }
         guard let (best, distance) = scored, distance <= max(2, name.count / 3) else { return [] }
         return [best]

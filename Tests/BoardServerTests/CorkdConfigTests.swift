@@ -38,12 +38,15 @@ import Testing
 
             [server]
             prot = 7500
+            rate = 50
             """, in: corkd)
         let result = try await Self.check(file, in: corkd)
         #expect(result.exit.reason == .exit && result.exit.status == 2, "\(result.exit)")
         #expect(result.standardError.contains("\(file):6: server.prot: unknown key (did you mean server.port?)"), "\(result.standardError)")
         // A key outside its table is pointed to it.
         #expect(result.standardError.contains("\(file):3: rate: unknown key (did you mean limits.rate?)"), "\(result.standardError)")
+        // A key in another table is pointed to its own.
+        #expect(result.standardError.contains("\(file):7: server.rate: unknown key (did you mean limits.rate?)"), "\(result.standardError)")
         #expect(result.standardOutput.isEmpty)
     }
 
