@@ -31,9 +31,21 @@ public struct InviteURL: Hashable, Sendable, CustomStringConvertible {
         self.fingerprint = fingerprint
     }
 
-    /// Parses a URL; nil when it is not a well-formed `cork://` invite.
+    /// Parses a URL; nil when it is not a well-formed `cork://` invite (``parse(_:)`` says why).
     public init?(_ text: String) {
-        guard text.hasPrefix("cork://") else { return nil }
+        guard case .success(let url) = Self.parse(text) else { return nil }
+        self = url
+    }
+
+    /// Why a text is not an invite URL, in words a person who pasted it can act on.
+    public struct Problem: Error, Hashable, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Parses a URL, or says what is wrong with it (a URL cut short by a terminal's line wrap is the usual case).
+    public static func parse(_ text: String) -> Result<InviteURL, Problem> {
+        func problem(_ text: String) -> Result<InviteURL, Problem> { .failure(Problem(description: text)) }
+        guard text.hasPrefix("cork://") else { return problem("it does not start with cork://") }
         var rest = Substring(text.dropFirst("cork://".count))
         var query = Substring("")
         if let q = rest.firstIndex(of: "?") {
@@ -48,25 +60,33 @@ public struct InviteURL: Hashable, Sendable, CustomStringConvertible {
         var host: Substring
         var portText: Substring?
         if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { return nil }
+            guard let close = rest.firstIndex(of: "]") else { return problem("its IPv6 address has no closing ]") }
             host = rest[rest.index(after: rest.startIndex)..<close]
             let after = rest[rest.index(after: close)...]
-            if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty { return nil }
+            if after.hasPrefix(":") {
+                portText = after.dropFirst()
+            } else if !after.isEmpty {
+                return problem("something follows its IPv6 address's ] that is not :PORT")
+            }
         } else if let colon = rest.lastIndex(of: ":") {
             host = rest[..<colon]
             portText = rest[rest.index(after: colon)...]
         } else {
             host = rest
         }
-        guard !host.isEmpty else { return nil }
+        guard !host.isEmpty else { return problem("it names no host") }
         var port = InviteURL.defaultPort
         if let portText {
-            guard let p = Int(portText), (1...65535).contains(p) else { return nil }
+            guard let p = Int(portText), (1...65535).contains(p) else {
+                return problem("its port \"\(portText)\" is not a number from 1 to 65535")
+            }
             port = p
         }
         var board: BoardID?
         if !path.isEmpty {
-            guard let id = BoardID(validating: String(path)) else { return nil }
+            guard let id = BoardID(validating: String(path)) else {
+                return problem("its board \"\(path)\" is not a board id (1–64 characters of A–Z a–z 0–9 _ . -)")
+            }
             board = id
         }
         var token: String?
@@ -78,15 +98,17 @@ public struct InviteURL: Hashable, Sendable, CustomStringConvertible {
             case "token": token = String(parts[1])
             case "fp":
                 let fp = String(parts[1]).lowercased()
-                guard InviteURL.isFingerprint(fp) else { return nil }
+                guard InviteURL.isFingerprint(fp) else {
+                    return problem("its fp is not sha256: and 64 hex digits (was the URL cut short?)")
+                }
                 fingerprint = fp
             default: continue
             }
         }
-        guard let token, !token.isEmpty,
-            token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "&") && $0 != UInt8(ascii: "#") })
-        else { return nil }
-        self.init(host: String(host), port: port, board: board, token: token, fingerprint: fingerprint)
+        guard let token, !token.isEmpty else { return problem("it has no token=") }
+        guard token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "&") && $0 != UInt8(ascii: "#") })
+        else { return problem("its token has a character a token never has") }
+        return .success(InviteURL(host: String(host), port: port, board: board, token: token, fingerprint: fingerprint))
     }
 
     /// The URL text.

@@ -12,6 +12,8 @@ public struct ConnectionTarget: Hashable, Sendable {
         case environment = "$CORK_URL"
         /// The profile saved by `cork join`.
         case profile = "the saved profile"
+        /// The URL given to `cork join`.
+        case argument = "the URL"
     }
 
     /// The board used when neither the URL nor `--board` names one.
@@ -45,12 +47,13 @@ public struct ConnectionTarget: Hashable, Sendable {
 
     /// Parses `text` as an invite URL and applies the board override.
     public static func target(_ text: String, source: Source, board: String?) throws(CorkFailure) -> ConnectionTarget {
-        guard var url = InviteURL(text.trimmingSpaces) else {
+        var url: InviteURL
+        switch InviteURL.parse(text.trimmingSpaces) {
+        case .success(let parsed): url = parsed
+        case .failure(let problem):
             throw CorkFailure.usage(
-                "\(source.rawValue) is not an invite URL; it should look like cork://HOST:PORT/BOARD?token=…&fp=sha256:…")
-        }
-        if let fp = url.fingerprint, !InviteURL.isFingerprint(fp.lowercased()) {
-            throw CorkFailure.usage("the URL's fp is not sha256: and 64 hex digits")
+                "\(source.rawValue) is not an invite URL: \(problem); it should look like "
+                    + "cork://HOST:PORT/BOARD?token=…&fp=sha256:…")
         }
         let chosen: BoardID
         if let board, !board.isEmpty {

@@ -18,7 +18,7 @@ struct JoinCommand: AsyncParsableCommand {
         guard let directory = ConnectionOptions.directory else {
             throw CorkFailure(.failure, "neither XDG_CONFIG_HOME nor HOME is set; nowhere to save the profile")
         }
-        let target = try ConnectionTarget.target(url, source: .option, board: board)
+        let target = try ConnectionTarget.target(url, source: .argument, board: board)
         let session = CorkSession(target: target, directory: directory)
         let welcome = try await session.withConnection { _, welcome in welcome }
         try Profile(url: target.url.description).save(in: directory)

@@ -40,4 +40,21 @@ import Testing
     func rejectsMalformedURLs(_ text: String) {
         #expect(InviteURL(text) == nil)
     }
+
+    /// What is wrong is said, so that a URL cut short by a terminal's line wrap is recognised as such.
+    @Test(arguments: [
+        ("http://host/main?token=t", "it does not start with cork://"),
+        ("cork://host/main", "it has no token="),
+        ("cork://host:99999/main?token=t", "its port \"99999\" is not a number from 1 to 65535"),
+        ("cork://host/main?token=t&fp=sha256:5fd85f6794", "its fp is not sha256: and 64 hex digits (was the URL cut short?)"),
+        ("cork://[::1/main?token=t", "its IPv6 address has no closing ]"),
+        ("cork://host/../etc?token=t", "its board \"../etc\" is not a board id (1–64 characters of A–Z a–z 0–9 _ . -)"),
+    ])
+    func saysWhyAURLIsNotAnInvite(_ text: String, _ why: String) {
+        guard case .failure(let problem) = InviteURL.parse(text) else {
+            Issue.record("\(text) parsed")
+            return
+        }
+        #expect(problem.description == why)
+    }
 }
