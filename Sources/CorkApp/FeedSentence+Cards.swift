@@ -23,7 +23,9 @@ extension FeedSentence {
             return kind == .cardLabel ? "added \(list) to \(card)" : "removed \(list) from \(card)"
         case .cardAssign, .cardUnassign:
             let (added, removed) = n.arrayDelta("assignees")
-            let users = (added + removed).isEmpty ? "someone" : (added + removed).joined(separator: ", ")
+            // Whoever assigns themselves reads so (`bob assigned themselves to #1`), not as `bob assigned bob`.
+            let names = (added + removed).map { $0 == n.activity.actor.rawValue ? "themselves" : $0 }
+            let users = names.isEmpty ? "someone" : names.joined(separator: ", ")
             return kind == .cardAssign ? "assigned \(users) to \(card)" : "unassigned \(users) from \(card)"
         case .cardBlock, .cardUnblock:
             let (added, removed) = n.arrayDelta("blocked_by")

@@ -76,6 +76,8 @@ import Testing
             (.addLabel(card: "c2", label: "docs"), "alice", "alice added label Docs to #2 \"Docs\""),
             (.removeLabel(card: "c2", label: "docs"), "alice", "alice removed label Docs from #2 \"Docs\""),
             (.assign(card: "c2", user: "bob"), "alice", "alice assigned bob to #2 \"Docs\""),
+            (.assign(card: "c2", user: "alice"), "alice", "alice assigned themselves to #2 \"Docs\""),
+            (.unassign(card: "c2", user: "alice"), "alice", "alice unassigned themselves from #2 \"Docs\""),
             (.unassign(card: "c2", user: "bob"), "alice", "alice unassigned bob from #2 \"Docs\""),
             (.closeCard(card: "c2"), "alice", "alice closed #2 \"Docs\""),
             (.reopenCard(card: "c2"), "alice", "alice reopened #2 \"Docs\""),
