@@ -4,7 +4,7 @@ import BoardCore
 /// Inbox entries as text for people: `cork inbox`'s lines, and the full-screen client's feed line, inbox view and
 /// terminal notification.
 ///
-/// The sentence is `ACTOR VERB PLACE: DETAIL`, e.g. `bob mentioned you on main #3: Ship it: @alice can you look?`
+/// The sentence is `ACTOR VERB PLACE: DETAIL`, e.g. `bob mentioned you on main #3: "Ship it": @alice can you look?`
 /// (a due-date reminder: `reminder for PLACE: DETAIL`).
 /// PLACE is the board and the card: its number when the board at hand is the entry's (`main #3`), else the card's id
 /// (`ops id:k7`, as `cork` takes it), or the board alone for a chat mention. DETAIL is the server's one-line text
@@ -52,8 +52,8 @@ public enum InboxText {
         return String(text)
     }
 
-    /// The sentence: `bob mentioned you on main #3: Ship it: @alice can you look?`; a due-date reminder, which no
-    /// person made, `reminder for main #3: Ship it is overdue (due 2026-11-20)`.
+    /// The sentence: `bob mentioned you on main #3: "Ship it": @alice can you look?`; a due-date reminder, which no
+    /// person made, `reminder for main #3: "Ship it" is overdue (due 2026-11-20)`.
     public static func sentence(_ entry: InboxEntry, on board: Board?) -> String {
         let isReminder = entry.kind == .dueSoon || entry.kind == .overdue
         let head =

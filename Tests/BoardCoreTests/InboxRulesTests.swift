@@ -23,7 +23,7 @@ import Testing
         // alice and vera are mentioned; bob watches c2 (created and assigned) and gets the comment.
         #expect(Self.summary(found) == ["alice mention c2", "bob comment c2", "vera mention c2"])
         let alice = found.first { $0.user == "alice" }!
-        #expect(alice.text == "#2 Design settings: @alice and @Vera, see this (not @nobody, not a@b.c).")
+        #expect(alice.text == "#2 \"Design settings\": @alice and @Vera, see this (not @nobody, not a@b.c).")
         #expect(alice.actor == "ci" && alice.board == "main" && alice.seq == board.seq)
     }
 
@@ -52,14 +52,14 @@ import Testing
         mustApply(.editCard(EditCard(card: "c3", description: "ask @bob")), to: &board)
         let found = Self.entries(.editCard(EditCard(card: "c3", description: "ask @bob and @vera")), as: "alice", on: &board)
         #expect(Self.summary(found) == ["vera mention c3"])
-        #expect(found[0].text == "#3 Write docs (description)")
+        #expect(found[0].text == "#3 \"Write docs\" (description)")
     }
 
     @Test func anAssignmentTellsTheAssigneeAndAMoveTellsTheWatchers() {
         var board = Fixtures.board
         let assigned = Self.entries(.assign(card: "c1", user: "bob"), as: "alice", on: &board)
         #expect(Self.summary(assigned) == ["bob assigned c1"])
-        #expect(assigned[0].text == "assigned you to #1 Fix login")
+        #expect(assigned[0].text == "assigned you to #1 \"Fix login\"")
         let moved = Self.entries(.moveCard(card: "c1", column: "doing", placement: .bottom), as: "ci", on: &board)
         #expect(Self.summary(moved) == ["alice moved c1", "bob moved c1"])
         #expect(moved[0].text == #"moved #1 "Fix login" TODO → DOING"#)
@@ -76,7 +76,7 @@ import Testing
         let unblocked = Self.entries(.moveCard(card: "c3", column: "done", placement: .bottom), as: "alice", on: &board)
             .filter { $0.kind == .unblocked }
         #expect(Self.summary(unblocked) == ["bob unblocked c2"])
-        #expect(unblocked[0].text == "#2 Design settings is no longer blocked: #3 Write docs is done")
+        #expect(unblocked[0].text == "#2 \"Design settings\" is no longer blocked: #3 \"Write docs\" is done")
     }
 
     @Test func archivingOrPurgingTheBlockerUnblocksToo() {
@@ -122,11 +122,11 @@ import Testing
         #expect(ReminderRules.entries(board: board, now: Self.at(Self.day.adding(days: -2), hour: 23)).isEmpty)
         let soon = ReminderRules.entries(board: board, now: Self.at(Self.day.adding(days: -1), hour: 0))
         #expect(soon.map { "\($0.user) \($0.kind)" } == ["bob due_soon"])
-        #expect(soon[0].text == "#2 Design settings is due 2026-03-10" && soon[0].actor == "corkd")
-        #expect(ReminderRules.entries(board: board, now: Self.at(Self.day, hour: 9))[0].text == "#2 Design settings is due today")
+        #expect(soon[0].text == "#2 \"Design settings\" is due 2026-03-10" && soon[0].actor == "corkd")
+        #expect(ReminderRules.entries(board: board, now: Self.at(Self.day, hour: 9))[0].text == "#2 \"Design settings\" is due today")
         let late = ReminderRules.entries(board: board, now: Self.at(Self.day.adding(days: 1), hour: 0))
         #expect(late.map { "\($0.user) \($0.kind)" } == ["bob overdue"])
-        #expect(late[0].text == "#2 Design settings is overdue (due 2026-03-10)")
+        #expect(late[0].text == "#2 \"Design settings\" is overdue (due 2026-03-10)")
     }
 
     @Test func aBoardsOwnLeadTimeWinsOverTheServersDefault() {

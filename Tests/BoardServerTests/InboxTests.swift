@@ -115,7 +115,7 @@ import Testing
             clock.advance(by: 86_400_000)
             let soon = try #require(try await Self.next("inbox.entry", from: owner)["entry"] as? [String: Any])
             #expect(soon["kind"] as? String == "due_soon" && soon["actor"] as? String == "corkd", "\(soon)")
-            #expect(soon["text"] as? String == "#1 Renew the certificate is due \(due)")
+            #expect(soon["text"] as? String == "#1 \"Renew the certificate\" is due \(due)")
 
             clock.advance(by: 2 * 86_400_000)
             let late = try #require(try await Self.next("inbox.entry", from: owner)["entry"] as? [String: Any])

@@ -205,7 +205,7 @@ import Testing
                 #expect(second["unread"] as? Int == 2)
                 let comment = try #require(second["entry"] as? [String: Any])
                 #expect(comment["card"] as? String == "cin")
-                #expect(comment["sentence"] as? String == "tess mentioned you on main #1: Ship it: @owner can you look?")
+                #expect(comment["sentence"] as? String == "tess mentioned you on main #1: \"Ship it\": @owner can you look?")
                 let commentID = try #require(comment["id"] as? Int)
                 #expect(commentID > chatID)
 

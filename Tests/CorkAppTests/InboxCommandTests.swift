@@ -37,7 +37,7 @@ import Testing
             #expect(text.count == 2, "\(text)")
             #expect(text.first?.contains(" • ") == true, "\(text)")
             #expect(text.first?.hasSuffix(#"bob moved main #1: "Ship it" TODO → DOING"#) == true, "\(text)")
-            #expect(text.last?.hasSuffix("bob mentioned you on main #1: Ship it: @owner can you look?") == true, "\(text)")
+            #expect(text.last?.hasSuffix("bob mentioned you on main #1: \"Ship it\": @owner can you look?") == true, "\(text)")
 
             // --limit 1 --mark-read reads only what it listed.
             let marked = try await owner.ok(["inbox", "--unread", "--limit", "1", "--mark-read"])

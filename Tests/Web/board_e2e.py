@@ -1044,7 +1044,7 @@ class Test:
         check(before["count"] == 0, f"the owner's inbox counts {before['count']} before anyone mentioned them: {before}")
         # carol mentions the owner in a comment on Gamma (with HTML that must stay text)
         self.carol.run("comment", "#" + str(number), "--", "@owner please review <img src=x onerror=alert(3)>")
-        sentence = f"carol mentioned you on main #{number}: Gamma task: @owner please review <img src=x onerror=alert(3)>"
+        sentence = f"carol mentioned you on main #{number}: \"Gamma task\": @owner please review <img src=x onerror=alert(3)>"
         wait_for("the owner's envelope to count 1", lambda: self.inbox_state(o)["count"] == 1 or None,
                  state=lambda: self.inbox_state(o))
         state = self.inbox_state(o)

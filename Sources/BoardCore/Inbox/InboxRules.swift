@@ -26,7 +26,8 @@ public enum InboxRules {
             entries.append(entry)
         }
         let card = activity.card.flatMap { board.cards[$0] }
-        let label = card.map { "#\($0.number) \($0.title)" } ?? ""
+        // The title quoted, as the feed has it: a comment, a column name or a sentence follows it.
+        let label = card.map { "#\($0.number) \"\($0.title)\"" } ?? ""
         let kind = Op.Kind(rawValue: activity.kind)
         var mentioned: Set<UserID> = []
 
@@ -68,18 +69,17 @@ public enum InboxRules {
             if kind == .cardMove, let change = activity.changes["column"], let from = change.old.stringValue,
                 let to = change.new.stringValue
             {
-                // The title quoted, as the feed has it: the column names follow it.
-                let text = "moved #\(card.number) \"\(card.title)\" \(columnName(from, board)) → \(columnName(to, board))"
+                let text = "moved \(label) \(columnName(from, board)) → \(columnName(to, board))"
                 for user in watchers { add(user, .moved, card: card.id, text) }
             }
         }
 
         // Cards this change unblocked.
         if let id = activity.card, madeDone(activity, board: board) {
-            let doneLabel = card.map { "#\($0.number) \($0.title)" } ?? activity.names?.title ?? "a card"
+            let doneLabel = card == nil ? activity.names?.title.map { "\"\($0)\"" } ?? "a card" : label
             for waiting in board.blocked(by: id) where !board.isBlocked(waiting) {
                 for user in watchers(of: waiting) {
-                    add(user, .unblocked, card: waiting.id, "#\(waiting.number) \(waiting.title) is no longer blocked: \(doneLabel) is done")
+                    add(user, .unblocked, card: waiting.id, "#\(waiting.number) \"\(waiting.title)\" is no longer blocked: \(doneLabel) is done")
                 }
             }
         }

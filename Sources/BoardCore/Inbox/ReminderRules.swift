@@ -21,10 +21,10 @@ public enum ReminderRules {
             let text: String
             if now.milliseconds >= end {
                 kind = .overdue
-                text = "#\(card.number) \(card.title) is overdue (due \(due))"
+                text = "#\(card.number) \"\(card.title)\" is overdue (due \(due))"
             } else if now.milliseconds >= start - leadMs {
                 kind = .dueSoon
-                text = "#\(card.number) \(card.title) is due " + (now.milliseconds >= start ? "today" : "\(due)")
+                text = "#\(card.number) \"\(card.title)\" is due " + (now.milliseconds >= start ? "today" : "\(due)")
             } else {
                 continue
             }
