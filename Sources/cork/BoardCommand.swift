@@ -21,15 +21,28 @@ struct BoardCommand: AsyncParsableCommand {
 
         @OptionGroup var connection: ConnectionOptions
 
-        @Argument(help: "The board's display name.")
-        var name: String
+        @Argument(help: "The board's display name (with --name: its id).")
+        var argument: String
 
         @Option(help: "The board's id (default: made from the name).")
         var id: String?
 
+        @Option(
+            name: .customLong("name"),
+            help: "The display name; the argument is then the id, as in `corkd board create ID --name NAME`.")
+        var displayName: String?
+
         @Flag(help: "Print JSON.") var json = false
 
+        func validate() throws {
+            if displayName != nil, id != nil {
+                throw ValidationError("give the id as the argument with --name, or the name as the argument with --id")
+            }
+        }
+
         func run() async throws {
+            let name = displayName ?? argument
+            let id = displayName == nil ? id : argument
             guard !name.isEmpty, name.count <= Limits.boardNameMaxCharacters else {
                 throw CorkFailure.usage("the name must be 1–\(Limits.boardNameMaxCharacters) characters")
             }

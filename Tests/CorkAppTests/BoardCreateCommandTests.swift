@@ -23,6 +23,9 @@ import Testing
             let boards = try #require(try await cork.json(["boards"])["boards"] as? [[String: Any]])
             #expect(boards.contains { $0["board"] as? String == "release-2026" && $0["role"] as? String == "owner" }, "\(boards)")
             #expect(try await cork.ok(["board", "create", "Ops", "--id", "ops-eu"]).contains("created board ops-eu (Ops)"))
+            // corkd's shape works too: the id, then --name.
+            #expect(try await cork.ok(["board", "create", "ops-us", "--name", "Ops US"]).contains("created board ops-us (Ops US)"))
+            try await cork.fails(["board", "create", "ops-x", "--name", "X", "--id", "ops-y"], with: 2)
             // The card commands work on it.
             #expect(try await cork.json(["add", "First", "--board", "ops-eu"])["board"] as? String == "ops-eu")
 
