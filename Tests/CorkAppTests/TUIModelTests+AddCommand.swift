@@ -55,6 +55,11 @@ extension TUIModelTests {
         // Quotes in a title are the title's.
         let quoted = try #require(Self.addedCard(Self.enter("/add Rename \"Done\" to \"Shipped\"", into: &model)))
         #expect(quoted.title == "Rename \"Done\" to \"Shipped\"")
+        // A title typed in quotes, as on a shell, is the words inside them; after `--` it is kept as typed.
+        let shell = try #require(Self.addedCard(Self.enter("/add \"Deploy to prod: EU\" --label ops", into: &model)))
+        #expect(shell.title == "Deploy to prod: EU" && shell.labels.count == 1, "\(shell.title)")
+        let kept = try #require(Self.addedCard(Self.enter("/add -- \"Hello\"", into: &model)))
+        #expect(kept.title == "\"Hello\"")
     }
 
     @Test(arguments: [

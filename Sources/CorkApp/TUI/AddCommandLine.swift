@@ -3,8 +3,10 @@
 /// [--milestone MILESTONE]`.
 ///
 /// Options may stand anywhere among the title's words, as `--name VALUE` or `--name=VALUE`; a value with spaces is
-/// written in double quotes (`--desc "all of it"`). The title's own words are kept as typed, quotes included. `--`
-/// ends the options: the rest of the line is the title as typed, so a title can start with `--`. Splitting never
+/// written in double quotes (`--desc "all of it"`). The title's own words are kept as typed, quotes included, except
+/// a pair that encloses the whole title and nothing else quoted, which was typed as on a shell
+/// (`/add "Deploy: EU" --label ops` adds `Deploy: EU`). `--` ends the options: the rest of the line is the title as
+/// typed, so a title can start with `--` (or be in quotes). Splitting never
 /// fails (the input line's counter splits the line as it is typed); ``request()`` says what is wrong.
 struct AddCommandLine: Hashable, Sendable {
     /// One `--name value`.
@@ -32,6 +34,7 @@ struct AddCommandLine: Hashable, Sendable {
     init(_ text: String) {
         var rest = Substring(text)
         var words: [Substring] = []
+        var asTyped = false
         while true {
             rest = rest.drop { $0 == " " }
             guard !rest.isEmpty else { break }
@@ -39,6 +42,7 @@ struct AddCommandLine: Hashable, Sendable {
             if word == "--" {
                 let typed = rest.dropFirst(2).drop { $0 == " " }
                 if !typed.isEmpty { words.append(typed) }
+                asTyped = true
                 break
             }
             guard word.hasPrefix("--") else {
@@ -62,6 +66,11 @@ struct AddCommandLine: Hashable, Sendable {
             options.append(Option(name: String(name), value: value(of: String(name), from: &rest)))
         }
         title = words.joined(separator: " ")
+        if !asTyped, title.count >= 2, title.first == "\"", title.last == "\"",
+            !title.dropFirst().dropLast().contains("\"")
+        {
+            title = String(title.dropFirst().dropLast())
+        }
     }
 
     /// Reads an option's value from the front of `rest`: a quoted run, or one word.
