@@ -60,6 +60,9 @@ extension TUIModelTests {
         #expect(shell.title == "Deploy to prod: EU" && shell.labels.count == 1, "\(shell.title)")
         let kept = try #require(Self.addedCard(Self.enter("/add -- \"Hello\"", into: &model)))
         #expect(kept.title == "\"Hello\"")
+        // /edit the same way.
+        #expect(Self.enter("/edit #1 \"Fix: the login\"", into: &model).last == .submit(.editCard(EditCard(card: "k1", title: "Fix: the login"))))
+        #expect(Self.enter("/edit #1 Rename \"Done\"", into: &model).last == .submit(.editCard(EditCard(card: "k1", title: "Rename \"Done\""))))
     }
 
     @Test(arguments: [

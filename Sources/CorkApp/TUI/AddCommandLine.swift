@@ -66,11 +66,15 @@ struct AddCommandLine: Hashable, Sendable {
             options.append(Option(name: String(name), value: value(of: String(name), from: &rest)))
         }
         title = words.joined(separator: " ")
-        if !asTyped, title.count >= 2, title.first == "\"", title.last == "\"",
-            !title.dropFirst().dropLast().contains("\"")
-        {
-            title = String(title.dropFirst().dropLast())
-        }
+        if !asTyped { title = Self.unquoted(title) }
+    }
+
+    /// `text` without a pair of double quotes that encloses all of it and nothing else quoted (a title typed as on a
+    /// shell); otherwise `text` as it is.
+    static func unquoted(_ text: String) -> String {
+        guard text.count >= 2, text.first == "\"", text.last == "\"", !text.dropFirst().dropLast().contains("\"")
+        else { return text }
+        return String(text.dropFirst().dropLast())
     }
 
     /// Reads an option's value from the front of `rest`: a quoted run, or one word.

@@ -121,7 +121,8 @@ extension TUIModel {
                 let column = try ColumnReference.resolve(words[1...].joined(separator: " "), in: board)
                 return [.submit(.moveCard(card: card.id, column: column.id, placement: .bottom))]
             case "/edit":
-                let (card, title) = try cardAndText(words, in: board)
+                let (card, typed) = try cardAndText(words, in: board)
+                let title = AddCommandLine.unquoted(typed)
                 guard !title.isEmpty else { throw usage("/edit [CARD] TITLE") }
                 return [.submit(.editCard(EditCard(card: card.id, title: title)))]
             case "/desc":
