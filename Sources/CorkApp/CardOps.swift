@@ -1,4 +1,5 @@
 import BoardCore
+import Foundation
 
 /// Turns the arguments of the card commands into ops, resolving names against the board first, so that a typo is
 /// a clear local error (exit 5 or 2) and never a half-applied change.
@@ -27,7 +28,9 @@ public enum CardOps {
     }
 
     /// The ops of `cork add`: a `label.create` for each label the board lacks, then the `card.add` (last).
-    public static func add(_ request: AddRequest, on board: Board, cardID: CardID) throws(CorkFailure) -> [Op] {
+    public static func add(
+        _ request: AddRequest, on board: Board, cardID: CardID, today: Day = CardOps.utcToday
+    ) throws(CorkFailure) -> [Op] {
         guard !request.title.trimmingSpaces.isEmpty else { throw CorkFailure.usage("the title is empty") }
         var column: ColumnID?
         if let text = request.column { column = try resolve { () throws(ResolutionError) in try ColumnReference.resolve(text, in: board).id } }
@@ -37,7 +40,7 @@ public enum CardOps {
         }
         var add = AddCard(card: cardID, column: column, title: request.title)
         add.description = request.description ?? ""
-        add.due = try request.due.map(day)
+        add.due = try request.due.map { text throws(CorkFailure) in try day(text, today: today) }
         add.labels = labels
         add.assignees = unique(assignees)
         add.ref = request.ref
@@ -135,12 +138,43 @@ public enum CardOps {
         try resolve { () throws(ResolutionError) in try MemberReference.resolve(text, in: board) }
     }
 
-    /// `YYYY-MM-DD` as a day (exit 2 otherwise).
-    public static func day(_ text: String) throws(CorkFailure) -> Day {
-        guard let day = Day(text.trimmingSpaces) else {
-            throw CorkFailure.usage("\"\(text)\" is not a date; write YYYY-MM-DD")
+    /// A due date as typed: `YYYY-MM-DD`, or counted from `today` (UTC, the day the server's reminders use):
+    /// `today`, `tomorrow`, `+3` or `+3d` (days), `+2w` (weeks), or a weekday (`fri`, `friday`: the next one after
+    /// today). Exit 2 otherwise.
+    public static func day(_ text: String, today: Day = CardOps.utcToday) throws(CorkFailure) -> Day {
+        let typed = text.trimmingSpaces
+        if let day = Day(typed) ?? relativeDay(typed.lowercased(), today: today) { return day }
+        throw CorkFailure.usage(
+            "\"\(text)\" is not a date; write YYYY-MM-DD, today, tomorrow, +3 (days), +2w (weeks) or a weekday (fri)")
+    }
+
+    /// Today in UTC, by this machine's clock.
+    public static var utcToday: Day { Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)).day }
+
+    /// The weekdays' names, Monday first.
+    static let weekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+
+    static func relativeDay(_ text: String, today: Day) -> Day? {
+        switch text {
+        case "today": return today
+        case "tomorrow": return today.adding(days: 1)
+        default: break
         }
-        return day
+        if text.hasPrefix("+") {
+            var digits = text.dropFirst()
+            var unit = 1
+            if digits.hasSuffix("d") { digits = digits.dropLast() } else if digits.hasSuffix("w") {
+                digits = digits.dropLast()
+                unit = 7
+            }
+            guard let count = Int(digits), (0...3_660).contains(count * unit) else { return nil }
+            return today.adding(days: count * unit)
+        }
+        guard text.count >= 3, let wanted = weekdays.firstIndex(where: { $0.hasPrefix(text) }) else { return nil }
+        // 1970-01-01, day 0, was a Thursday (index 3 with Monday 0).
+        let current = ((today.daysSinceEpoch + 3) % 7 + 7) % 7
+        let ahead = (wanted - current + 7) % 7
+        return today.adding(days: ahead == 0 ? 7 : ahead)
     }
 
     static func resolve<T>(_ body: () throws(ResolutionError) -> T) throws(CorkFailure) -> T {

@@ -21,7 +21,7 @@ public enum MilestoneOps {
                 uniqueIdentifier(identifier(from: trimmed.lowercased(), fallback: "milestone"), taken: taken))
         }
         return .createMilestone(
-            milestone: milestone, title: trimmed, description: description, due: try due.map(CardOps.day))
+            milestone: milestone, title: trimmed, description: description, due: try due.map { text throws(CorkFailure) in try CardOps.day(text) })
     }
 
     /// The `milestone.update` of `cork milestone edit M [--title T] [--desc D] [--due DATE | --no-due]`.

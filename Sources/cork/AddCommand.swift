@@ -15,7 +15,7 @@ struct AddCommand: AsyncParsableCommand {
     @Argument(help: "The title.") var title: String
     @Option(help: "The column (id or name; default: the first).") var column: String?
     @Option(help: "A label (id or name); repeat for more.") var label: [String] = []
-    @Option(help: "The due date, YYYY-MM-DD.") var due: String?
+    @Option(help: "The due date: YYYY-MM-DD, today, tomorrow, +3 (days), +2w (weeks) or a weekday (fri).") var due: String?
     @Option(help: "Assign a member; repeat for more.") var assign: [String] = []
     @Option(name: [.customLong("desc"), .customLong("description")], help: "The description.") var desc: String?
     @Option(help: "An external reference, unique on the board (e.g. ci:build-1207).") var ref: String?

@@ -11,7 +11,7 @@ struct EditCommand: AsyncParsableCommand {
     @Argument(help: "The card.") var card: String
     @Option(help: "A new title.") var title: String?
     @Option(name: [.customLong("desc"), .customLong("description")], help: "A new description.") var desc: String?
-    @Option(help: "A new due date, YYYY-MM-DD.") var due: String?
+    @Option(help: "A new due date: YYYY-MM-DD, today, tomorrow, +3 (days), +2w (weeks) or a weekday (fri).") var due: String?
     @Flag(name: .customLong("no-due"), help: "Clear the due date.") var noDue = false
     @Option(help: "Put the card in this milestone (id or title).") var milestone: String?
     @Flag(name: .customLong("no-milestone"), help: "Take the card out of its milestone.") var noMilestone = false

@@ -68,7 +68,7 @@ struct MilestoneCommand: AsyncParsableCommand {
             discussion: "The id defaults to the title in lower case with dashes (Beta launch → beta-launch).")
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The title.") var title: String
-        @Option(help: "The due date, YYYY-MM-DD.") var due: String?
+        @Option(help: "The due date: YYYY-MM-DD, today, tomorrow, +3 (days), +2w (weeks) or a weekday (fri).") var due: String?
         @Option(name: [.customLong("desc"), .customLong("description")], help: "The description.") var desc: String?
         @Option(help: "Its id (default: made from the title).") var id: String?
         @Flag(help: "Print JSON.") var json = false
@@ -91,7 +91,7 @@ struct MilestoneCommand: AsyncParsableCommand {
         @Argument(help: "The milestone (id or title).") var milestone: String
         @Option(help: "A new title.") var title: String?
         @Option(name: [.customLong("desc"), .customLong("description")], help: "A new description.") var desc: String?
-        @Option(help: "A new due date, YYYY-MM-DD.") var due: String?
+        @Option(help: "A new due date: YYYY-MM-DD, today, tomorrow, +3 (days), +2w (weeks) or a weekday (fri).") var due: String?
         @Flag(name: .customLong("no-due"), help: "Clear the due date.") var noDue = false
         @Flag(help: "Print JSON.") var json = false
 

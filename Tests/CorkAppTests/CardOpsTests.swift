@@ -7,6 +7,23 @@ import Testing
 @Suite struct CardOpsTests {
     let board = TestBoard.standard().board
 
+    /// A due date may be counted from today: 2026-03-10 is a Tuesday.
+    @Test(arguments: [
+        ("2026-04-01", "2026-04-01"), ("today", "2026-03-10"), ("Tomorrow", "2026-03-11"), ("+3", "2026-03-13"),
+        ("+3d", "2026-03-13"), ("+2w", "2026-03-24"), ("+0", "2026-03-10"), ("fri", "2026-03-13"),
+        ("Friday", "2026-03-13"), ("tue", "2026-03-17"), ("mon", "2026-03-16"), ("sun", "2026-03-15"),
+    ])
+    func dueDatesAreAbsoluteOrCountedFromToday(_ typed: String, _ day: String) throws {
+        let today = try #require(Day(year: 2026, month: 3, day: 10))
+        #expect(try CardOps.day(typed, today: today).description == day)
+    }
+
+    @Test(arguments: ["someday", "+", "+x", "+3m", "fr", "-1", "2026-02-30", "+99999"])
+    func aDueDateThatIsNoneOfThoseIsAUsageError(_ typed: String) throws {
+        let today = try #require(Day(year: 2026, month: 3, day: 10))
+        #expect(throws: CorkFailure.self) { try CardOps.day(typed, today: today) }
+    }
+
     @Test func addCreatesMissingLabelsFirstAndResolvesNames() throws {
         var request = CardOps.AddRequest(title: "Ship it")
         request.column = "doing"
@@ -46,7 +63,7 @@ import Testing
         #expect(throws: CorkFailure.self) { try CardOps.add(request, on: board, cardID: "c9") }
         request.assignees = []
         request.due = "1 March"
-        #expect(throws: CorkFailure.usage("\"1 March\" is not a date; write YYYY-MM-DD")) {
+        #expect(throws: CorkFailure.usage("\"1 March\" is not a date; write YYYY-MM-DD, today, tomorrow, +3 (days), +2w (weeks) or a weekday (fri)")) {
             try CardOps.add(request, on: board, cardID: "c9")
         }
         #expect(throws: CorkFailure.usage("the title is empty")) {

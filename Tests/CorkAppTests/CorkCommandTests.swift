@@ -203,7 +203,7 @@ import Darwin
             try await cork.fails(["show", "--bogus"], with: 2)
             try await cork.fails(["frobnicate"], with: 2)
             try await cork.fails(["edit", "#1"], with: 2)
-            try await cork.fails(["add", "Two", "--due", "tomorrow"], with: 2)
+            try await cork.fails(["add", "Two", "--due", "someday"], with: 2)
             try await cork.fails(["move", "#1", "done", "--top", "--bottom"], with: 2)
             try await cork.fails(["label", "#1", "+x", "--board", "main"], with: 2)
             // 3: a hard WIP limit, and a viewer's op.

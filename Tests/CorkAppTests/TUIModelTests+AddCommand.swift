@@ -60,6 +60,9 @@ extension TUIModelTests {
         #expect(shell.title == "Deploy to prod: EU" && shell.labels.count == 1, "\(shell.title)")
         let kept = try #require(Self.addedCard(Self.enter("/add -- \"Hello\"", into: &model)))
         #expect(kept.title == "\"Hello\"")
+        // A due date counted from today (2026-03-10, a Tuesday), as /due takes it too.
+        #expect(try #require(Self.addedCard(Self.enter("/add Soon --due tomorrow", into: &model))).due == Day(year: 2026, month: 3, day: 11))
+        #expect(Self.enter("/due #1 fri", into: &model).last == .submit(.editCard(EditCard(card: "k1", due: .set(Day(year: 2026, month: 3, day: 13)!)))))
         // /edit the same way.
         #expect(Self.enter("/edit #1 \"Fix: the login\"", into: &model).last == .submit(.editCard(EditCard(card: "k1", title: "Fix: the login"))))
         #expect(Self.enter("/edit #1 Rename \"Done\"", into: &model).last == .submit(.editCard(EditCard(card: "k1", title: "Rename \"Done\""))))
@@ -68,7 +71,7 @@ extension TUIModelTests {
     @Test(arguments: [
         ("/add Fix --priority high", "unknown option --priority"),
         ("/add Fix --due", "--due needs a value"),
-        ("/add Fix --due tomorrow", "\"tomorrow\" is not a date; write YYYY-MM-DD"),
+        ("/add Fix --due someday", "\"someday\" is not a date; write YYYY-MM-DD, today, tomorrow, +3 (days), +2w (weeks) or a weekday (fri)"),
         ("/add --label bug", "/add TITLE"),
         ("/add Fix --column nowhere", "nowhere"),
         ("/add Fix --desc \"unclosed", "unclosed quote"),

@@ -15,7 +15,7 @@ public struct SlashCommand: Hashable, Sendable {
         SlashCommand(usage: "/move CARD COLUMN", summary: "move a card to the bottom of a column"),
         SlashCommand(usage: "/edit [CARD] TITLE", summary: "retitle a card"),
         SlashCommand(usage: "/desc [CARD]", summary: "edit a card's description in $EDITOR"),
-        SlashCommand(usage: "/due [CARD] YYYY-MM-DD|none", summary: "set or clear a card's due date"),
+        SlashCommand(usage: "/due [CARD] YYYY-MM-DD|none", summary: "set or clear a card's due date (or today, tomorrow, +3, +2w, fri)"),
         SlashCommand(usage: "/label [CARD] +LABEL -LABEL…", summary: "add (+ or no sign; new labels are created) or remove labels; marked cards too"),
         SlashCommand(usage: "/assign [CARD] USER", summary: "assign a member; marked cards too"),
         SlashCommand(

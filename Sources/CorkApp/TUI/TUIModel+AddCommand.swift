@@ -12,7 +12,7 @@ extension TUIModel {
             return presenceViewing()
         }
         let card = IDGenerator.cardID()
-        var ops = try CardOps.add(request, on: board, cardID: card)
+        var ops = try CardOps.add(request, on: board, cardID: card, today: today)
         if request.column == nil, columns.indices.contains(column), case .addCard(var add)? = ops.last {
             add.column = columns[column].id
             ops[ops.count - 1] = .addCard(add)

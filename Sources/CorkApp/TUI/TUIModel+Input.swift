@@ -133,7 +133,8 @@ extension TUIModel {
                 if text == "none" || text == "-" {
                     return [.submit(.editCard(EditCard(card: card.id, due: .clear)))]
                 }
-                guard let day = Day(text) else { throw usage("/due [CARD] YYYY-MM-DD|none") }
+                let day: Day
+                do { day = try CardOps.day(text, today: today) } catch { throw usage("/due: \(error.message), or none") }
                 return [.submit(.editCard(EditCard(card: card.id, due: .set(day))))]
             case "/label":
                 let (card, text) = try cardAndText(words, in: board)
