@@ -48,7 +48,8 @@ public struct ConnectionTarget: Hashable, Sendable {
     /// Parses `text` as an invite URL and applies the board override.
     public static func target(_ text: String, source: Source, board: String?) throws(CorkFailure) -> ConnectionTarget {
         var url: InviteURL
-        switch InviteURL.parse(text.trimmingSpaces) {
+        // An invite URL never holds white space: what there is came with a copy across a terminal's line wrap.
+        switch InviteURL.parse(String(text.unicodeScalars.filter { !$0.properties.isWhitespace })) {
         case .success(let parsed): url = parsed
         case .failure(let problem):
             throw CorkFailure.usage(

@@ -51,6 +51,10 @@ import Darwin
             badToken.token = "ck_" + String(repeating: "A", count: 43)
             let auth = try await cork.fails(["join", badToken.description], with: 4)
             #expect(auth.contains("auth_failed"), "\(auth)")
+            // A URL copied across a line wrap, a line break and an indent inside it, works.
+            let url = corkd.ownerURL
+            let wrapped = String(url.prefix(40)) + "\n  " + String(url.dropFirst(40)) + "\n"
+            #expect(try await cork.ok(["join", wrapped]).hasPrefix("joined "))
             // A URL cut short (a terminal wrapped it): exit 2, saying what is wrong with it.
             let cut = try await cork.fails(["join", String(corkd.ownerURL.dropLast(20))], with: 2)
             #expect(cut.contains("the URL is not an invite URL: its fp is not sha256: and 64 hex digits (was the URL cut short?)"), "\(cut)")
