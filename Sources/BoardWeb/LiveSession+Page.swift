@@ -130,8 +130,7 @@ extension LiveSession {
             if !onlyIfChanged { await send(LiveMessage.Filter(q: filterText, cards: nil, error: "\(error)")) }
             return
         }
-        let today = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)).day
-        let context = QueryContext(today: Day(today.description) ?? Day(year: 2026, month: 1, day: 1)!, me: welcome?.user)
+        let context = QueryContext(today: CardOps.utcToday, me: welcome?.user)
         let matches = board.cards.values.filter { !$0.archived && query.matches($0, in: board, context: context) }
             .map(\.id).sorted()
         if onlyIfChanged, matches == lastMatches { return }

@@ -29,4 +29,4 @@ struct ConnectionOptions: ParsableArguments {
 }
 
 /// Today in UTC, for overdue marks and `due:` queries.
-var today: Day { Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)).day }
+var today: Day { CardOps.utcToday }

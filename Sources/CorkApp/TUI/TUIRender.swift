@@ -268,7 +268,8 @@ extension TUIModel {
     func renderFeed(into screen: inout ScreenBuffer, top: Int) {
         var title = "─ feed "
         if unread > 0 { title += "(\(unread) unread) " }
-        let back = min(feedScroll, feedScrollMax)
+        let scrollMax = feedScrollMax
+        let back = min(feedScroll, scrollMax)
         if back > 0 { title += "[scrolled back \(back)] " }
         let titleStyle = Style(foreground: focus == .feed ? .ansi(.cyan) : .ansi(.brightBlack), attributes: focus == .feed ? .bold : [])
         screen.write(title + String(repeating: "─", count: max(0, width - title.count)), x: 0, y: top, style: titleStyle, maxWidth: width)
@@ -277,7 +278,7 @@ extension TUIModel {
         // oldest entry that does not fit shows its last rows. Scrolled back to the top, the first entry shows from
         // its first row and the pane is full.
         var shown: [(text: String, entry: FeedEntry)] = []
-        if back > 0, back == feedScrollMax {
+        if back > 0, back == scrollMax {
             var index = 0
             while shown.count < rows, index < feed.count {
                 shown += feedRows(of: feed[index]).map { ($0, feed[index]) }

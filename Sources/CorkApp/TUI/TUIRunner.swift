@@ -50,8 +50,7 @@ public struct TUIRunner {
             throw TUIFailure(TUIRunner.noTerminal)
         }
         let size = terminal.size() ?? TerminalSize(width: 80, height: 24)
-        let today = Day(Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)).day.description) ?? Day(year: 2026, month: 1, day: 1)!
-        var model = TUIModel(boardID: board.id, width: size.width, height: size.height, today: today)
+        var model = TUIModel(boardID: board.id, width: size.width, height: size.height, today: CardOps.utcToday)
         // As any later size: a terminal too small for the board is laid out at the minimum and asks for more room.
         _ = model.update(.resize(width: size.width, height: size.height))
         model.board = board
