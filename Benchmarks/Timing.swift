@@ -35,3 +35,9 @@ func batchSamples(rounds: Int, batch: Int, _ body: () -> Void) -> [Double] {
     }
     return samples
 }
+
+/// The median per-run thread CPU time (ns) of `rounds` batches of `batch` runs of `body`.
+func median(rounds: Int = 21, batch: Int, _ body: () -> Void) -> Double {
+    let samples = batchSamples(rounds: rounds, batch: batch, body).sorted()
+    return samples[samples.count / 2]
+}

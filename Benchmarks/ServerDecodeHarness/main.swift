@@ -8,11 +8,6 @@ import BoardCore
 import BoardWire
 import Foundation
 
-/// The median per-run time of `rounds` batches of `batch` runs, in ns.
-func median(rounds: Int = 21, batch: Int, _ body: () -> Void) -> Double {
-    let samples = batchSamples(rounds: rounds, batch: batch, body).sorted()
-    return samples[samples.count / 2]
-}
 
 let coder = LineCoder()
 var board = Board(id: "main", name: "Main", owner: "alice")

@@ -1,10 +1,10 @@
 import BoardCore
 
-// The hand-written half of the delta path: `Op`, `Activity` and `JSONValue` written field by field, in the order
-// and with the omissions of their `Encodable` conformances (`Op+Codable.swift`, `Activity.swift`,
-// `JSONValue.swift`). Going through the `Encoder` protocol costs a box per keyed container and a generic-metadata
-// lookup per optional field; this costs neither. `LineWriterTests` checks every op kind, with and without its
-// optional fields, against `JSONEncoder`, so a change to a conformance that is not mirrored here fails there.
+// The hand-written half of the delta path: `Activity` and `JSONValue` written field by field, in the order and
+// with the omissions of their `Encodable` conformances (`Activity.swift`, `JSONValue.swift`); an op's fields come
+// from `Op.writeFields(to:)`, as its `Encodable` conformance writes them. Going through the `Encoder` protocol
+// costs a box per keyed container and a generic-metadata lookup per optional field; this costs neither.
+// `LineWriterTests` checks every op kind, with and without its optional fields, against `JSONEncoder`.
 
 extension JSONByteWriter {
     /// A string field: `,"name":"value"` (the literal carries the comma and key).
@@ -53,20 +53,6 @@ extension JSONByteWriter {
         if let value { field(key, value) }
     }
 
-    func field(_ key: StaticString, _ value: Day?) {
-        if let value { field(key, value.description) }
-    }
-
-    func field(_ key: StaticString, _ value: HexColor?) {
-        guard let value else { return }
-        put(key)
-        put(UInt8(ascii: "\""), UInt8(ascii: "#"))
-        for c in [value.red, value.green, value.blue] {
-            put(LineWriter.hexDigit(c >> 4), LineWriter.hexDigit(c & 0xF))
-        }
-        put(UInt8(ascii: "\""))
-    }
-
     func field<Tag>(_ key: StaticString, _ values: [Identifier<Tag>]) {
         put(key)
         put(UInt8(ascii: "["))
@@ -77,148 +63,74 @@ extension JSONByteWriter {
         put(UInt8(ascii: "]"))
     }
 
-    /// A clearable field: absent when nil, `null` when cleared.
-    @inline(__always) func clearable<Value>(
-        _ key: StaticString, _ value: Clearable<Value>?, _ write: (StaticString, Value) -> Void
-    ) {
-        switch value {
-        case nil: break
-        case .clear?:
-            put(key)
-            writeNull()
-        case .set(let v)?: write(key, v)
-        }
-    }
-
-    func placement(_ p: Placement) {
-        field(#","after":"#, p.after)
-        field(#","before":"#, p.before)
-        field(#","index":"#, p.index)
-        if let rank = p.rank { field(#","rank":"#, rank.rawValue) }
-    }
-
-    /// An op as a flat object, `kind` first, nil fields left out (as `Op.encode(to:)`).
+    /// An op as a flat object, `kind` first, nil fields left out (as `Op.encode(to:)`: both write
+    /// `Op.writeFields(to:)`).
     func writeOp(_ op: Op) {
         put(#"{"kind":"#)
         writeString(op.kind)
-        switch op {
-        case .renameBoard(let name): field(#","name":"#, name)
-        case .setRemindHours(let hours):
-            put(#","hours":"#)
-            if let hours { writeSigned(Int64(hours)) } else { writeNull() }
-        case .setMember(let user, let role, let name):
-            field(#","user":"#, user)
-            field(#","role":"#, role.rawValue)
-            field(#","name":"#, name)
-        case .removeMember(let user): field(#","user":"#, user)
-        case .addColumn(let column, let name, let index):
-            field(#","column":"#, column)
-            field(#","name":"#, name)
-            field(#","index":"#, index)
-        case .renameColumn(let column, let name):
-            field(#","column":"#, column)
-            field(#","name":"#, name)
-        case .moveColumn(let column, let index):
-            field(#","column":"#, column)
-            field(#","index":"#, index)
-        case .removeColumn(let column): field(#","column":"#, column)
-        case .setWIPLimit(let column, let limit):
-            field(#","column":"#, column)
-            if let limit {
-                field(#","limit":"#, limit.limit)
-                field(#","hard":"#, limit.hard)
-            } else {
-                put(#","limit":null"#)
-            }
-        case .setInProgress(let column, let on):
-            field(#","column":"#, column)
-            field(#","in_progress":"#, on)
-        case .addCard(let a):
-            field(#","card":"#, a.card)
-            field(#","column":"#, a.column)
-            placement(a.placement)
-            field(#","title":"#, a.title)
-            if !a.description.isEmpty { field(#","description":"#, a.description) }
-            field(#","due":"#, a.due)
-            if !a.labels.isEmpty { field(#","labels":"#, a.labels) }
-            if !a.assignees.isEmpty { field(#","assignees":"#, a.assignees) }
-            field(#","milestone":"#, a.milestone)
-            field(#","ref":"#, a.ref)
-            field(#","created_at":"#, a.createdAt.map { Int($0.milliseconds) })
-        case .editCard(let e):
-            field(#","card":"#, e.card)
-            field(#","title":"#, e.title)
-            field(#","description":"#, e.description)
-            field(#","base_seq":"#, e.baseSeq)
-            clearable(#","due":"#, e.due) { field($0, $1.description) }
-            clearable(#","milestone":"#, e.milestone) { field($0, $1) }
-            clearable(#","ref":"#, e.ref) { field($0, $1) }
-        case .moveCard(let card, let column, let p, let force):
-            field(#","card":"#, card)
-            field(#","to_column":"#, column)
-            placement(p)
-            field(#","force":"#, force)
-        case .addLabel(let card, let label), .removeLabel(let card, let label):
-            field(#","card":"#, card)
-            field(#","label":"#, label)
-        case .assign(let card, let user), .unassign(let card, let user):
-            field(#","card":"#, card)
-            field(#","user":"#, user)
-        case .blockCard(let card, let by), .unblockCard(let card, let by):
-            field(#","card":"#, card)
-            field(#","by":"#, by)
-        case .setRecurrence(let card, let recurrence):
-            field(#","card":"#, card)
-            put(#","recur":"#)
-            writeJSONValue(recurrence?.json ?? .null)
-        case .closeCard(let card), .reopenCard(let card), .archiveCard(let card), .restoreCard(let card),
-            .purgeCard(let card), .watchCard(let card), .unwatchCard(let card):
-            field(#","card":"#, card)
-        case .addChecklistItem(let card, let item, let text, let done, let index):
-            field(#","card":"#, card)
-            field(#","item":"#, item)
-            field(#","text":"#, text)
-            if done { field(#","done":"#, done) }
-            field(#","index":"#, index)
-        case .editChecklistItem(let card, let item, let text, let done):
-            field(#","card":"#, card)
-            field(#","item":"#, item)
-            field(#","text":"#, text)
-            field(#","done":"#, done)
-        case .removeChecklistItem(let card, let item):
-            field(#","card":"#, card)
-            field(#","item":"#, item)
-        case .addComment(let card, let comment, let text), .editComment(let card, let comment, let text):
-            field(#","card":"#, card)
-            field(#","comment":"#, comment)
-            field(#","text":"#, text)
-        case .deleteComment(let card, let comment):
-            field(#","card":"#, card)
-            field(#","comment":"#, comment)
-        case .createLabel(let label, let name, let color):
-            field(#","label":"#, label)
-            field(#","name":"#, name)
-            field(#","color":"#, color)
-        case .updateLabel(let label, let name, let color):
-            field(#","label":"#, label)
-            field(#","name":"#, name)
-            field(#","color":"#, color)
-        case .deleteLabel(let label): field(#","label":"#, label)
-        case .createMilestone(let milestone, let title, let description, let due):
-            field(#","milestone":"#, milestone)
-            field(#","title":"#, title)
-            field(#","description":"#, description)
-            field(#","due":"#, due)
-        case .updateMilestone(let milestone, let title, let description, let due):
-            field(#","milestone":"#, milestone)
-            field(#","title":"#, title)
-            field(#","description":"#, description)
-            clearable(#","due":"#, due) { field($0, $1.description) }
-        case .closeMilestone(let m), .reopenMilestone(let m), .deleteMilestone(let m):
-            field(#","milestone":"#, m)
-        case .chat(let text): field(#","text":"#, text)
-        }
+        var fields = OpFields(writer: self)
+        fields.writeOp(op)
         put(UInt8(ascii: "}"))
+    }
+
+    /// An op's fields as bytes: `,"name":value` each.
+    struct OpFields: OpFieldWriter {
+        let writer: JSONByteWriter
+
+        mutating func writeOp(_ op: Op) {
+            op.writeFields(to: &self)
+        }
+
+        @inline(__always) private func key(_ field: OpField) {
+            writer.put(UInt8(ascii: ","), UInt8(ascii: "\""))
+            writer.put(field.name)
+            writer.put(UInt8(ascii: "\""), UInt8(ascii: ":"))
+        }
+
+        mutating func text<T: OpText>(_ field: OpField, _ value: T) {
+            key(field)
+            writer.writeString(value.opText)
+        }
+
+        mutating func texts<T: OpText>(_ field: OpField, _ values: [T]) {
+            key(field)
+            writer.put(UInt8(ascii: "["))
+            for (i, v) in values.enumerated() {
+                if i > 0 { writer.put(UInt8(ascii: ",")) }
+                writer.writeString(v.opText)
+            }
+            writer.put(UInt8(ascii: "]"))
+        }
+
+        mutating func int(_ field: OpField, _ value: Int) {
+            key(field)
+            writer.writeSigned(Int64(value))
+        }
+
+        mutating func seq(_ field: OpField, _ value: UInt64) {
+            key(field)
+            writer.writeUnsigned(value)
+        }
+
+        mutating func bool(_ field: OpField, _ value: Bool) {
+            key(field)
+            writer.writeBool(value)
+        }
+
+        mutating func timestamp(_ field: OpField, _ value: Timestamp) {
+            key(field)
+            writer.writeSigned(value.milliseconds)
+        }
+
+        mutating func recurrence(_ field: OpField, _ value: Recurrence) {
+            key(field)
+            writer.writeJSONValue(value.json)
+        }
+
+        mutating func null(_ field: OpField) {
+            key(field)
+            writer.writeNull()
+        }
     }
 
     /// An activity record, fields in declaration order, nil ones left out, `changes` always written (as the

@@ -3,7 +3,7 @@ import BoardCore
 /// Writes server lines as compact JSON bytes without Foundation: the per-delta hot path.
 ///
 /// A `delta` is encoded once and the same bytes go to every subscriber, so `deltaLine` runs once per committed
-/// change. It writes the envelope, the op and the activity field by field (`LineWriter+Delta.swift`, mirroring their
+/// change. It writes the envelope, the op (through `Op.writeFields(to:)`) and the activity field by field (`LineWriter+Delta.swift`, mirroring their
 /// `Encodable` conformances; about 50 times cheaper than `JSONEncoder`, 10 times cheaper than going through the
 /// `Encoder` protocol). `encode` handles any other `Encodable` value through `CompactJSONEncoder`. Keys come in
 /// encode order, not sorted (key order carries no meaning on the wire), except the keys of dictionaries
@@ -107,8 +107,6 @@ public enum LineWriter {
         writer.writeString(s)
         out.append(contentsOf: writer.written)
     }
-
-    @inline(__always) static func hexDigit(_ nibble: UInt8) -> UInt8 { JSONEscaping.hexDigit(nibble) }
 }
 
 /// Encodes any `Encodable` value as compact JSON bytes, written straight into a `[UInt8]` in encode order.

@@ -76,7 +76,7 @@ private func expectStrictlyBetween(
         #expect(try rank("V") < rank("V1"))
         // A case-insensitive or locale-aware collation would put "a" before "B".
         #expect(try rank("B") < lowerA)
-        let sorted = ["b", "a", "B", "A", "1", "z", "Z", "9"].compactMap(Rank.init).sorted()
+        let sorted = ["b", "a", "B", "A", "1", "z", "Z", "9"].compactMap { Rank($0) }.sorted()
         #expect(sorted.map(\.rawValue) == ["1", "9", "A", "B", "Z", "a", "b", "z"])
     }
 
