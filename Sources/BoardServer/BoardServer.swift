@@ -82,10 +82,11 @@ public struct BoardServer: Service {
         let slowConsumer = Self.slowConsumerLine(limits)
         let counters = configuration.metrics
         let listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        let drain = ListenerDrain()
         do {
             listener = try await Transport.bindServer(
                 host: configuration.host, port: configuration.port, group: group, tls: tls,
-                limits: TransportLimits(wire: limits), slowConsumerLine: slowConsumer,
+                limits: TransportLimits(wire: limits), slowConsumerLine: slowConsumer, drain: drain,
                 onChildFailure: { [logger] error in
                     let total = counters.connectionSetupFailed()
                     logger.warning(
@@ -189,7 +190,7 @@ public struct BoardServer: Service {
                     }
                 }
                 let failure = await withGracefulShutdownHandler {
-                    await Self.accept(on: listener) { connection in
+                    await Self.accept(on: listener, drain: drain) { connection in
                         // The session's jobs run on its connection's loop (LoopTaskExecutor).
                         tasks.addTask(executorPreference: LoopTaskExecutor(connection.channel.eventLoop)) {
                             await Session.serve(connection, context: context)
@@ -197,7 +198,7 @@ public struct BoardServer: Service {
                     }
                 } onGracefulShutdown: {
                     counters.health.stopping()
-                    listener.channel.close(promise: nil)
+                    Task { await drain.close(listener.channel, group: group) }
                 }
                 counters.health.stopping()
                 accepted?.finish()
@@ -228,12 +229,15 @@ public struct BoardServer: Service {
     /// Hands every accepted connection to `serve` until the listener closes. Returns nil when it closed for a
     /// graceful shutdown, otherwise why it stopped: the listener's own error, or a close nobody asked for.
     private static func accept(
-        on listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>,
+        on listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>, drain: ListenerDrain,
         serve: (NIOAsyncChannel<ByteBuffer, ByteBuffer>) -> Void
     ) async -> ServerError? {
         do {
             try await listener.executeThenClose { inbound in
-                for try await connection in inbound { serve(connection) }
+                for try await connection in inbound {
+                    drain.taken()
+                    serve(connection)
+                }
             }
         } catch {
             if Task.isShuttingDownGracefully { return nil }

@@ -59,10 +59,12 @@ public enum Transport {
     /// If that fails for one connection, only that connection is closed and `onChildFailure` is told why; the
     /// listener keeps accepting. (A failing child channel option would instead end the inbound stream: NIO reports
     /// option errors on the listener, which is why no option is set through `childChannelOption`.) `prepareChild`
-    /// runs first, on the child's event loop; tests use it to make one connection's set-up fail.
+    /// runs first, on the child's event loop; tests use it to make one connection's set-up fail. `drain` counts the
+    /// connections set up, for closing the listener without dropping one (``ListenerDrain``).
     public static func bindServer(
         host: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext, limits: TransportLimits,
-        slowConsumerLine: ByteBuffer, onChildFailure: @escaping @Sendable (any Error) -> Void = { _ in },
+        slowConsumerLine: ByteBuffer, drain: ListenerDrain? = nil,
+        onChildFailure: @escaping @Sendable (any Error) -> Void = { _ in },
         prepareChild: @escaping @Sendable (any Channel) throws -> Void = { _ in }
     ) async throws -> NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never> {
         try await ServerBootstrap(group: group)
@@ -75,6 +77,7 @@ public enum Transport {
                         try setNoDelay(channel)
                         try channel.syncOptions?.setOption(.recvAllocator, value: serverReceiveBuffers)
                         try channel.syncOptions?.setOption(.allocator, value: ConnectionAllocator.allocator)
+                        try drain?.watch(channel)
                         return try configureServerChannel(
                             channel, tls: tls, limits: limits, slowConsumerLine: slowConsumerLine)
                     } catch {

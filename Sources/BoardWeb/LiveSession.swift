@@ -92,39 +92,54 @@ final class LiveSession {
             let outbox = PageOutbox(channel: page.channel)
             try await page.executeThenClose { inbound, _ in
                 let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
+                // Two tasks, each ending the other when it ends: the page's reader (the page went away, or the
+                // server closed it on shutdown) and the session (it ended for good). Cancelling the session ends
+                // any request it is waiting on at once, rather than when that request times out.
                 try await withThrowingDiscardingTaskGroup { tasks in
                     tasks.addTask {
                         do {
                             for try await line in inbound { sink.yield(.page(line)) }
                         } catch {}
                         sink.yield(.pageClosed)
+                        throw Ended()
                     }
-                    defer { tasks.cancelAll() }
-                    // The first message names the board (`open`); a page that names none gets the first it may see.
-                    var pending = inputs.makeAsyncIterator()
-                    guard case .page(let first)? = await pending.next() else { return }
-                    var configuration = configuration
-                    configuration.board = LiveSession.requestedBoard(in: first)
-                    configuration.sharedBoards = views.boards
-                    configuration.keepsPresence = false
-                    let session = LiveSession(
-                        configuration: configuration, views: views, page: outbox, version: version, logger: logger)
-                    session.inputs = sink
-                    defer { session.leaveBoard() }
-                    try await withClient(configuration) { client in
-                        tasks.addTask {
-                            for await event in client.events { sink.yield(.client(event)) }
-                            sink.yield(.pageClosed)
+                    tasks.addTask {
+                        // The first message names the board (`open`); a page that names none gets the first it may
+                        // see.
+                        var pending = inputs.makeAsyncIterator()
+                        guard case .page(let first)? = await pending.next() else { throw Ended() }
+                        var configuration = configuration
+                        configuration.board = LiveSession.requestedBoard(in: first)
+                        configuration.sharedBoards = views.boards
+                        configuration.keepsPresence = false
+                        let session = LiveSession(
+                            configuration: configuration, views: views, page: outbox, version: version, logger: logger)
+                        session.inputs = sink
+                        defer { session.leaveBoard() }
+                        try await withClient(configuration) { client in
+                            await withDiscardingTaskGroup { events in
+                                events.addTask {
+                                    for await event in client.events { sink.yield(.client(event)) }
+                                    sink.yield(.pageClosed)
+                                }
+                                await session.serve(client: client, inputs: &pending)
+                                events.cancelAll()
+                            }
                         }
-                        await session.serve(client: client, inputs: &pending)
+                        sink.finish()
+                        throw Ended()
                     }
-                    sink.finish()
                 }
             }
+        } catch is Ended {
+            logger.debug("a web session ended")
         } catch {
             logger.debug("a web session ended", metadata: ["error": "\(error)"])
         }
     }
+
+    /// How either task of a web session ends it.
+    private struct Ended: Error {}
 
     static func requestedBoard(in line: ByteBuffer) -> BoardID? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.readableBytesView)) as? [String: Any],

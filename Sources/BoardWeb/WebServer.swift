@@ -11,6 +11,7 @@ import NIOPosix
 import NIOSSL
 import NIOWebSocket
 import ServiceLifecycle
+import Synchronization
 
 /// What the web listener needs.
 public struct WebConfiguration: Sendable {
@@ -48,6 +49,11 @@ public struct WebConfiguration: Sendable {
 ///
 /// Connections it accepts for the server go through ``BoardServer/AcceptedConnections``. A failing connection is
 /// closed alone; the listener goes on.
+///
+/// On a graceful shutdown it stops listening and ends its connections at once, so that none holds the process up: a
+/// plain HTTP connection finishes the response under way and closes (a load balancer and a browser keep them open
+/// for a minute), a WebSocket is closed (a page then retries until the server is back). corkd stops the board server
+/// first (`Serve.swift`): its health turns 503 and its sessions, those of the web pages included, get `bye`.
 public struct WebServer: Service {
     let configuration: WebConfiguration
     let accepted: AcceptedConnections
@@ -55,6 +61,10 @@ public struct WebServer: Service {
     let onListening: @Sendable (SocketAddress) async -> Void
     /// The boards' views shared by the web sessions, and their clients' confirmed boards.
     let views = BoardViews()
+    /// The connections open now, for the shutdown.
+    let connections = WebConnections()
+    /// Closes the listener without dropping a connection it accepted (``BoardTransport/ListenerDrain``).
+    let drain = ListenerDrain()
 
     public init(
         configuration: WebConfiguration, accepted: AcceptedConnections, logger: Logger,
@@ -86,12 +96,13 @@ public struct WebServer: Service {
         }
         if let address = listener.channel.localAddress { await onListening(address) }
         logger.info("web page listening", metadata: ["address": "\(listener.channel.localAddress?.description ?? "?")"])
-        await withDiscardingTaskGroup { connections in
+        await withDiscardingTaskGroup { tasks in
             await withGracefulShutdownHandler {
                 do {
                     try await listener.executeThenClose { inbound in
                         for try await arrival in inbound {
-                            connections.addTask { await self.handle(arrival) }
+                            drain.taken()
+                            tasks.addTask { await self.handle(arrival) }
                         }
                     }
                 } catch is CancellationError {
@@ -101,7 +112,9 @@ public struct WebServer: Service {
                     logger.error("the web listener stopped", metadata: ["error": "\(error)"])
                 }
             } onGracefulShutdown: {
-                listener.channel.close(promise: nil)
+                let (drain, group) = (self.drain, configuration.group)
+                Task { await drain.close(listener.channel, group: group) }
+                self.connections.stop()
             }
         }
     }
@@ -109,12 +122,16 @@ public struct WebServer: Service {
     private func bind() async throws -> NIOAsyncChannel<EventLoopFuture<Arrival>, Never> {
         let configuration = self.configuration
         let logger = self.logger
+        let connections = self.connections
+        let drain = self.drain
         return try await ServerBootstrap(group: configuration.group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)
             .bind(host: configuration.host, port: configuration.port) { channel in
-                channel.eventLoop.makeCompletedFuture {
+                connections.accepted(channel)
+                return channel.eventLoop.makeCompletedFuture {
                     do {
+                        try drain.watch(channel)
                         return try Self.configure(channel, configuration)
                     } catch {
                         logger.warning("a web connection failed its set-up", metadata: ["error": "\(error)"])
@@ -238,8 +255,10 @@ public struct WebServer: Service {
         case .http(let http):
             await WebPages(configuration: configuration, logger: logger).serve(http)
         case .protocolLines(let lines, let address):
+            connections.upgraded(lines.channel)
             accepted.serve(lines, address: address)
         case .live(let page, let token, let address):
+            connections.upgraded(page.channel)
             await LiveSession.run(
                 page: page, configuration: clientConfiguration(token: token, address: address, loop: page.channel.eventLoop),
                 views: views, version: configuration.version, logger: logger)
@@ -282,5 +301,59 @@ final class CloseWhenIdle: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// The web listener's open connections, so that a shutdown can end them (see ``WebServer``): a connection still
+/// speaking HTTP is asked to quiesce (NIO's HTTP pipeline closes it once its response under way is written, at once
+/// when idle; one that has not sent a request yet is idle), a WebSocket is closed.
+final class WebConnections: Sendable {
+    private struct Entry {
+        let channel: any Channel
+        var upgraded = false
+    }
+
+    private let state = Mutex<(open: [ObjectIdentifier: Entry], stopping: Bool)>(([:], false))
+
+    /// A connection was accepted; forgotten again when it closes. One accepted during the shutdown is ended at once.
+    func accepted(_ channel: any Channel) {
+        let stopping = state.withLock { state in
+            if !state.stopping { state.open[ObjectIdentifier(channel)] = Entry(channel: channel) }
+            return state.stopping
+        }
+        if stopping { Self.end(Entry(channel: channel)) }
+        channel.closeFuture.whenComplete { _ in
+            self.state.withLock { _ = $0.open.removeValue(forKey: ObjectIdentifier(channel)) }
+        }
+    }
+
+    /// The connection became a WebSocket.
+    func upgraded(_ channel: any Channel) {
+        let stopping = state.withLock { state in
+            state.open[ObjectIdentifier(channel)]?.upgraded = true
+            return state.stopping
+        }
+        if stopping { channel.close(promise: nil) }
+    }
+
+    /// Ends every open connection, and from now on every new one.
+    func stop() {
+        let open = state.withLock { state in
+            state.stopping = true
+            return Array(state.open.values)
+        }
+        for entry in open { Self.end(entry) }
+    }
+
+    /// How many connections are open (tests).
+    var count: Int { state.withLock { $0.open.count } }
+
+    private static func end(_ entry: Entry) {
+        let channel = entry.channel
+        if entry.upgraded {
+            channel.close(promise: nil)
+        } else {
+            channel.eventLoop.execute { channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent()) }
+        }
     }
 }

@@ -244,9 +244,12 @@ struct Serve: AsyncParsableCommand {
         let trimmer = Task { await MemoryTrim.run(alsoRelease: { opened.releaseIdleMemory() }) }
         defer { trimmer.cancel() }
         let reloader = ConfigReloader(started: self, live: configuration.live, logger: logger)
+        // A graceful shutdown stops the services in the reverse of this order, each after the one before it has
+        // ended: the board server first (its health turns 503 at once, every session gets `bye` and what is
+        // pending is committed), then the web listener, which ends its connections (see `WebServer`).
         let group = ServiceGroup(
             configuration: .init(
-                services: [server as any Service] + (webServer.map { [$0] } ?? []) + [reloader],
+                services: (webServer.map { [$0 as any Service] } ?? []) + [server as any Service, reloader],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()

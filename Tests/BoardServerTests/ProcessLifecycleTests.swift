@@ -3,6 +3,9 @@ import BoardTesting
 import BoardTransport
 import BoardWire
 import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
 import Testing
 
 #if canImport(Glibc)
@@ -99,6 +102,40 @@ import Darwin
             try await again.send(#"{"type":"subscribe","board":"main"}"#)
             #expect(try await again.expect(type: "snapshot")["seq"] as? Int == ack["seq"] as? Int)
             await again.close()
+        }
+    }
+
+    /// A load balancer keeps connections to the web port open and a browser its page's WebSocket: neither may hold
+    /// corkd up on SIGTERM. The health port stops saying `serving` at once, and corkd exits as it does without them
+    /// (an idle HTTP connection used to hold it for the minute of its idle timeout, and an open page for as long as
+    /// the page stayed open, the whole time answering 200 to the load balancer).
+    @Test func sigtermWithAnIdleWebConnectionAndAnOpenPageStillStopsAndTurnsUnhealthyAtOnce() async throws {
+        try await withCorkd(options: ["--health", "127.0.0.1:\(try LoopbackPort.closed())"]) { corkd in
+            let web = try #require(corkd.webPort)
+            let health = try #require(corkd.healthPort)
+            #expect(try await HTTPProbe.get("/health", port: health).status == 200)
+            let idle = try await KeptAliveHTTP.open(port: web)
+            let page = try await WebPageProbe.live(port: web, token: corkd.ownerToken)
+            try await page.send(#"{"t":"open","board":"main"}"#)
+            _ = try await page.next(where: { $0["t"] as? String == "board" })
+            let server = try #require(corkd.server)
+
+            server.send(signal: SIGTERM)
+            let signalled = ContinuousClock.now
+            var answer = 200
+            let deadline = ContinuousClock.now + .seconds(10)
+            while answer == 200, ContinuousClock.now < deadline {
+                // Refused once corkd has exited: not serving either.
+                answer = (try? await HTTPProbe.get("/health", port: health))?.status ?? 0
+                if answer == 200 { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(answer != 200, "the health port still says serving 10 s after SIGTERM")
+            print("SIGTERM → health \(answer): \(ContinuousClock.now - signalled)")
+            let exit = await server.waitForExit(timeout: .seconds(20))
+            print("SIGTERM → exit: \(ContinuousClock.now - signalled)")
+            #expect(exit?.isSuccess == true, "corkd \(exit.map { "ended with \($0)" } ?? "did not exit within 20 s of SIGTERM"); stderr: \(corkd.standardError.suffix(12000))")
+            #expect(await idle.closedByServer(within: .seconds(5)), "the kept-alive HTTP connection was not closed")
+            idle.close()
         }
     }
 
@@ -486,5 +523,71 @@ enum PlainSocket {
             }
         }
         return Answer(bytes: received, closedByPeer: false)
+    }
+}
+
+/// An HTTP/1.1 connection that made one request, read its answer and stays open, as a load balancer's or a
+/// browser's kept-alive connection does.
+final class KeptAliveHTTP {
+    let channel: any Channel
+    private let closed: NIOLockedValueBox<Bool>
+
+    private init(channel: any Channel, closed: NIOLockedValueBox<Bool>) {
+        self.channel = channel
+        self.closed = closed
+    }
+
+    /// Connects, sends `GET /icon.svg` and waits (bounded) for the whole answer.
+    static func open(port: Int) async throws -> KeptAliveHTTP {
+        let answered = NIOLockedValueBox("")
+        let closed = NIOLockedValueBox(false)
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(5))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Collector(answered: answered))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        channel.closeFuture.whenComplete { _ in closed.withLockedValue { $0 = true } }
+        try await channel.writeAndFlush(ByteBuffer(string: "GET /icon.svg HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")).get()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let text = answered.withLockedValue { $0 }
+            if let head = text.range(of: "\r\n\r\n"),
+                let length = text[..<head.lowerBound].split(separator: "\r\n")
+                    .first(where: { $0.lowercased().hasPrefix("content-length:") })
+                    .flatMap({ Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }),
+                text.utf8.count - text[..<head.upperBound].utf8.count >= length
+            {
+                guard text.hasPrefix("HTTP/1.1 200") else { throw TestFailure("GET /icon.svg: \(text.prefix(200))") }
+                return KeptAliveHTTP(channel: channel, closed: closed)
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        channel.close(promise: nil)
+        throw TestFailure("no whole answer to GET /icon.svg within 20 s: \(answered.withLockedValue { $0 }.prefix(200))")
+    }
+
+    /// Whether the server closed the connection, waiting at most `timeout`.
+    func closedByServer(within timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if closed.withLockedValue({ $0 }) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return closed.withLockedValue { $0 }
+    }
+
+    func close() { channel.close(promise: nil) }
+
+    private final class Collector: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let answered: NIOLockedValueBox<String>
+        init(answered: NIOLockedValueBox<String>) { self.answered = answered }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let text = String(buffer: unwrapInboundIn(data))
+            answered.withLockedValue { $0 += text }
+        }
     }
 }

@@ -1,3 +1,4 @@
+import BoardTransport
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -30,6 +31,9 @@ struct AdminListener: Sendable {
 
     let role: Role
     let channel: NIOAsyncChannel<Connection, Never>
+    let group: any EventLoopGroup
+    /// Closes the listener without dropping a connection it accepted (``BoardTransport/ListenerDrain``).
+    let drain: ListenerDrain
     let answer: @Sendable (Role, HTTPRequestHead) async -> Response
     let logger: Logger
 
@@ -45,12 +49,14 @@ struct AdminListener: Sendable {
         _ role: Role, at address: AdminAddress, group: any EventLoopGroup, logger: Logger,
         answer: @escaping @Sendable (Role, HTTPRequestHead) async -> Response
     ) async throws -> AdminListener {
+        let drain = ListenerDrain()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 64)
             .bind(host: address.host, port: address.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     do {
+                        try drain.watch(channel)
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                         return try Connection(wrappingChannelSynchronously: channel)
                     } catch {
@@ -59,14 +65,17 @@ struct AdminListener: Sendable {
                     }
                 }
             }
-        return AdminListener(role: role, channel: channel, answer: answer, logger: logger)
+        return AdminListener(role: role, channel: channel, group: group, drain: drain, answer: answer, logger: logger)
     }
 
     /// The bound address.
     var localAddress: SocketAddress? { channel.channel.localAddress }
 
     /// Stops accepting; ``run()`` returns once the connections being served have ended.
-    func close() { channel.channel.close(promise: nil) }
+    func close() {
+        let (listener, group, drain) = (channel.channel, group, drain)
+        Task { await drain.close(listener, group: group) }
+    }
 
     /// Accepts and serves until ``close()``.
     func run() async {
@@ -78,6 +87,7 @@ struct AdminListener: Sendable {
                     let (ended, endedContinuation) = AsyncStream.makeStream(of: Void.self)
                     var endedIterator = ended.makeAsyncIterator()
                     for try await connection in inbound {
+                        drain.taken()
                         // Count the connections that ended since the last accept (no lock: a stream of ends).
                         while open - finished >= Self.connectionsMax, await endedIterator.next() != nil { finished += 1 }
                         open += 1

@@ -32,7 +32,9 @@ public final class AcceptedConnections: Sendable {
         case .dropped, .terminated: break
         @unknown default: break
         }
-        connection.channel.close(promise: nil)
+        // Closed through the wrapper: an `NIOAsyncChannel` dropped unfinished traps (a web page's session that
+        // reconnects while the server is stopping lands here).
+        Task { try? await connection.executeThenClose { _, _ in } }
         return false
     }
 
