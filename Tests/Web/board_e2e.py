@@ -37,12 +37,16 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
      reload it counts 0 and lists the entry as read); clicking the entry opens the card's panel. Bob's page lists
      the chat mention of scenario h literally, with the "enable notifications" link while the browser has not been
      asked
+  k  overdue in UTC days: in a browser whose time zone is a day ahead of UTC (or behind), a card due on UTC's today
+     is not marked overdue (and one due on UTC's yesterday is), as `cork show` and `due:overdue` count it; a dragged
+     card's floating copy has no list bullet
 
 Every wait is bounded (15 s at most); the first failure ends the run with exit 1 and says what was expected. corkd
 and the browsers are always stopped. One line is printed per scenario passed.
 """
 
 import argparse
+import datetime
 import json
 import os
 import re
@@ -1122,6 +1126,45 @@ class Test:
             check(not bad, f"{p.name}'s console: {bad[:3]}")
         self.passed("j", "the inbox: a mention counts 1 with a toast and a notification, the panel lists it and reads it (0), it opens the card", t)
 
+    def scenario_k(self):
+        t = time.monotonic()
+        o = self.owner
+        now = datetime.datetime.now(datetime.timezone.utc)
+        # Kiritimati (UTC+14) is on UTC's tomorrow from 10:00 UTC; Etc/GMT+12 (UTC-12) on UTC's yesterday until 12:00
+        if now.hour >= 10:
+            zone, due, overdue = "Pacific/Kiritimati", now.date(), False
+        else:
+            zone, due, overdue = "Etc/GMT+12", now.date() - datetime.timedelta(days=1), True
+        o.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": zone})
+        try:
+            card = self.add("zone", "Counted in UTC days", "--due", due.isoformat())
+
+            def marked():
+                return o.js("const d = document.querySelector(`[data-card-id=\"${arguments[0]}\"] .due`);"
+                            "return d ? d.classList.contains('overdue') : null", card)
+
+            wait_for("the owner's page to show the new card's due date", lambda: marked() is not None or None)
+            shown = marked()
+            check(shown == overdue, f"in {zone} a card due {due} (UTC's today is {now.date()}) is "
+                  f"{'' if shown else 'not '}marked overdue; `cork show` says it is {'' if overdue else 'not '}overdue")
+            # the floating copy of a dragged card is a list item outside any list: no bullet
+            o.dismiss_toasts()
+            element = o.driver.find_element(By.CSS_SELECTOR, f'[data-card-id="{card}"] .title')
+            drag = ActionChains(o.driver)
+            drag.move_to_element(element).click_and_hold().pause(0.1).move_by_offset(12, 4).pause(0.1).move_by_offset(40, 10).perform()
+            try:
+                bullet = wait_for("the owner's floating copy of the dragged card", lambda: o.js(
+                    "const f = document.querySelector('.drag-float'); return f ? getComputedStyle(f).listStyleType : null"))
+            finally:
+                o.keys(Keys.ESCAPE)
+                ActionChains(o.driver).release().perform()
+            check(bullet == "none", f"the floating copy of a dragged card has a list bullet ({bullet})")
+            wait_for("the drag to end", lambda: not o.js("return !!document.querySelector('.drag-float')"))
+            check(o.card_column(card) == "todo", "a drag put back with Esc moved the card")
+        finally:
+            o.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ""})
+        self.passed("k", f"overdue in UTC days in {zone}; no bullet on a dragged card", t)
+
     def run(self):
         os.makedirs(self.args.screenshots, exist_ok=True)
         # A failure's screenshots belong to the run that failed: none from an earlier run stays beside this one's.
@@ -1139,6 +1182,7 @@ class Test:
         self.scenario_h()
         self.scenario_i()
         self.scenario_j()
+        self.scenario_k()
 
 
 def main():

@@ -83,10 +83,12 @@ function initials(name) {
   return Array.from(words[0] || '?').slice(0, 2).join('').toUpperCase();
 }
 
+// Today as the server counts days, in UTC: a card is overdue on the page exactly when `cork show` and the query
+// `due:overdue` say so, whatever the browser's time zone.
 function today() {
   const d = new Date();
   const p = (n) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
+  return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}`;
 }
 
 function clock(ms) {
