@@ -40,6 +40,9 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
   k  overdue in UTC days: in a browser whose time zone is a day ahead of UTC (or behind), a card due on UTC's today
      is not marked overdue (and one due on UTC's yesterday is), as `cork show` and `due:overdue` count it; a dragged
      card's floating copy has no list bullet
+  l  a description edit that lost to someone else's: bob types in a card's panel while carol (`cork edit --desc`)
+     changes it; bob's save is refused as a conflict, his text stays in the box, the notice shows above the open
+     panel, and its "Save mine" saves his text over carol's
 
 Every wait is bounded (15 s at most); the first failure ends the run with exit 1 and says what was expected. corkd
 and the browsers are always stopped. One line is printed per scenario passed.
@@ -1165,6 +1168,48 @@ class Test:
             o.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ""})
         self.passed("k", f"overdue in UTC days in {zone}; no bullet on a dragged card", t)
 
+    def scenario_l(self):
+        t = time.monotonic()
+        b = self.bob
+        card = self.add("notes", "Shared notes")
+        number = self.numbers[card]
+        b.wait_card_in(card, "todo")
+        b.dismiss_toasts()
+        b.driver.find_element(By.CSS_SELECTOR, f'[data-card-id="{card}"] .title').click()
+        wait_for("bob's panel of the card to open", lambda: b.js("return document.getElementById('detail').open") or None)
+        box = b.driver.find_element(By.ID, "d-desc")
+        box.click()
+        box.send_keys("bob's notes")
+        self.carol.run("edit", f"#{number}", "--desc", "carol's notes")
+
+        def described():
+            shown = self.carol.json("show", f"#{number}")
+            return (shown.get("card") or shown).get("description")
+
+        wait_for("carol's description to be on the server", lambda: described() == "carol's notes" or None, state=described)
+        # bob leaves the box: his edit, based on the text before carol's, is refused
+        b.driver.find_element(By.ID, "detail-h").click()
+
+        def notice():
+            return b.js("""
+              const t = [...document.querySelectorAll('.toast.error')].find((x) => x.textContent.includes('changed the description'));
+              if (!t) return null;
+              const r = t.getBoundingClientRect();
+              const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+              return {text: t.textContent, shown: !!top && t.contains(top), inPanel: !!t.closest('dialog[open]')};""")
+
+        seen = wait_for("bob's page to say his description lost to carol's", notice, state=lambda: b.toasts())
+        check(seen["shown"] and seen["inPanel"], f"the notice is hidden behind the open panel: {seen}")
+        check(f"#{number}" in seen["text"], f"the notice does not name the card: {seen['text']!r}")
+        kept = b.js("return document.getElementById('d-desc').value")
+        check(kept == "bob's notes", f"bob's text left the box after the conflict: the box holds {kept!r}")
+        b.driver.find_element(By.XPATH, "//button[contains(@class, 'toast-action') and text()='Save mine']").click()
+        wait_for("bob's text to be saved over carol's", lambda: described() == "bob's notes" or None,
+                 state=lambda: (described(), b.toasts()))
+        b.keys(Keys.ESCAPE)
+        wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
+        self.passed("l", "a description edit that lost keeps its text, says so above the panel, and can be saved", t)
+
     def run(self):
         os.makedirs(self.args.screenshots, exist_ok=True)
         # A failure's screenshots belong to the run that failed: none from an earlier run stays beside this one's.
@@ -1183,6 +1228,7 @@ class Test:
         self.scenario_i()
         self.scenario_j()
         self.scenario_k()
+        self.scenario_l()
 
 
 def main():

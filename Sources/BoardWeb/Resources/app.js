@@ -510,12 +510,42 @@ function applyDiff(m) {
 }
 
 function rejected(m) {
+  const sent = D.descSent;
+  if (m.code === 'conflict' && m.op === 'card.edit' && sent && m.card === sent.card) { descConflict(sent, m); return; }
   toast(m.reason || m.code || 'The server refused the change.', 'error');
   if (m.card && cardById(m.card)) {
     S.sel = { card: m.card, col: null };
     renderBoard();
     focusSelection();
   }
+}
+
+// Someone changed a card's description while this user edited it, and the server refused the edit (it was based on
+// the older text). The user's text is not lost: it goes back into the open panel's box, and the notice offers to
+// save it over the other one, as the terminal client's /keep does.
+function descConflict(sent, m) {
+  D.descSent = null;
+  const card = cardById(sent.card)?.card;
+  const label = card ? `#${card.number}` : 'the card';
+  const open = D.dlg && D.dlg.open && detailCard() && detailCard().id === sent.card;
+  // the user's text, shown in the box (and edited there) until they choose; renderDetail leaves the box alone
+  D.descDraft = { card: sent.card, text: sent.text };
+  if (open) D.desc.value = sent.text;
+  // saved from the box once more (leaving it after an edit), the text replaces the other one on purpose
+  if (card) D.descBase = card.description_seq;
+  toast(`Someone else changed the description of ${label} while you edited it (${m.reason}). ` +
+    (open ? 'Your text is still in the box.' : ''), 'error', 30000, [
+    { label: 'Save mine', run: () => {
+      const draft = D.descDraft;
+      D.descDraft = null;
+      const c = cardById(sent.card)?.card;
+      if (c && draft && draft.card === c.id) {
+        D.descSent = { card: c.id, text: draft.text };
+        op({ kind: 'card.edit', card: c.id, description: draft.text, base_seq: c.description_seq || 0 });
+      }
+    } },
+    { label: 'Keep theirs', run: () => { D.descDraft = null; D.descShown = undefined; renderDetail(); } },
+  ]);
 }
 
 function filterAnswer(m) {
@@ -1333,10 +1363,14 @@ function buildDetail() {
   colSel.addEventListener('change', () => { const c = detailCard(); if (c) op({ kind: 'card.move', card: c.id, to_column: colSel.value }); });
   due.addEventListener('change', () => { const c = detailCard(); if (c) op({ kind: 'card.edit', card: c.id, due: due.value || null }); });
   ms.addEventListener('change', () => { const c = detailCard(); if (c) op({ kind: 'card.edit', card: c.id, milestone: ms.value || null }); });
+  desc.addEventListener('input', () => { if (D.descDraft) D.descDraft.text = desc.value; });
   desc.addEventListener('focus', () => { const c = detailCard(); if (c && desc.value === c.description) D.descBase = c.description_seq; });
   desc.addEventListener('change', () => {
     const c = detailCard();
     if (!c || desc.value === c.description) return;
+    // kept until the answer: a conflict gives the text back instead of losing it (descConflict)
+    D.descSent = { card: c.id, text: desc.value };
+    D.descDraft = null;
     op({ kind: 'card.edit', card: c.id, description: desc.value, base_seq: D.descBase || c.description_seq || 0 });
   });
   lname.form.addEventListener('submit', (e) => {
@@ -1461,7 +1495,7 @@ function renderDetail() {
       return b;
     }));
   }
-  if (!keep(D.desc)) {
+  if (!keep(D.desc) && !(D.descDraft && D.descDraft.card === c.id)) {
     if (D.descShown !== c.description) { D.desc.value = c.description || ''; D.descShown = c.description; D.descBase = c.description_seq; }
   }
   D.desc.readOnly = ro;
@@ -1858,10 +1892,21 @@ async function askNotifications() {
 
 // ---------- toasts ----------
 
-function toast(text, kind = 'info', ms) {
+// A modal panel is in the browser's top layer, over everything outside it: the toasts go inside the open panel (and
+// back to the page when it closes), so a refusal is seen while a card's panel is open.
+function placeToasts() {
   const box = $('toasts');
+  const home = [...document.querySelectorAll('dialog[open]')].pop() || document.body;
+  if (box.parentElement !== home) home.append(box);
+}
+
+function toast(text, kind = 'info', ms, actions = []) {
+  placeToasts();
+  const box = $('toasts');
+  const buttons = actions.map((a) => h('button', { type: 'button', class: 'toast-action', text: a.label,
+    onclick: () => { el.remove(); a.run(); } }));
   const el = h('div', { class: 'toast ' + kind, role: kind === 'error' ? 'alert' : 'status' }, utext('span', '', text),
-    h('button', { type: 'button', class: 'icon', 'aria-label': 'Dismiss', text: '×', onclick: () => el.remove() }));
+    ...buttons, h('button', { type: 'button', class: 'icon', 'aria-label': 'Dismiss', text: '×', onclick: () => el.remove() }));
   box.append(el);
   while (box.childElementCount > 4) box.firstChild.remove();
   setTimeout(() => el.remove(), ms || (kind === 'error' ? 8000 : 3500));
@@ -1956,7 +2001,10 @@ function bindStatic() {
     showInvite(true);
   });
   for (const b of document.querySelectorAll('[data-close]')) b.addEventListener('click', () => b.closest('dialog').close());
-  for (const d of document.querySelectorAll('dialog')) d.addEventListener('click', (e) => { if (e.target === d) d.close(); });
+  for (const d of document.querySelectorAll('dialog')) {
+    d.addEventListener('click', (e) => { if (e.target === d) d.close(); });
+    d.addEventListener('close', placeToasts); // the toasts leave a panel that closes
+  }
   window.addEventListener('beforeunload', (e) => { if (S.queue.length && !S.stopped) e.preventDefault(); });
   document.addEventListener('visibilitychange', () => {
     if (!S.open || S.drag) return;
