@@ -43,6 +43,8 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
   l  a description edit that lost to someone else's: bob types in a card's panel while carol (`cork edit --desc`)
      changes it; bob's save is refused as a conflict, his text stays in the box, the notice shows above the open
      panel, and its "Save mine" saves his text over carol's
+  m  an invite link opened in a tab that already shows the board (only the address's #token part changes, so the
+     browser does not load the page again): the tab signs in as the link's user
 
 Every wait is bounded (15 s at most); the first failure ends the run with exit 1 and says what was expected. corkd
 and the browsers are always stopped. One line is printed per scenario passed.
@@ -1210,6 +1212,22 @@ class Test:
         wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
         self.passed("l", "a description edit that lost keeps its text, says so above the panel, and can be saved", t)
 
+    def scenario_m(self):
+        t = time.monotonic()
+        o = self.owner
+        dave = self.corkd.invite("dave", "viewer")
+
+        def readonly():
+            return o.js("return document.body.classList.contains('readonly')")
+
+        check(readonly() is False, "the owner's tab is read-only")
+        o.driver.get(dave["web_url"])  # same document: only the hash changes
+        # dave is a viewer: the tab signed in as him is read-only
+        wait_for("the tab to sign in as dave (a viewer), whose invite link it was given", lambda: readonly() or None,
+                 state=readonly)
+        o.wait_live()
+        self.passed("m", "an invite link opened in a tab already on the board signs it in as the link's user", t)
+
     def run(self):
         os.makedirs(self.args.screenshots, exist_ok=True)
         # A failure's screenshots belong to the run that failed: none from an earlier run stays beside this one's.
@@ -1229,6 +1247,7 @@ class Test:
         self.scenario_j()
         self.scenario_k()
         self.scenario_l()
+        self.scenario_m()
 
 
 def main():

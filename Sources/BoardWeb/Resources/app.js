@@ -2012,7 +2012,10 @@ function bindStatic() {
     else sendPresence(S.detail ? { state: 'viewing', card: S.detail } : { state: 'viewing' });
   });
   window.addEventListener('hashchange', () => {
-    const b = new URLSearchParams(location.hash.slice(1)).get('board');
+    const params = new URLSearchParams(location.hash.slice(1));
+    // a new invite link opened in this tab: start again with it (sign in as its user), as a fresh tab would
+    if (params.get('token')) { stop(); location.reload(); return; }
+    const b = params.get('board');
     if (b && ID_RE.test(b) && b !== S.boardId) intent({ t: 'open', board: b });
   });
 }
