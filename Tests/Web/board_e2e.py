@@ -30,7 +30,8 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
   i  card dependencies: a blocked card has a "⊘ blocked by #N" badge on both pages; its panel lists what it waits
      for and what waits for it (links that open those cards); a blocker moved into the last column, moved back, or
      closed changes the badge of a card in another column; a blocked card carried over DOING is marked refused, and
-     its drop there is refused with the server's reason
+     its drop there is refused with the server's reason, whose "Move anyway…" moves it with a reason the card's
+     history keeps
   j  the inbox: carol (`cork comment`) mentions the owner on a card; the owner's envelope counts 1, a toast and (the
      owner's page allowed them) a browser notification say it; the panel lists the entry newest first, marked new,
      with its time, actor, board and card, as text; opening it brings the count to 0 (read on the server: after a
@@ -988,6 +989,14 @@ class Test:
         log(f"refusal shown: {toast['text']!r}")
         time.sleep(0.3)
         check(o.card_column(deploy) == "todo", "the blocked card left TODO after a refused drop")
+        # the refusal offers what it says: an editor moves it anyway, with a reason the history keeps
+        o.driver.find_element(By.XPATH, "//button[contains(@class, 'toast-action') and text()='Move anyway…']").click()
+        prompt = wait_for("the page to ask why", lambda: o.driver.switch_to.alert)
+        prompt.send_keys("the demo is today")
+        prompt.accept()
+        o.wait_card_in(deploy, "doing", "moved anyway with a reason")
+        history = self.carol.run("history", "#" + str(n[deploy])).stdout
+        check("the demo is today" in history, f"the card's history does not keep the reason: {history[-400:]!r}")
         for p in self.pages:
             p.no_alert()
             p.drain_console()

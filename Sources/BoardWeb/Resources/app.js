@@ -107,6 +107,7 @@ function slug(name) {
 // ---------- state ----------
 
 const S = {
+  lastMoves: new Map(), // card id → the last move this page sent for it (a refused one can be forced)
   me: null, // {user, name}
   role: 'viewer',
   boards: [],
@@ -237,6 +238,7 @@ function intent(msg) {
 
 function op(o) {
   if (o.kind !== 'chat' && !canEdit()) { toast('You can only read this board (your role is ' + S.role + ').', 'error'); return; }
+  if (o.kind === 'card.move') S.lastMoves.set(o.card, o);
   intent({ t: 'op', op: o });
 }
 
@@ -512,7 +514,13 @@ function applyDiff(m) {
 function rejected(m) {
   const sent = D.descSent;
   if (m.code === 'conflict' && m.op === 'card.edit' && sent && m.card === sent.card) { descConflict(sent, m); return; }
-  toast(m.reason || m.code || 'The server refused the change.', 'error');
+  const move = m.op === 'card.move' && m.code === 'blocked' ? S.lastMoves.get(m.card) : null;
+  // a blocked card may still be moved with a reason, which its history keeps (owners and editors)
+  const force = move && !move.force && (S.role === 'owner' || S.role === 'editor') ? [{ label: 'Move anyway…', run: () => {
+    const reason = (window.prompt('Why move it anyway? The reason goes in the card\'s history.') || '').trim();
+    if (reason) op({ ...move, force: reason });
+  } }] : [];
+  toast(m.reason || m.code || 'The server refused the change.', 'error', force.length ? 20000 : undefined, force);
   if (m.card && cardById(m.card)) {
     S.sel = { card: m.card, col: null };
     renderBoard();
