@@ -13,11 +13,11 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
 
   a  a card `cork add` makes shows in both pages
   b  a keyboard drag and a mouse drag in one page move the card in the other page and in `cork show`; after the
-     drop the others see the dragger `viewing` the card (not `idle`)
+     drop the others see the dragger `viewing` the card (not `idle`), and then the card the dragger selects
   c  a hard WIP limit: a drop into a full column is refused with the server's reason and the card stays; Ctrl-Z
      undoes one's own move, seen in the other page
   d  kill -9 of corkd: the pages say offline, a card picked up meanwhile stays in hand when a retry fails, and its
-     move is queued; corkd restarted on the same ports
+     move is queued; corkd restarted on the same ports (each page lists the other person again)
      and data directory, the pages come back by themselves (the cookie survives) and the queued move lands
   e  hostile strings (HTML in a title, a javascript: description, an RTL override, the longest title, HTML in a
      label and in chat): no alert, no element made from them, the text shows literally, the layout holds
@@ -507,6 +507,11 @@ class Test:
                  lambda: any(f"viewing #{number}" in x for x in self.bob.people()) or None, state=self.bob.people)
         check(self.owner.card_column(alpha) == "doing", "Esc did not put the card back")
         check(not self.bob.js("return document.querySelector('.ghost')"), "a ghost stays on bob's page after Esc")
+        # the others follow the owner's selection (as the terminal client's does), not the card last carried
+        other = self.cards["beta"]
+        self.owner.focus_card(other)
+        wait_for(f"bob's page to show the owner viewing #{self.numbers[other]}, the card now selected",
+                 lambda: any(f"viewing #{self.numbers[other]}" in x for x in self.bob.people()) or None, state=self.bob.people)
 
         # mouse: bob drags Beta from TODO to DONE with the pointer
         beta = self.cards["beta"]
@@ -595,6 +600,10 @@ class Test:
         for p in (self.owner, self.bob):
             p.wait_live()
             check(p.js("return document.getElementById('gate').hidden"), f"{p.name}'s page asks to sign in again after the restart")
+        # the restarted server knows nobody's presence: each page says it again, so each lists the other
+        for p, other in ((self.owner, "bob"), (self.bob, "owner")):
+            wait_for(f"{p.name}'s page to list {other} after the restart",
+                     lambda p=p, other=other: any(other in x for x in p.people()) or None, state=p.people)
         self.owner.wait_card_in(delta, "done", " (queued while offline)")
         self.bob.wait_card_in(delta, "done", " (the owner's queued move)")
         wait_for("cork show to have Delta in done", lambda: self.carol.column_of(delta) == "done" or None)

@@ -684,6 +684,9 @@ function afterRender() {
   for (const id of [...S.multi]) if (!ids.has(id)) S.multi.delete(id);
   if (S.sel.card && !ids.has(S.sel.card)) S.sel = { card: null, col: S.sel.col };
   renderBulk();
+  // The others see where this user is, as the terminal client shows it: viewing the selected card, or the board
+  // (a drag and an open panel say more, themselves). Sent again after a reconnect, when the server has forgotten it.
+  if (!S.drag && !S.detail && !document.hidden) sendPresence(S.sel.card ? { state: 'viewing', card: S.sel.card } : { state: 'viewing' });
 }
 
 function colEl(col) {
