@@ -141,6 +141,16 @@ final class LiveSession {
     /// How either task of a web session ends it.
     private struct Ended: Error {}
 
+    /// What a page says of an undo (or redo) the server refused: which change, why, and what the same key does now.
+    static func undoRefusal(_ direction: UndoStack.Direction, entry: UndoStack.Entry, reason: String, next: UndoStack) -> String {
+        let key = direction == .undo ? "Ctrl-Z" : "Ctrl-Shift-Z"
+        let following = direction == .undo ? next.undoable.last : next.redoable.last
+        let does = direction == .undo ? "undoes" : "redoes"
+        let then = following.map { "\(key) again \(does) the change before it: \($0.words)." }
+            ?? "There is nothing older to \(direction.verb)."
+        return "Cannot \(direction.verb) \(entry.words): \(reason). \(then)"
+    }
+
     static func requestedBoard(in line: ByteBuffer) -> BoardID? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.readableBytesView)) as? [String: Any],
             object["t"] as? String == "open", let board = object["board"] as? String, !board.isEmpty
@@ -202,14 +212,16 @@ final class LiveSession {
         case .presence(let presence):
             note(presence)
         case .rejected(let rejected):
-            if case .undo(let seq) = rejected.op.request, let (direction, _) = undoStack.refused(seq, reason: rejected.reject.message) {
-                // Refused for good (someone changed it since, or it has no inverse): let the next Ctrl-Z reach the
-                // change before it.
+            var reason = rejected.reject.message
+            if case .undo(let seq) = rejected.op.request, let (direction, entry) = undoStack.refused(seq, reason: reason) {
+                // Refused for good (someone changed it since, or it has no inverse): the next Ctrl-Z reaches the
+                // change before it, and the notice says which, so it is not undone unawares.
                 _ = undoStack.skip(direction)
+                reason = Self.undoRefusal(direction, entry: entry, reason: reason, next: undoStack)
             }
             await send(
                 LiveMessage.Rejected(
-                    code: rejected.reject.code.rawValue, reason: rejected.reject.message, op: rejected.op.request.kind,
+                    code: rejected.reject.code.rawValue, reason: reason, op: rejected.op.request.kind,
                     card: Self.card(of: rejected.op.request)))
             await sendStatus(client: client, send: send)
         case .connection(let state):

@@ -156,6 +156,10 @@ import Testing
             let refused = try await page.next(where: { $0["t"] as? String == "rejected" })
             #expect(refused["code"] as? String == "undo_conflict")
             #expect(refused["op"] as? String == "undo")
+            // It names the change and says what Ctrl-Z does now (the next one back would be undone unannounced).
+            let reason = refused["reason"] as? String ?? ""
+            #expect(reason.hasPrefix(#"Cannot undo added #1 "from the page""#), "\(reason)")
+            #expect(reason.hasSuffix("There is nothing older to undo."), "\(reason)")
             // A change of the page's own that nobody touched since is undone (the card is archived) and redone.
             try await page.send(#"{"t":"op","op":{"kind":"card.add","column":"todo","title":"second"}}"#)
             _ = try await page.next(where: { message in
