@@ -23,7 +23,8 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
      label and in chat): no alert, no element made from them, the text shows literally, the layout holds
   f  the testability contract: data-board-id, data-seq (= the server's seq), data-column-id, data-card-id and the
      filter input
-  g  screenshots at 1280x800 and 375x812 (mobile emulation), written as PNG to --screenshots
+  g  screenshots at 1280x800 and 375x812 (mobile emulation), written as PNG to --screenshots; the feed keeps
+     showing its newest lines when the window narrows
   h  edits made in a page (a new card, a description, chat with a mention, archive and restore) reach the other
      page and cork; the page's console has no error and no diff it could not apply; once the server has confirmed
      a move the status says just "● live" (nothing unconfirmed)
@@ -805,9 +806,18 @@ class Test:
         time.sleep(0.3)
         self.check_layout(p, 1280)
         p.shot(os.path.join(out, "board-1280x800.png"))
+        feed = "const l = document.getElementById('feed-list'); return [l.scrollHeight, l.scrollTop, l.clientHeight];"
+        p.js("const l = document.getElementById('feed-list'); l.scrollTop = l.scrollHeight;")
+        # narrowed as a window is, through the widths between (at 700 px the feed goes under the board)
+        p.viewport(700, 812)
+        time.sleep(0.3)
         p.viewport(375, 812, mobile=True)
         wait_for("the page to lay out at 375 px", lambda: p.js("return window.innerWidth") == 375 or None)
         time.sleep(0.3)
+        # the feed showed its newest lines and still does (it jumped back to the oldest)
+        height, top, shown = p.js(feed)
+        check(height > shown, f"the feed does not scroll at 375 px, so this check tests nothing: {height} <= {shown}")
+        check(height - top - shown < 40, f"the feed left its newest lines when the window narrowed: {height - top - shown} px below")
         self.check_layout(p, 375)
         p.shot(os.path.join(out, "board-375x812.png"))
         p.full_shot(os.path.join(out, "board-375-full.png"), 375)

@@ -1625,10 +1625,23 @@ function renderArchived(cards) {
 
 // ---------- feed and chat ----------
 
+// Whether the feed shows its newest lines: then it stays so as lines arrive and as its box changes size (a window
+// resized to phone width, a filter error that makes the header taller).
+function feedAtBottom(list) { return list.scrollHeight - list.scrollTop - list.clientHeight < 40; }
+
+function watchFeed() {
+  const list = $('feed-list');
+  S.feedPinned = true;
+  list.addEventListener('scroll', () => { S.feedPinned = feedAtBottom(list); });
+  if (typeof ResizeObserver === 'function') {
+    new ResizeObserver(() => { if (S.feedPinned) list.scrollTop = list.scrollHeight; }).observe(list);
+  }
+}
+
 function addFeed(m) {
   const items = Array.isArray(m.items) ? m.items : [];
   const list = $('feed-list');
-  const nearBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+  const nearBottom = S.feedPinned || feedAtBottom(list);
   if (m.replace) { S.feed = []; S.feedSeqs.clear(); list.replaceChildren(); }
   for (const it of items) {
     // once each: after a reconnect an entry can come both in the backlog and on its own
@@ -1643,7 +1656,7 @@ function addFeed(m) {
   while (S.feed.length > FEED_MAX) { const old = S.feed.shift(); S.feedSeqs.delete(old.seq); list.firstChild && list.firstChild.remove(); }
   if (!list.childElementCount) list.append(h('li', { class: 'muted', text: 'Nothing yet.' }));
   else { const empty = list.querySelector(':scope > .muted'); if (empty) empty.remove(); }
-  if (nearBottom || m.replace) list.scrollTop = list.scrollHeight;
+  if (nearBottom || m.replace) { list.scrollTop = list.scrollHeight; S.feedPinned = true; }
 }
 
 function mentionsMe(text) {
@@ -1989,6 +2002,7 @@ function bindStatic() {
     op({ kind: 'chat', text: input.value });
     input.value = '';
   });
+  watchFeed();
   $('btn-undo').addEventListener('click', () => intent({ t: 'undo' }));
   $('btn-redo').addEventListener('click', () => intent({ t: 'redo' }));
   $('btn-archived').addEventListener('click', openArchived);
