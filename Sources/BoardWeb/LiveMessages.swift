@@ -57,6 +57,12 @@ enum LiveMessage {
         var name: String
     }
 
+    /// The user's boards again, asked for by the page (`boards`): one made meanwhile elsewhere joins the picker.
+    struct Boards: Encodable {
+        let t = "boards"
+        var boards: [BoardSummaryView]
+    }
+
     struct FullBoard: Encodable {
         let t = "board"
         var seq: UInt64

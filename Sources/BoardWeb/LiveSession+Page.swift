@@ -39,6 +39,9 @@ extension LiveSession {
         case "archived":
             let cards = (await client.board?.cards.values.filter(\.archived) ?? []).sorted { $0.updatedAt > $1.updatedAt }
             await send(LiveMessage.Archived(cards: cards))
+        case "boards":
+            guard let boards = try? await client.boards(timeout: .seconds(15)) else { return }
+            await send(LiveMessage.Boards(boards: boards.map { LiveMessage.BoardSummaryView(id: $0.board, name: $0.name) }))
         case "inbox":
             await inboxRequest(object, client: client, send: send)
         case "inbox.read":

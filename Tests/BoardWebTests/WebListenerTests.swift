@@ -174,6 +174,26 @@ import Testing
         }
     }
 
+    /// A board made while the page is open (here by the operator; `cork board create` in a terminal alike) reaches
+    /// the page's board list when the page asks again (`boards`, sent when its window comes back to the front).
+    @Test func thePageAsksForItsBoardsAgainAndHearsOfANewOne() async throws {
+        try await withCorkd { corkd in
+            let port = try #require(corkd.webPort)
+            let page = try await WebPageProbe.live(port: port, token: corkd.ownerToken)
+            try await page.send(#"{"t":"open","board":"main"}"#)
+            let welcome = try await page.next(where: { $0["t"] as? String == "welcome" })
+            let before = (welcome["boards"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            #expect(before == ["main"], "\(before)")
+            let made = try await corkd.admin(["board", "create", "ops", "--name", "Ops rota"])
+            #expect(made.exit.isSuccess, "\(made.standardError)")
+            try await page.send(#"{"t":"boards"}"#)
+            let boards = try await page.next(where: { $0["t"] as? String == "boards" })
+            let listed = (boards["boards"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            #expect(Set(listed) == ["main", "ops"], "\(boards)")
+            await page.close()
+        }
+    }
+
     @Test func thePageHearsListsAndReadsTheInbox() async throws {
         try await withCorkd { corkd in
             let port = try #require(corkd.webPort)

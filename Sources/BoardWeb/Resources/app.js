@@ -341,6 +341,7 @@ function handle(m) {
       break;
     case 'status': S.server = m; renderStatus(); break;
     case 'rejected': rejected(m); break;
+    case 'boards': S.boards = Array.isArray(m.boards) ? m.boards : S.boards; renderBoardPicker(); break;
     case 'filter': filterAnswer(m); break;
     case 'archived': renderArchived(Array.isArray(m.cards) ? m.cards : []); break;
     case 'inbox': inboxPage(m); break;
@@ -2003,6 +2004,12 @@ function bindStatic() {
     input.value = '';
   });
   watchFeed();
+  // back in this window (after `cork board create` in a terminal, say): the board picker asks for the list again
+  window.addEventListener('focus', () => {
+    if (Date.now() - (S.boardsAsked || 0) < 5000) return;
+    S.boardsAsked = Date.now();
+    raw({ t: 'boards' });
+  });
   $('btn-undo').addEventListener('click', () => intent({ t: 'undo' }));
   $('btn-redo').addEventListener('click', () => intent({ t: 'redo' }));
   $('btn-archived').addEventListener('click', openArchived);
