@@ -6,9 +6,10 @@ import BoardCore
 ///
 /// The sentence is `ACTOR VERB PLACE: DETAIL`, e.g. `bob mentioned you on main #3: "Ship it": @alice can you look?`
 /// (a due-date reminder: `reminder for PLACE: DETAIL`).
-/// PLACE is the board and the card: its number when the board at hand is the entry's (`main #3`), else the card's id
-/// (`ops id:k7`, as `cork` takes it), or the board alone for a chat mention. DETAIL is the server's one-line text
-/// without what PLACE and the verb already say (its leading `#3 `, `assigned you to `, `moved `).
+/// PLACE is the board and the card: its number (`main #3`, `ops #7`: from the board at hand when it is the entry's,
+/// else from the server's text, which starts with it), the card's id when neither gives one (`ops id:k7`, an entry
+/// written before the texts named the card), or the board alone for a chat mention. DETAIL is the server's one-line
+/// text without what PLACE and the verb already say (its leading `#3 `, `assigned you to `, `moved `).
 public enum InboxText {
     /// `entry`'s card as `#N` when `board` is its board and holds the card, else nil.
     public static func cardNumber(_ entry: InboxEntry, on board: Board?) -> Int? {
@@ -19,8 +20,33 @@ public enum InboxText {
     /// Where the entry is: `main #3`, `ops id:k7`, or `main` (no card).
     public static func place(_ entry: InboxEntry, on board: Board?) -> String {
         guard let card = entry.card else { return entry.board.rawValue }
-        if let number = cardNumber(entry, on: board) { return "\(entry.board) #\(number)" }
+        if let number = number(entry, on: board) { return "\(entry.board) #\(number)" }
         return "\(entry.board) id:\(card)"
+    }
+
+    /// The card's number: from `board` when it is the entry's and holds the card, else the `#N ` the server's text
+    /// starts with (after the verb's lead), nil when neither says.
+    static func number(_ entry: InboxEntry, on board: Board?) -> Int? {
+        if let number = cardNumber(entry, on: board) { return number }
+        guard entry.card != nil else { return nil }
+        let text = withoutLead(entry)
+        guard text.hasPrefix("#") else { return nil }
+        let digits = text.dropFirst().prefix(while: { $0.isASCII && $0.isNumber })
+        guard !digits.isEmpty, text.dropFirst(1 + digits.count).hasPrefix(" ") else { return nil }
+        return Int(digits)
+    }
+
+    /// The entry's text on one line, without the verb's lead (`assigned you to `, `moved `).
+    static func withoutLead(_ entry: InboxEntry) -> Substring {
+        let text = Substring(FeedText.oneLine(entry.text))
+        let lead: String? =
+            switch entry.kind {
+            case .assigned: "assigned you to "
+            case .moved: "moved "
+            default: nil
+            }
+        if let lead, text.hasPrefix(lead) { return text.dropFirst(lead.count) }
+        return text
     }
 
     /// What the actor did, before the place; a kind this version does not know (a newer server's) says only where
@@ -38,15 +64,8 @@ public enum InboxText {
 
     /// The entry's text, on one line, without what the sentence's verb and place already say.
     static func detail(_ entry: InboxEntry, on board: Board?) -> String {
-        var text = Substring(FeedText.oneLine(entry.text))
-        let lead: String? =
-            switch entry.kind {
-            case .assigned: "assigned you to "
-            case .moved: "moved "
-            default: nil
-            }
-        if let lead, text.hasPrefix(lead) { text = text.dropFirst(lead.count) }
-        if let number = cardNumber(entry, on: board), text.hasPrefix("#\(number) ") {
+        var text = withoutLead(entry)
+        if let number = number(entry, on: board), text.hasPrefix("#\(number) ") {
             text = text.dropFirst("#\(number) ".count)
         }
         return String(text)

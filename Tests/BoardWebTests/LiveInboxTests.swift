@@ -49,7 +49,7 @@ import Testing
     @Test func aCardOfAnotherBoardIsNamedByItsIdAndAChatMentionByItsBoard() throws {
         var elsewhere = Self.mention
         elsewhere.board = "ops"
-        #expect(LiveMessage.InboxEntryView(elsewhere, on: Self.board()).sentence == "bob mentioned you on ops id:c3: #3 Card 3: @alice can you look?")
+        #expect(LiveMessage.InboxEntryView(elsewhere, on: Self.board()).sentence == "bob mentioned you on ops #3: Card 3: @alice can you look?")
         let chat = InboxEntry(
             id: 18, user: "alice", board: "main", seq: 15, card: nil, kind: .mention, actor: "carol",
             at: Timestamp(milliseconds: 5), text: "@alice <b>standup</b>")

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// `cork inbox`'s lines and JSON: the id, the unread mark, the time, and a sentence that names the board and the card
-/// (by number on the board connected to, by id elsewhere) without repeating what the server's text says.
+/// (by its number, or its id when nothing gives the number) without repeating what the server's text says.
 @Suite struct InboxTextTests {
     /// 2026-11-29 10:41 UTC.
     static let at = Timestamp(milliseconds: 1_795_948_860_000)
@@ -49,13 +49,19 @@ import Testing
         #expect(InboxText.sentence(Self.entry(1, kind: kind, text: text), on: Self.board) == sentence)
     }
 
-    @Test func cardsElsewhereShowByIdAndChatMentionsByBoard() {
-        // Another board than the one connected to (or none): the card's id, the text as the server wrote it.
+    @Test func cardsElsewhereShowByTheNumberTheTextGivesAndChatMentionsByBoard() {
+        // Another board than the one connected to (or none): the number the server's text starts with, said once
+        // (it read `ops id:x4: #7 Rotate keys`).
         let elsewhere = Self.entry(3, kind: .assigned, board: "ops", card: "x4", text: "assigned you to #7 Rotate keys")
-        #expect(InboxText.sentence(elsewhere, on: Self.board) == "bob assigned you to ops id:x4: #7 Rotate keys")
-        #expect(InboxText.sentence(Self.entry(4), on: nil) == "bob mentioned you on main id:k3: #3 Ship it: @alice can you look?")
-        // A card no longer on the board.
-        #expect(InboxText.place(Self.entry(5, card: "gone"), on: Self.board) == "main id:gone")
+        #expect(InboxText.sentence(elsewhere, on: Self.board) == "bob assigned you to ops #7: Rotate keys")
+        #expect(InboxText.sentence(Self.entry(4), on: nil) == "bob mentioned you on main #3: Ship it: @alice can you look?")
+        let reminder = Self.entry(8, kind: .dueSoon, board: "ops", card: "cg1", text: #"#1 "Rotate certs" is due today"#)
+        #expect(InboxText.sentence(reminder, on: Self.board) == #"reminder for ops #1: "Rotate certs" is due today"#)
+        // A card no longer on the board: the number it had, from the text.
+        #expect(InboxText.place(Self.entry(5, card: "gone"), on: Self.board) == "main #3")
+        // A text that does not start with the card's number (written before the texts named the card): its id.
+        let older = Self.entry(9, board: "ops", card: "x4", text: "Rotate keys: @alice can you look?")
+        #expect(InboxText.sentence(older, on: Self.board) == "bob mentioned you on ops id:x4: Rotate keys: @alice can you look?")
         let chat = Self.entry(6, card: nil, text: "standup in 5 @alice")
         #expect(InboxText.sentence(chat, on: Self.board) == "bob mentioned you on main: standup in 5 @alice")
         // Control characters never reach the terminal.

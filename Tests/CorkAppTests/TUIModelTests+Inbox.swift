@@ -155,7 +155,7 @@ extension TUIModelTests {
         #expect(lines.contains { $0.contains("▸ • 09:05 bob assigned you to main #2: Write docs") })
         #expect(lines.contains { $0.contains("• 09:05 bob mentioned you on main #3: Ship it: @alice can you look?") })
         #expect(lines.contains { $0.contains("• 09:05 bob commented on main #1: Fix login: works on staging") })
-        #expect(lines.contains { $0.contains("   09:05 bob mentioned you on ops id:x4: #7 Rotate keys: @alice yours?") })
+        #expect(lines.contains { $0.contains("   09:05 bob mentioned you on ops #7: Rotate keys: @alice yours?") })
 
         // The server confirms; another entry arrives while the view is open: read at once, the selection stays put.
         _ = model.update(.client(.inbox(.read(ids: [22, 18], unread: 0))))
