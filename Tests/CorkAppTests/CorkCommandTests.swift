@@ -204,6 +204,11 @@ import Darwin
             let bare = try await cork.run([])
             #expect(bare.exit.status == 2 && bare.standardError.contains("needs a terminal"), "\(bare)")
             // 2: usage.
+            // A usage error is one line, as every failure (docs/scripting.md), with where the usage is.
+            let bogus = try await cork.fails(["move", "#1", "doing", "--bogus"], with: 2)
+            #expect(bogus == "cork: Unknown option '--bogus'. Did you mean '--board'? (see 'cork move --help')\n", "\(bogus)")
+            let format = try await cork.fails(["export", "--format", "xml"], with: 2)
+            #expect(format.hasPrefix("cork: The value 'xml' is invalid for '--format <format>'.") && format.split(separator: "\n").count == 1, "\(format)")
             try await cork.fails(["show", "--bogus"], with: 2)
             try await cork.fails(["frobnicate"], with: 2)
             try await cork.fails(["edit", "#1"], with: 2)
