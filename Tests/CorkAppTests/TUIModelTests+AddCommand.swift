@@ -81,6 +81,9 @@ extension TUIModelTests {
         #expect(Self.enter(line, into: &model).isEmpty)
         #expect(model.notice?.contains(message) == true, "\(model.notice ?? "no notice")")
         #expect(model.selectWhenShown == nil)
+        // Whole in the feed too: an 80-column status line cuts a reason with its usage.
+        #expect(model.feed.last?.text == model.notice, "\(model.feed.last?.text ?? "no feed line")")
+        #expect(model.feed.last?.kind == .error)
     }
 
     @Test func slashAddShowsTheRoomLeftInTheTitleNearTheLimit() {

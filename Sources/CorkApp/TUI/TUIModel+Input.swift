@@ -257,13 +257,20 @@ extension TUIModel {
                 throw usage("unknown command \(name); /help lists them")
             }
         } catch let error as ResolutionError {
-            notice = error.message
+            refuse(error.message)
         } catch let error as TUIUsage {
-            notice = error.message
+            refuse(error.message)
         } catch {
-            notice = "\(error)"
+            refuse("\(error)")
         }
         return []
+    }
+
+    /// A command the input line could not run: the reason on the status line, and whole in the feed, where a narrow
+    /// terminal's status line would cut it (the usage that follows it most of all) and `/lastlog` finds it again.
+    mutating func refuse(_ reason: String) {
+        notice = reason
+        post(FeedEntry(reason, kind: .error))
     }
 
     /// `/set [SETTING [VALUE]]`: shows the settings, or one, or changes one. For this run of cork only.
