@@ -49,7 +49,9 @@ struct RecurCommand: AsyncParsableCommand {
     func run() async throws {
         let rule = try self.rule()
         let card = self.card
-        try await CardChange.run(connection, json: json, verb: rule == nil ? "stopped recurring" : "made recurring") { board throws(CorkFailure) in
+        try await CardChange.run(
+            connection, json: json, verb: rule == nil ? "stopped recurring" : "made recurring", describing: true
+        ) { board throws(CorkFailure) in
             let found = try CardOps.card(card, on: board)
             return (found.id, [.setRecurrence(card: found.id, recurrence: rule)])
         }
