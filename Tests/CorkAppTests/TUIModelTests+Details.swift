@@ -88,3 +88,30 @@ extension TUIModelTests {
         #expect(chat.input.text == "hello" && chat.purpose == .chat)
     }
 }
+
+extension TUIModelTests {
+    /// A card's second row in a narrow column: each part whole or left out, and `…` when some are (at 80 columns it
+    /// showed `▰ 1/` for `▰▱▱ 1/3`, and the assignee not at all, with nothing to say so).
+    @Test func aCardsSecondRowShowsItsPartsWholeOrSaysSomeAreLeftOut() throws {
+        var model = Self.model(width: 80)
+        var t = Self.testBoard()
+        t.apply(.createLabel(label: "l1", name: "infrastructure", color: try #require(HexColor("#0075ca"))))
+        t.apply(.createLabel(label: "l2", name: "security-review", color: try #require(HexColor("#d73a4a"))))
+        t.apply(.addLabel(card: "k1", label: "l1"))
+        t.apply(.addLabel(card: "k1", label: "l2"))
+        for (item, done) in [("i1", true), ("i2", false), ("i3", false)] {
+            t.apply(.addChecklistItem(card: "k1", item: ChecklistItemID(item), text: item, done: done, index: nil))
+        }
+        model.board = t.board
+        let row = model.render().lines[2]
+        let cell = String(row.prefix { $0 != "│" }).trimmingCharacters(in: .whitespaces)
+        let whole: Set<String> = ["bug", "infrastructure", "security-review", "!2026-03-01", "▰▱▱", "1/3", "…"]
+        #expect(cell.split(separator: " ").allSatisfy { whole.contains(String($0)) }, "a part is cut: \(cell)")
+        #expect(cell.hasSuffix("…"), "parts are left out without a mark: \(cell)")
+        // Wide enough, every part shows and nothing is marked.
+        var wide = Self.model(width: 200)
+        wide.board = t.board
+        let full = String(wide.render().lines[2].prefix { $0 != "│" })
+        #expect(full.contains("security-review") && full.contains("▰▱▱ 1/3") && !full.contains("…"), "\(full)")
+    }
+}

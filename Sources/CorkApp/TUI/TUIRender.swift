@@ -178,16 +178,13 @@ extension TUIModel {
         }
     }
 
-    /// The second row of a card: label chips, due date, assignees, and who is on it right now.
+    /// The second row of a card: label chips, due date, assignees, and who is on it right now. Each part is shown
+    /// whole or not at all, and ` …` says when some are left out: a part cut in the middle (`1/` of `1/3`) reads as
+    /// another value.
     func renderDetails(_ card: Card, x: Int, y: Int, width: Int, into screen: inout ScreenBuffer) {
         guard let board else { return }
-        var cursor = x + 1
-        let end = x + width
-        func put(_ text: String, _ style: Style) {
-            guard cursor < end else { return }
-            cursor += screen.write(text, x: cursor, y: y, style: style, maxWidth: end - cursor)
-            cursor += 1
-        }
+        var parts: [(text: String, style: Style)] = []
+        func put(_ text: String, _ style: Style) { parts.append((text, style)) }
         // Presence first, so it survives truncation.
         let here = presence.values.filter { $0.card == card.id && $0.user != user }.sorted { $0.user.rawValue < $1.user.rawValue }
         for entry in here {
@@ -216,6 +213,24 @@ extension TUIModel {
         }
         if let id = card.milestone, let milestone = board.milestone(id) {
             put("◆" + DisplayWidth.truncate(milestone.title, to: 16), Style(foreground: .ansi(.blue)))
+        }
+        var cursor = x + 1
+        let end = x + width
+        for (index, part) in parts.enumerated() {
+            let partWidth = DisplayWidth.of(part.text)
+            let last = index == parts.count - 1
+            // Room for ` …` after it, unless it is the last part.
+            if cursor + partWidth + (last ? 0 : 2) <= end {
+                cursor += screen.write(part.text, x: cursor, y: y, style: part.style, maxWidth: end - cursor) + 1
+                continue
+            }
+            if index == 0 {
+                // Not even the first part fits: it is cut, and its own `…` says so.
+                screen.write(DisplayWidth.truncate(part.text, to: end - cursor), x: cursor, y: y, style: part.style, maxWidth: end - cursor)
+            } else if cursor < end {
+                screen.write(String(DisplayWidth.ellipsis), x: cursor, y: y, style: Style(), maxWidth: end - cursor)
+            }
+            break
         }
     }
 
