@@ -171,6 +171,8 @@ import Testing
         #expect(health.verdict == .stopping)
     }
 
+    /// How `--metrics`/`--health` values parse: strings only, nothing binds these ports (the listener tests use
+    /// port 0).
     @Test func adminAddresses() {
         #expect(AdminAddress("127.0.0.1:9420") == AdminAddress(host: "127.0.0.1", port: 9420))
         #expect(AdminAddress("[::1]:9420") == AdminAddress(host: "::1", port: 9420))
