@@ -318,3 +318,39 @@ extension TUIModelTests {
         #expect(pane(model).first?.hasPrefix("first word") == true, "\(pane(model))")
     }
 }
+
+extension TUIModelTests {
+    /// Three columns in 80 cells share the width evenly (27, 27, 26 with their borders): the last one did not take
+    /// the whole remainder.
+    @Test func columnsShareTheScreenWidthEvenly() {
+        for width in [80, 81, 100, 101] {
+            let model = Self.model(width: width, height: 24)
+            let row = Array(model.render().lines[2])
+            let borders = row.indices.filter { row[$0] == "│" }
+            #expect(borders.count == 3 && borders.last == width - 1, "width \(width): borders at \(borders)")
+            guard borders.count == 3 else { continue }
+            let widths = [borders[0] + 1, borders[1] - borders[0], borders[2] - borders[1]]
+            #expect(widths.max()! - widths.min()! <= 1, "width \(width): columns \(widths)")
+        }
+    }
+}
+
+extension TUIModelTests {
+    /// When the oldest entry in view shows only its last rows (after a resize made the pane shorter), its top row
+    /// starts with `…`: it read as an indented line of its own.
+    @Test func aFeedEntryCutAtThePanesTopSaysSo() {
+        var model = Self.model(width: 60, height: 30)
+        model.feed = []
+        model.post(FeedEntry("alice: " + (1...30).map { "word\($0)" }.joined(separator: " "), kind: .chat))
+        for number in 2...4 { model.post(FeedEntry("entry \(number)", kind: .info)) }
+        _ = model.update(.resize(width: 60, height: 22))
+        let rows = model.feedHeight - 1
+        let lines = model.render().lines
+        let title = lines.firstIndex { $0.contains("─ feed") } ?? 0
+        let pane = lines[(title + 1)...(title + rows)].map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(pane.last == "entry 4", "\(pane)")
+        #expect(pane.first?.hasPrefix("… ") == true && pane.first?.contains("word30") == false, "\(pane)")
+        #expect(pane.contains { $0.hasSuffix("word30") }, "the chat line's end is on screen: \(pane)")
+        #expect(pane.filter { $0.hasPrefix("…") }.count == 1, "\(pane)")
+    }
+}

@@ -46,14 +46,21 @@ extension TUIModel {
     }
 
     /// How many columns fit side by side, and the first one shown (so the selected one is visible).
-    func columnWindow() -> (first: Int, count: Int, width: Int) {
+    func columnWindow() -> (first: Int, count: Int) {
         let total = columns.count
-        guard total > 0 else { return (0, 0, width) }
+        guard total > 0 else { return (0, 0) }
         let fit = max(1, min(total, width / TUIModel.columnMinWidth))
         let focusColumn = carry?.column ?? column
         // Derived from the focused column: the window starts as far left as it can while showing it.
         let first = max(0, min(focusColumn - fit + 1, total - fit))
-        return (first, fit, width / fit)
+        return (first, fit)
+    }
+
+    /// Where the column in `slot` of a window of `count` starts and how wide it is: the screen's width shared out
+    /// evenly, the columns on the left taking one cell more each until the remainder is used.
+    func columnSpan(slot: Int, of count: Int) -> (x: Int, width: Int) {
+        let base = width / count, extra = width % count
+        return (slot * base + min(slot, extra), base + (slot < extra ? 1 : 0))
     }
 
     func renderBoard(into screen: inout ScreenBuffer) {
@@ -64,9 +71,8 @@ extension TUIModel {
         let window = columnWindow()
         for slot in 0..<window.count {
             let index = window.first + slot
-            let x = slot * window.width
-            let columnWidth = slot == window.count - 1 ? width - x : window.width
-            renderColumn(index, x: x, width: columnWidth, into: &screen)
+            let span = columnSpan(slot: slot, of: window.count)
+            renderColumn(index, x: span.x, width: span.width, into: &screen)
         }
         if window.first > 0 { screen.write("◀", x: 0, y: 0, style: Style(foreground: .ansi(.cyan))) }
         if window.first + window.count < columns.count {
@@ -290,8 +296,8 @@ extension TUIModel {
         screen.write(title + String(repeating: "─", count: max(0, width - title.count)), x: 0, y: top, style: titleStyle, maxWidth: width)
         let rows = feedRows
         // Every line is shown whole: wrapped to the pane's width (later rows indented), newest at the bottom; the
-        // oldest entry that does not fit shows its last rows. Scrolled back to the top, the first entry shows from
-        // its first row and the pane is full.
+        // oldest entry that does not fit shows its last rows, the first of them starting with `…`. Scrolled back to
+        // the top, the first entry shows from its first row and the pane is full.
         var shown: [(text: String, entry: FeedEntry)] = []
         if back > 0, back == scrollMax {
             var index = 0
@@ -306,7 +312,12 @@ extension TUIModel {
                 index -= 1
                 shown.insert(contentsOf: feedRows(of: feed[index]).map { ($0, feed[index]) }, at: 0)
             }
+            let cut = shown.count > rows
             shown = Array(shown.suffix(rows))
+            // The oldest entry's rows shown are not its first: its top row says so, as the indent alone did not.
+            if cut, let top = shown.first, top.text.hasPrefix("  ") {
+                shown[0].text = "… " + top.text.dropFirst(2)
+            }
         }
         for (offset, row) in shown.enumerated() {
             let entry = row.entry
