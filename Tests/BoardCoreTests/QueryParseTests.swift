@@ -99,48 +99,48 @@ struct QueryErrorCase: Sendable, CustomTestStringConvertible {
 @Suite struct QueryErrorTests {
     static let cases: [QueryErrorCase] = [
         .init(text: "lable:bug", code: .unknownFilter, position: 0,
-              description: #"unknown filter "lable" at 0 (did you mean label?)"#),
+              description: #"unknown filter "lable" at character 1 (did you mean label?)"#),
         .init(text: "x -Colum:todo", code: .unknownFilter, position: 3,
-              description: #"unknown filter "Colum" at 3 (did you mean column?)"#),
+              description: #"unknown filter "Colum" at character 4 (did you mean column?)"#),
         .init(text: "mile:v1", code: .unknownFilter, position: 0,
-              description: #"unknown filter "mile" at 0 (did you mean milestone?)"#),
+              description: #"unknown filter "mile" at character 1 (did you mean milestone?)"#),
         .init(text: "foo:bar", code: .unknownFilter, position: 0,
-              description: #"unknown filter "foo" at 0 (filters are label, assignee, due, status, is, no, column, "#
+              description: #"unknown filter "foo" at character 1 (filters are label, assignee, due, status, is, no, column, "#
                 + #"milestone, ref, blocks; quote text that contains ":")"#),
         .init(text: #"title "login bug"#, code: .unterminatedQuote, position: 6,
-              description: "unterminated quote at 6"),
-        .init(text: #"label:"v1\"#, code: .unterminatedQuote, position: 6, description: "unterminated quote at 6"),
+              description: "unterminated quote at character 7"),
+        .init(text: #"label:"v1\"#, code: .unterminatedQuote, position: 6, description: "unterminated quote at character 7"),
         .init(text: #""a\nb""#, code: .badEscape, position: 2,
-              description: #"bad escape "\n" at 2 (only \" and \\ are allowed in quotes)"#),
+              description: #"bad escape "\n" at character 3 (only \" and \\ are allowed in quotes)"#),
         .init(text: "due:2026-13-01", code: .badValue, position: 4,
-              description: #"bad date "2026-13-01" in due: at 4 (expected YYYY-MM-DD, overdue, today, week or none)"#),
+              description: #"bad date "2026-13-01" in due: at character 5 (expected YYYY-MM-DD, overdue, today, week or none)"#),
         .init(text: "due:today|<=tomorrow", code: .badValue, position: 12,
-              description: #"bad date "tomorrow" in due: at 12 (expected YYYY-MM-DD, overdue, today, week or none)"#),
-        .init(text: "label:", code: .emptyValue, position: 0, description: "empty value for label: at 0"),
-        .init(text: "a -label: b", code: .emptyValue, position: 3, description: "empty value for label: at 3"),
-        .init(text: "a @", code: .emptyValue, position: 2, description: "empty value for @ at 2"),
+              description: #"bad date "tomorrow" in due: at character 13 (expected YYYY-MM-DD, overdue, today, week or none)"#),
+        .init(text: "label:", code: .emptyValue, position: 0, description: "empty value for label: at character 1"),
+        .init(text: "a -label: b", code: .emptyValue, position: 3, description: "empty value for label: at character 4"),
+        .init(text: "a @", code: .emptyValue, position: 2, description: "empty value for @ at character 3"),
         .init(text: "label:bug|", code: .emptyValue, position: 9,
-              description: #"empty alternative after "|" in label: at 9"#),
+              description: #"empty alternative after "|" in label: at character 10"#),
         .init(text: "status:opne", code: .badValue, position: 7,
-              description: #"status must be open or closed, not "opne" at 7"#),
+              description: #"status must be open or closed, not "opne" at character 8"#),
         .init(text: "is:new", code: .badValue, position: 3,
-              description: #"is must be open, closed, archived, overdue or blocked, not "new" at 3"#),
+              description: #"is must be open, closed, archived, overdue or blocked, not "new" at character 4"#),
         .init(text: "is:archived|open", code: .badValue, position: 0,
-              description: "is:archived cannot have alternatives at 0"),
+              description: "is:archived cannot have alternatives at character 1"),
         .init(text: "no:label", code: .badValue, position: 3,
-              description: #"no: must be milestone, due, assignee, not "label" at 3"#),
+              description: #"no: must be milestone, due, assignee, not "label" at character 4"#),
         .init(text: "no:due|milestone", code: .badValue, position: 7,
-              description: "no: takes one of milestone, due, assignee, without alternatives at 7"),
-        .init(text: "a - b", code: .badNegation, position: 2, description: #"nothing to negate after "-" at 2"#),
+              description: "no: takes one of milestone, due, assignee, without alternatives at character 8"),
+        .init(text: "a - b", code: .badNegation, position: 2, description: #"nothing to negate after "-" at character 3"#),
         .init(text: "--x", code: .badNegation, position: 0,
-              description: #"double negation at 0 (use one "-", or quote a word that starts with "-")"#),
+              description: #"double negation at character 1 (use one "-", or quote a word that starts with "-")"#),
         .init(text: #"foo"bar"#, code: .strayQuote, position: 3,
-              description: "unexpected quote at 3 (quote the whole value)"),
+              description: "unexpected quote at character 4 (quote the whole value)"),
         .init(text: #""a"b"#, code: .strayQuote, position: 3,
-              description: "text after closing quote at 3 (add a space or quote the whole value)"),
+              description: "text after closing quote at character 4 (add a space or quote the whole value)"),
         // Positions count characters: "e\u{301}" is one character but two scalars.
         .init(text: "e\u{301}e lable:x", code: .unknownFilter, position: 3,
-              description: #"unknown filter "lable" at 3 (did you mean label?)"#),
+              description: #"unknown filter "lable" at character 4 (did you mean label?)"#),
     ]
 
     @Test(arguments: cases) func reportsMessageAndPosition(_ c: QueryErrorCase) throws {
@@ -154,7 +154,7 @@ struct QueryErrorCase: Sendable, CustomTestStringConvertible {
         let error = try #require(QueryFixture.parseError("lable:bug"))
         #expect(error.message == #"unknown filter "lable""#)
         #expect(error.hint == "did you mean label?")
-        #expect(QueryError(.badValue, "x", at: 4).description == "x at 4")
+        #expect(QueryError(.badValue, "x", at: 4).description == "x at character 5", "counted from 1")
     }
 
     @Test func typedThrowsCarryTheError() {

@@ -112,7 +112,7 @@ import Testing
                 let bad = try await owner.request(
                     #""type":"hook.add","board":"main","url":"\#(receiver.url)","events":["*"],"query":"lable:incident""#)
                 #expect(bad["code"] as? String == "bad_request", "\(bad)")
-                #expect(bad["message"] as? String == #"field `query`: unknown filter "lable" at 0 (did you mean label?)"#, "\(bad)")
+                #expect(bad["message"] as? String == #"field `query`: unknown filter "lable" at character 1 (did you mean label?)"#, "\(bad)")
                 let answer = try await owner.request(
                     #""type":"hook.add","board":"main","url":"\#(receiver.url)","events":["*"],"query":"label:incident","secret":"\#(Self.secret)""#)
                 let hook = try #require(answer["hook"] as? String, "\(answer)")

@@ -76,7 +76,7 @@ import Testing
             #expect(problem.message.hasPrefix("field `query`: "), "\(problem)")
         }
         if case .failure(let problem) = HookDelivery.parseQuery("lable:incident") {
-            #expect(problem.message == "field `query`: unknown filter \"lable\" at 0 (did you mean label?)", "\(problem)")
+            #expect(problem.message == "field `query`: unknown filter \"lable\" at character 1 (did you mean label?)", "\(problem)")
         }
     }
 

@@ -51,7 +51,7 @@ import Testing
             let queryText = try await cork.ok(["hook", "list"])
             #expect(queryText.contains(#"events card.*  query "label:incident"  delivered"#), "\(queryText)")
             let badQuery = try await cork.fails(["hook", "add", receiver.url, "--events", "*", "--query", "lable:incident"], with: 2)
-            #expect(badQuery.contains(#"field `query`: unknown filter "lable" at 0 (did you mean label?)"#), "\(badQuery)")
+            #expect(badQuery.contains(#"field `query`: unknown filter "lable" at character 1 (did you mean label?)"#), "\(badQuery)")
             try await cork.ok(["hook", "remove", queryHook])
 
             // Bad input is exit 2 (the server says why), a missing hook 5, someone not the owner 3.

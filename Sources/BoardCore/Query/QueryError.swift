@@ -1,6 +1,6 @@
 /// Why a query's text did not parse: what went wrong, where, and a hint when one helps.
 ///
-/// `description` is the human message, e.g. `unknown filter "lable" at 0 (did you mean label?)`.
+/// `description` is the human message, e.g. `unknown filter "lable" at character 1 (did you mean label?)`.
 public struct QueryError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kind of mistake, as a stable snake_case code for clients and bots.
     public enum Code: String, Hashable, Sendable, CaseIterable {
@@ -37,9 +37,10 @@ public struct QueryError: Error, Hashable, Sendable, CustomStringConvertible {
         self.hint = hint
     }
 
-    /// The full message: `MESSAGE at POSITION`, then ` (HINT)` when there is a hint.
+    /// The full message: `MESSAGE at character N` (N counted from 1, as a person counts), then ` (HINT)` when
+    /// there is a hint.
     public var description: String {
-        var text = "\(message) at \(position)"
+        var text = "\(message) at character \(position + 1)"
         if let hint { text += " (\(hint))" }
         return text
     }
