@@ -51,8 +51,8 @@ final class StoreThreads: Sendable {
     }
 
     /// Waits for the reads under way to end; reads queued or asked for later throw `CancellationError`. Before the
-    /// pool closes: GRDB's `close()` is not safe against a read entering the pool meanwhile (a read that had taken
-    /// the reader pool just before it was dropped crashed inside SQLite in a CI run).
+    /// pool closes: GRDB's `close()` is not safe against a read entering the pool meanwhile (a read that takes the
+    /// reader pool just before it is dropped can crash inside SQLite).
     func endReads() async {
         try? await readers.shutdownGracefully()
     }

@@ -83,44 +83,18 @@ struct CompactKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         if start(key) { try writer.encodeValue(value) }
     }
 
-    // `encodeIfPresent` without the default's detour through `Optional` metadata on every call.
+    // `encodeIfPresent` without the default's detour through `Optional` metadata, for the types the wire's
+    // messages have (the others take the protocol's default, with the same output).
     mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
         if let value { try encode(value, forKey: key) }
     }
     mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
         if let value { try encode(value, forKey: key) }
     }
-    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) }
-    }
-    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) }
-    }
     mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws {
         if let value { try encode(value, forKey: key) }
     }
-    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) }
-    }
-    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) }
-    }
-    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) }
-    }
     mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) }
-    }
-    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) }
-    }
-    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) }
-    }
-    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) }
-    }
-    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws {
         if let value { try encode(value, forKey: key) }
     }
     mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws {

@@ -58,8 +58,17 @@ final class JSONByteWriter {
         base.deallocate()
     }
 
-    /// The bytes written.
-    var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+    /// Calls `body` with the bytes written. The buffer is the writer's own: it is valid only during the call, as the
+    /// writer could be freed right after its last use.
+    func withWritten<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// A copy of the bytes written.
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    /// The bytes written, as text.
+    var text: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
 
     @inline(__always) func nextID() -> Int {
         lastID &+= 1

@@ -24,22 +24,23 @@ extension LineWriter {
         let ranges = writer.writeDeltaObject(
             board: board, seq: seq, at: at, actor: actor, clientID: clientID, mut: mut, op: op, activity: activity)
         writer.put(0x0A)
-        let bytes = writer.written
-        let opText = String(decoding: UnsafeBufferPointer(rebasing: bytes[ranges.op]), as: UTF8.self)
-        let activityText: String
-        if let names = activity.names {
-            // The activity object without its closing brace, then `,"names":{…}` and the brace.
-            let member = JSONByteWriter(capacity: 128)
-            member.writeNames(names)
-            var record: [UInt8] = []
-            record.reserveCapacity(ranges.activity.count + member.count + 1)
-            record.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[ranges.activity.dropLast()]))
-            record.append(contentsOf: member.written)
-            record.append(UInt8(ascii: "}"))
-            activityText = String(decoding: record, as: UTF8.self)
-        } else {
-            activityText = String(decoding: UnsafeBufferPointer(rebasing: bytes[ranges.activity]), as: UTF8.self)
+        return writer.withWritten { bytes in
+            let opText = String(decoding: UnsafeBufferPointer(rebasing: bytes[ranges.op]), as: UTF8.self)
+            let activityText: String
+            if let names = activity.names {
+                // The activity object without its closing brace, then `,"names":{…}` and the brace.
+                let member = JSONByteWriter(capacity: 128)
+                member.writeNames(names)
+                var record: [UInt8] = []
+                record.reserveCapacity(ranges.activity.count + member.count + 1)
+                record.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[ranges.activity.dropLast()]))
+                member.withWritten { record.append(contentsOf: $0) }
+                record.append(UInt8(ascii: "}"))
+                activityText = String(decoding: record, as: UTF8.self)
+            } else {
+                activityText = String(decoding: UnsafeBufferPointer(rebasing: bytes[ranges.activity]), as: UTF8.self)
+            }
+            return StoredDelta(line: Array(bytes), op: opText, activity: activityText)
         }
-        return StoredDelta(line: Array(bytes), op: opText, activity: activityText)
     }
 }

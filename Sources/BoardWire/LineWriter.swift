@@ -20,23 +20,11 @@ public enum LineWriter {
         board: BoardID, seq: UInt64, at: Timestamp, actor: UserID, clientID: ClientID?, mut: UInt64?, op: Op,
         activity: Activity
     ) -> [UInt8] {
-        var out: [UInt8] = []
-        appendDeltaLine(
-            board: board, seq: seq, at: at, actor: actor, clientID: clientID, mut: mut, op: op, activity: activity,
-            to: &out)
-        return out
-    }
-
-    /// Appends a `delta` line (with its `\n`) to `out`, for callers that reuse a buffer.
-    public static func appendDeltaLine(
-        board: BoardID, seq: UInt64, at: Timestamp, actor: UserID, clientID: ClientID?, mut: UInt64?, op: Op,
-        activity: Activity, to out: inout [UInt8]
-    ) {
         let writer = JSONByteWriter(capacity: initialCapacity)
         writer.writeDeltaObject(
             board: board, seq: seq, at: at, actor: actor, clientID: clientID, mut: mut, op: op, activity: activity)
         writer.put(0x0A)
-        out.append(contentsOf: writer.written)
+        return writer.bytes
     }
 
     /// An `ack` line, `{"type":"ack","board":…,"mut":…,"seq":…}` (with `"noop":true` when set) and its `\n`: the
@@ -83,14 +71,14 @@ public enum LineWriter {
     public static func opJSON(_ op: Op) -> String {
         let writer = JSONByteWriter(capacity: 256)
         writer.writeOp(op)
-        return String(decoding: writer.written, as: UTF8.self)
+        return writer.text
     }
 
     /// An activity record as compact JSON, the same tree as its `Encodable` conformance.
     public static func activityJSON(_ activity: Activity) -> String {
         let writer = JSONByteWriter(capacity: initialCapacity)
         writer.writeActivity(activity)
-        return String(decoding: writer.written, as: UTF8.self)
+        return writer.text
     }
 
     /// Any `Encodable` value as compact JSON (no trailing newline); see `CompactJSONEncoder`.
@@ -105,7 +93,7 @@ public enum LineWriter {
     static func appendString(_ s: String, to out: inout [UInt8]) {
         let writer = JSONByteWriter(capacity: s.utf8.count + 2)
         writer.writeString(s)
-        out.append(contentsOf: writer.written)
+        writer.withWritten { out.append(contentsOf: $0) }
     }
 }
 
@@ -130,7 +118,7 @@ public struct CompactJSONEncoder: Sendable {
     public func encode<T: Encodable>(_ value: T, appendingTo out: inout [UInt8]) throws {
         let writer = JSONByteWriter(capacity: LineWriter.initialCapacity)
         try writer.encodeTopLevel(value)
-        out.append(contentsOf: writer.written)
+        writer.withWritten { out.append(contentsOf: $0) }
     }
 }
 

@@ -226,18 +226,6 @@ import Testing
         #expect(seen >= 10)
     }
 
-    @Test func appendingKeepsWhatIsAlreadyInTheBuffer() {
-        let d = Self.delta(Self.sampleOps[12])
-        var buffer = Array("prefix\n".utf8)
-        LineWriter.appendDeltaLine(
-            board: d.board, seq: d.seq, at: d.at, actor: d.actor, clientID: d.clientID, mut: d.mut, op: d.op,
-            activity: d.activity, to: &buffer)
-        let alone = LineWriter.deltaLine(
-            board: d.board, seq: d.seq, at: d.at, actor: d.actor, clientID: d.clientID, mut: d.mut, op: d.op,
-            activity: d.activity)
-        #expect(buffer == Array("prefix\n".utf8) + alone)
-    }
-
     // MARK: Random deltas
 
     static let pieces = [

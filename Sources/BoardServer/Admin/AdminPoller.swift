@@ -127,7 +127,7 @@ struct AdminPoller {
             let failure: AdminFailure?
             if let op = command.op, let id = command.board {
                 if let board = await registry.board(id) {
-                    switch await board.applyForAdmin(op) {
+                    switch await board.applyAsServer([op]) {
                     case .failure(let rejection): failure = .refused(id, rejection)
                     case .success(let seq?):
                         changes.append((index, board, seq))
@@ -150,26 +150,13 @@ struct AdminPoller {
         return failures
     }
 
-    /// Waits until the server's change at `seq` is durable (nil) or known lost. Polled rather than awaited: a board
-    /// whose commit loop has stopped (the server is shutting down) must not hold the poller, and with it the
-    /// shutdown, for ever; past a second of shutdown the change counts as not applied.
+    /// Waits until the server's change at `seq` is durable (nil) or known lost; past a second of shutdown the change
+    /// counts as not applied.
     private func durable(_ board: BoardActor, _ seq: UInt64) async -> AdminFailure? {
-        var stopping: ContinuousClock.Instant?
-        while true {
-            switch await board.adminChange(at: seq) {
-            case .durable: return nil
-            case .lost: return AdminFailure(.failed, "the change was not stored (see the server's log)")
-            case .pending: break
-            }
-            if Task.isCancelled { return AdminFailure(.failed, "the server stopped before the change was stored") }
-            if Task.isShuttingDownGracefully {
-                let since = stopping ?? ContinuousClock.now
-                stopping = since
-                if ContinuousClock.now - since > .seconds(1) {
-                    return AdminFailure(.failed, "the server stopped before the change was stored")
-                }
-            }
-            try? await Task.sleep(for: .milliseconds(2))
+        switch await board.settled(seq, shutdownGrace: .seconds(1)) {
+        case .durable: nil
+        case .lost: AdminFailure(.failed, "the change was not stored (see the server's log)")
+        case .pending: AdminFailure(.failed, "the server stopped before the change was stored")
         }
     }
 

@@ -1,5 +1,6 @@
 import BoardCore
 import BoardWire
+import ServiceLifecycle
 
 extension BoardActor {
     /// Stops serving the board because it is archived: every subscriber gets `not_found` (the board is gone for
@@ -19,5 +20,22 @@ extension BoardActor {
         presence.removeAll()
         remotePresent = []
         presenceUpdated = [:]
+    }
+
+    /// Waits until the server's change at `seq` is durable or known lost; `.pending` when the wait gives up: the task
+    /// is cancelled, or the server has been shutting down for longer than `shutdownGrace`. Polled rather than
+    /// awaited, so a board whose commit loop has stopped (the server is shutting down) never holds the caller.
+    nonisolated func settled(_ seq: UInt64, shutdownGrace: Duration) async -> BoardMachine.AdminChange {
+        var stopping: ContinuousClock.Instant?
+        while true {
+            let change = await adminChange(at: seq)
+            if change != .pending || Task.isCancelled { return change }
+            if Task.isShuttingDownGracefully {
+                let since = stopping ?? .now
+                stopping = since
+                if ContinuousClock.now - since >= shutdownGrace { return .pending }
+            }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
     }
 }

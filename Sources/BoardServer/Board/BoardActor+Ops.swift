@@ -60,20 +60,6 @@ extension BoardActor {
         return result
     }
 
-    func applyAsServer(_ op: Op) -> Rejection? {
-        let (rejection, actions) = machine.applyAsServer(op, now: clock.now())
-        perform(now: actions)
-        return rejection
-    }
-
-    /// Applies an admin command's op as the server: the seq it will be committed at, nil when it changed nothing,
-    /// or the rejection.
-    func applyForAdmin(_ op: Op) -> Result<UInt64?, Rejection> {
-        let (result, actions) = machine.applyForAdmin(op, now: clock.now())
-        perform(now: actions)
-        return result
-    }
-
     /// Where the server's own change at `seq` stands (see ``BoardMachine/adminChange(at:)``).
     func adminChange(at first: UInt64) -> BoardMachine.AdminChange {
         settleIfPublished()

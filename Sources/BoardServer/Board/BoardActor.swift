@@ -70,8 +70,6 @@ actor BoardActor {
 
     /// The board as of the last durable change.
     var committed: Board { machine.committed }
-    /// The board with every op applied, durable or not.
-    var head: Board { machine.head }
     /// Recent committed deltas.
     var log: DeltaLog { machine.log }
     /// Whether the board is archived (no longer served here).

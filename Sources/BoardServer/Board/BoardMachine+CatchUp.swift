@@ -240,15 +240,6 @@ extension BoardMachine {
 
     // MARK: - Server changes
 
-    /// Applies an admin command's op as the server: the seq it will be committed at, nil when it changed nothing,
-    /// or the rejection.
-    mutating func applyForAdmin(_ op: Op, now: Timestamp) -> (Result<UInt64?, Rejection>, [Action]) {
-        let before = head.seq
-        let (rejection, actions) = applyAsServer(op, now: now)
-        if let rejection { return (.failure(rejection), actions) }
-        return (.success(head.seq > before ? head.seq : nil), actions)
-    }
-
     /// Where the server's own change first given `first` stands: durable, still pending, or lost (its batch failed
     /// to commit and `head` rolled back past it, or another change now holds the seq).
     mutating func adminChange(at first: UInt64) -> AdminChange {

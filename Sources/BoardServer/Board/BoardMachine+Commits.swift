@@ -110,13 +110,7 @@ extension BoardMachine {
         let earlier: (Pending) -> Bool = {
             $0.event.clientID == key.client.rawValue && $0.event.actor == key.user && ($0.event.mut ?? .max) < mut
         }
-        if pending.contains(where: earlier) { return true }
-        switch writer {
-        case .writing(let batch), .unresolved(let batch, _), .catchingUp(redo: let batch?):
-            return batch.changes.contains(where: earlier)
-        case .idle, .catchingUp(redo: nil):
-            return false
-        }
+        return pending.contains(where: earlier) || writer.batch?.changes.contains(where: earlier) == true
     }
 
     /// Sends the held refusals whose client's earlier ops are all answered now.

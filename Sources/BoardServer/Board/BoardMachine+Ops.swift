@@ -300,27 +300,9 @@ extension BoardMachine {
         let matches: (Pending) -> Bool = {
             $0.event.clientID == key.client.rawValue && $0.event.actor == key.user && $0.event.mut == mut
         }
-        switch writer {
-        case .writing(var batch):
-            if let index = batch.changes.firstIndex(where: matches) {
-                batch.changes[index].resentBy.append(session)
-                writer = .writing(batch)
-                return true
-            }
-        case .catchingUp(var redo?):
-            if let index = redo.changes.firstIndex(where: matches) {
-                redo.changes[index].resentBy.append(session)
-                writer = .catchingUp(redo: redo)
-                return true
-            }
-        case .unresolved(var batch, let reading):
-            if let index = batch.changes.firstIndex(where: matches) {
-                batch.changes[index].resentBy.append(session)
-                writer = .unresolved(batch, reading: reading)
-                return true
-            }
-        case .idle, .catchingUp(nil):
-            break
+        if let index = writer.batch?.changes.firstIndex(where: matches) {
+            writer.batch?.changes[index].resentBy.append(session)
+            return true
         }
         if let index = pending.firstIndex(where: matches) {
             pending[index].resentBy.append(session)
@@ -357,26 +339,6 @@ extension BoardMachine {
         pending.append(contentsOf: events.map { Pending($0, origin: nil) })
         handOver()
         return (.success(last.seq), take())
-    }
-
-    /// Applies an op on behalf of the server itself (the admin queue): no client, no ack.
-    mutating func applyAsServer(_ op: Op, now: Timestamp) -> (Rejection?, [Action]) {
-        if case .ended(final: false) = state { state = .serving(.idle) }
-        let context = ApplyContext(
-            actor: "corkd", role: .owner, now: now, seq: head.seq + 1, membersMax: limits.membersMax)
-        switch head.apply(op, context: context) {
-        case .failure(let rejection):
-            return (rejection, take())
-        case .success(let change) where change.isNoop:
-            return (nil, take())
-        case .success(let change):
-            let event = StoredEvent(
-                board: id, seq: context.seq, at: context.now, actor: "corkd", clientID: nil, mut: nil, op: op,
-                activity: change.activity, inverse: change.inverse, undoOf: nil)
-            pending.append(Pending(event, origin: nil))
-            handOver()
-            return (nil, take())
-        }
     }
 
     /// What a refused op is told while a commit's outcome is unknown.

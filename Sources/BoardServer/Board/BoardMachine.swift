@@ -71,8 +71,8 @@ struct BoardMachine {
 
     /// How many times in a row a batch may find the head moved, catch up and be written again before its ops are
     /// rejected with `storage_busy` (retryable). Each retry follows another node's commit to this board, so the board
-    /// always progresses; the bound keeps one node from waiting for ever when others win every race (with two nodes
-    /// writing one board flat out on a loaded 2-core machine, 32 was lost in a row now and then).
+    /// always progresses; the bound keeps one node from waiting for ever when others win every race (two nodes
+    /// writing one board flat out on a loaded 2-core machine can lose a few dozen in a row).
     static let headMovedRetriesMax = 256
     /// How long a board waits between reads of the store while the outcome of a commit is unknown.
     static let resolveRetryMs: Int64 = 500
@@ -102,6 +102,25 @@ struct BoardMachine {
         /// The database connection was lost while the batch was committed: it may be stored or not. New ops are
         /// refused until a read of the store (`reading`) or the next one, after ``resolveRetryMs``, says which.
         case unresolved(Batch, reading: Bool)
+
+        /// The batch the writer holds, whatever it is doing with it; set only where there is one.
+        var batch: Batch? {
+            get {
+                switch self {
+                case .writing(let batch), .unresolved(let batch, _), .catchingUp(redo: let batch?): batch
+                case .idle, .catchingUp(redo: nil): nil
+                }
+            }
+            set {
+                guard let newValue else { return }
+                switch self {
+                case .writing: self = .writing(newValue)
+                case .unresolved(_, let reading): self = .unresolved(newValue, reading: reading)
+                case .catchingUp(redo: .some): self = .catchingUp(redo: newValue)
+                case .idle, .catchingUp(redo: nil): break
+                }
+            }
+        }
     }
 
     /// The changes handed to the writer together.

@@ -148,9 +148,9 @@ struct HookWorker {
             let outcome = await HookSender.send(payload, to: hook.url, settings: settings)
             switch outcome {
             case .delivered:
-                // Recorded even when the server is stopping meanwhile: a delivery the receiver took and the cursor
-                // does not know of is sent again after the restart (a fresh CI run saw it repeated after a plain
-                // SIGTERM, the receiver's 204 having come back during the shutdown).
+                // Recorded even when the server is stopping meanwhile (the receiver's 204 can come back during a
+                // shutdown): a delivery the receiver took and the cursor does not know of is sent again after the
+                // restart.
                 hook.state = settings.retry.delivered(hook.state, seq: event.seq, now: now)
                 metrics.hookDelivered()
                 await saveEvenIfCancelled()

@@ -217,20 +217,14 @@ struct InboxService {
         case .success(let last?):
             seq = last
         }
-        // Polled, as the admin poller does: a board whose commit loop stopped (shutdown) must not hold this loop.
-        while true {
-            switch await actor.adminChange(at: seq) {
-            case .durable:
-                break
-            case .lost:
-                logger.warning("the next occurrence of a recurring card was not stored; trying again", metadata: ["board": "\(board.id)"])
-                return false
-            case .pending:
-                if Task.isCancelled || Task.isShuttingDownGracefully { return false }
-                try? await Task.sleep(for: .milliseconds(2))
-                continue
-            }
+        switch await actor.settled(seq, shutdownGrace: .zero) {
+        case .durable:
             break
+        case .lost:
+            logger.warning("the next occurrence of a recurring card was not stored; trying again", metadata: ["board": "\(board.id)"])
+            return false
+        case .pending:
+            return false
         }
         logger.info("added the next occurrence of a recurring card", metadata: ["board": "\(board.id)", "card": "\(activity.card?.rawValue ?? "")"])
         return true

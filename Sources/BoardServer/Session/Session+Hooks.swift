@@ -60,12 +60,7 @@ extension Session {
         }
         // The same target for the same events and query twice would deliver every change twice: refused, naming the
         // hook. (The query compares as written: two spellings of one query are not caught.)
-        let existing: [HookRecord]
-        do {
-            existing = try await context.store.hooks(board: request.board)
-        } catch {
-            throw Self.hookStoreError(error)
-        }
+        let existing = try await fromStore { () async throws(StoreError) in try await context.store.hooks(board: request.board) }
         if let same = existing.first(where: {
             $0.url == request.url && Set($0.events) == Set(request.events) && $0.query == request.query
         }) {
@@ -80,12 +75,7 @@ extension Session {
         let hook = HookRecord(
             id: "h-" + randomID(), board: request.board, url: request.url, events: request.events, query: request.query,
             secret: secret, createdBy: ref.user, createdAt: context.clock.now(), state: HookState(delivered: seq))
-        let added: Bool
-        do {
-            added = try await context.store.addHook(hook, maxPerBoard: settings.perBoardMax)
-        } catch {
-            throw Self.hookStoreError(error)
-        }
+        let added = try await fromStore { () async throws(StoreError) in try await context.store.addHook(hook, maxPerBoard: settings.perBoardMax) }
         guard added else {
             throw WireError(.badRequest, "board \(request.board) has \(settings.perBoardMax) webhooks already, the most it may have")
         }
@@ -95,12 +85,7 @@ extension Session {
     }
 
     private static func listHooks(_ request: ClientMessage.ListHooks, context: SessionContext) async throws(WireError) -> ServerMessage {
-        let hooks: [HookRecord]
-        do {
-            hooks = try await context.store.hooks(board: request.board)
-        } catch {
-            throw Self.hookStoreError(error)
-        }
+        let hooks = try await fromStore { () async throws(StoreError) in try await context.store.hooks(board: request.board) }
         let entries = hooks.map { hook in
             ServerMessage.HookEntry(
                 hook: hook.id, url: hook.url, events: hook.events, query: hook.query, createdBy: hook.createdBy,
@@ -112,12 +97,7 @@ extension Session {
     }
 
     private static func removeHook(_ request: ClientMessage.HookRequest, context: SessionContext) async throws(WireError) -> ServerMessage {
-        let removed: Bool
-        do {
-            removed = try await context.store.removeHook(request.hook, board: request.board)
-        } catch {
-            throw Self.hookStoreError(error)
-        }
+        let removed = try await fromStore { () async throws(StoreError) in try await context.store.removeHook(request.hook, board: request.board) }
         guard removed else { throw WireError(.notFound, "no webhook \(request.hook) on board \(request.board)") }
         context.configuration.hookSignals.hooksChanged()
         return .ok(ServerMessage.Ok(req: request.req, board: request.board, hook: request.hook))
@@ -159,6 +139,15 @@ extension Session {
     }
 
     /// A store failure as the wire error a hook request answers with.
+    /// What `body` read from or wrote to the store; a failure as the wire's error.
+    static func fromStore<T>(_ body: () async throws(StoreError) -> T) async throws(WireError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw hookStoreError(error)
+        }
+    }
+
     static func hookStoreError(_ error: StoreError) -> WireError {
         let code = error.wireCode(during: .write)
         return switch code {

@@ -88,7 +88,7 @@ extension Session {
             guard let board = await member(request.board, ref, req: request.req, context: context, outbox: outbox) else {
                 return .none
             }
-            await board.history(ref, card: request.card, before: request.before, limit: request.limit ?? 50, req: request.req)
+            await board.history(ref, card: request.card, before: request.before, limit: request.limit ?? ClientMessage.History.defaultLimit, req: request.req)
         case .addHook, .listHooks, .removeHook, .testHook:
             await hookRequest(message, as: ref, context: context, outbox: outbox)
         case .inbox, .readInbox, .notify:

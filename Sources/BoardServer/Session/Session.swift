@@ -371,10 +371,9 @@ final class Session {
     }
 
     /// Runs a rare request's deep path (the token check in the store, loading a board, a snapshot for `subscribe`)
-    /// in a task of its own. A Swift task keeps the memory of its deepest chain of async frames until it ends, so
-    /// run on the session's task these paths left 20–30 KiB per idle connection for the life of the connection
-    /// (heaptrack on 2,000 idle connections: `Session.perform`'s and `received`'s frames, 11 KiB each); in a task of
-    /// their own they are freed when the request is answered. The hot path (`op`, `presence`) stays on the session's
+    /// in a task of its own. A Swift task keeps the memory of its deepest chain of async frames until it ends: run on
+    /// the session's task, these paths would hold 20–30 KiB per idle connection for the life of the connection; in a
+    /// task of their own they are freed when the request is answered. The hot path (`op`, `presence`) stays on the session's
     /// task. Cancelling the session cancels the request.
     static func inOwnTask<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
         let task = Task(operation: body)

@@ -14,9 +14,8 @@ import Darwin
 /// by the next start instead of being taken for damage.
 ///
 /// A first start writes several files one after the other (the private key, the certificate, the SQLite store and its
-/// log) in about 150 ms. A `kill -9` between two of them used to leave a directory corkd refused for ever ("cert.pem
-/// is missing while its partner exists", a 0-byte store "truncated") although nothing in it had ever been served.
-/// So before a fresh directory gets its first file, `first-start.pending` is written (and made durable); it is
+/// log) in about 150 ms; a `kill -9` between two of them leaves a directory that looks damaged although nothing in it
+/// was ever served. So before a fresh directory gets its first file, `first-start.pending` is written (and made durable); it is
 /// removed once the store holds the first board and the owner's token, before corkd listens. A start that finds it
 /// knows the last one never finished, removes what that start made, and starts over. A directory without the mark
 /// that is missing a file was damaged later, and is still refused.
