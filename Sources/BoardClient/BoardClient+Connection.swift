@@ -191,48 +191,12 @@ extension BoardClient {
             return .init(ClientError(.tls, "TLS with \(endpoint) failed: \(ssl)"), isFatal: true)
         }
         if let client = error as? ClientError { return .init(client, isFatal: client.isFatal) }
-        return .init(ClientError(.cannotConnect, "cannot connect to \(endpoint): \(describeDialFailure(error))"))
+        return .init(ClientError(.cannotConnect, "cannot connect to \(endpoint): \(ConnectionWords.dialFailure(error))"))
     }
 
     /// A session that was up and broke (not a failed dial), with why in words: the client reconnects.
     static func sessionLost(_ error: any Error, endpoint: ClientConfiguration.Endpoint) -> ClientSession.Failure {
-        ClientSession.Failure(ClientError(.disconnected, "lost the connection to \(endpoint): \(describeSessionEnd(error))"))
-    }
-
-    /// Why a session that was up ended, in words. NIO's own descriptions name an enum case (a server killed with
-    /// `kill -9` shows as `uncleanShutdown`: its end closed without TLS's close_notify) or dump the errno.
-    static func describeSessionEnd(_ error: any Error) -> String {
-        if case .uncleanShutdown? = error as? NIOSSLError {
-            return "the server went away without closing the connection (it stopped abruptly, or the network cut it)"
-        }
-        switch error as? ChannelError {
-        case .eof?, .ioOnClosedChannel?: return "the connection closed"
-        default: break
-        }
-        if let io = error as? IOError {
-            return io.errnoCode == ECONNRESET ? "the connection was reset" : String(cString: strerror(io.errnoCode))
-        }
-        return "\(error)"
-    }
-
-    /// A failed TCP connect in words: NIO's own description is a debug dump (`SingleConnectionFailure(target: …)`).
-    static func describeDialFailure(_ error: any Error) -> String {
-        var causes: [any Error] = [error]
-        if let connection = error as? NIOConnectionError {
-            causes = connection.connectionErrors.map { $0.error }
-            if causes.isEmpty, let dns = connection.dnsAError ?? connection.dnsAAAAError { causes = [dns] }
-        }
-        for cause in causes {
-            if case .connectTimeout = cause as? ChannelError { return "timed out" }
-            guard let io = cause as? IOError else { continue }
-            switch io.errnoCode {
-            case ECONNREFUSED: return "connection refused (nothing listens on that port: is corkd running there?)"
-            case ETIMEDOUT: return "timed out"
-            case EHOSTUNREACH, ENETUNREACH: return "no route to that host"
-            default: return String(cString: strerror(io.errnoCode))
-            }
-        }
-        return "\(causes.first ?? error)"
+        ClientSession.Failure(ClientError(.disconnected, "lost the connection to \(endpoint): \(ConnectionWords.sessionEnd(error))"))
     }
 
     /// Whether a failed handshake means the connection was cut rather than refused: an EOF or a close before the

@@ -136,7 +136,7 @@ struct CorkLoad: AsyncParsableCommand {
     func checkRoom(for connections: Int) throws {
         if spawn, connections > Self.spawnConnectionsMax {
             throw ValidationError(
-                "\(connections) connections: a spawned corkd takes at most \(Self.spawnConnectionsMax) (its connections_max)")
+                "\(connections) connections: a spawned corkd takes at most \(Self.spawnConnectionsMax) (its connections_max of \(Self.spawnConnectionsMax + 1), less the one cork-load keeps to check the end)")
         }
         var limit = rlimit()
         if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, UInt64(connections) + 64 > UInt64(limit.rlim_cur) {
@@ -216,7 +216,7 @@ struct CorkLoad: AsyncParsableCommand {
                 _ = try await Convergence.serverState(
                     first, boards: names, clientID: "check-\(runID)", group: MultiThreadedEventLoopGroup.singleton)
             } catch {
-                progress("check: cannot read the boards \(names.joined(separator: ", ")) as the first URL's account: \(error)")
+                progress("check: cannot read board(s) \(names.joined(separator: ", ")) with the first URL's account: \(LoadError.describe(error))")
                 throw ExitCode(1)
             }
         }

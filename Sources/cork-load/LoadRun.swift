@@ -122,8 +122,8 @@ struct LoadRun {
             report.serverBoards = try await Convergence.serverState(
                 plan.checker, boards: plan.boards, clientID: "check-\(plan.runID)", group: group)
         } catch {
-            report.checkError = "\(error)"
-            progress("check: could not read the server's boards: \(error)")
+            report.checkError = LoadError.describe(error)
+            progress("check: could not read the server's boards: \(LoadError.describe(error))")
         }
         if let boards = report.serverBoards {
             while NIODeadline.now() < started + .seconds(LoadPlan.drainTimeoutSeconds) {

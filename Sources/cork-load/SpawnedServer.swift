@@ -40,7 +40,9 @@ final class SpawnedServer: Sendable {
 
     /// The `corkd` next to this executable (both are products of the same package), or nil.
     static func siblingCorkd() -> String? {
-        let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        // The running binary itself (argv[0] is only a name when cork-load was found on PATH).
+        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let me = URL(fileURLWithPath: path).resolvingSymlinksInPath()
         let candidate = me.deletingLastPathComponent().appendingPathComponent("corkd").path
         return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
     }

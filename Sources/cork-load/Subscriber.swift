@@ -202,7 +202,10 @@ final class SubscriberHandler: ChannelInboundHandler {
                 context.close(promise: nil)
             }
         case (_, .bye):
-            if !progress.isClosing { tally.count("bye") }
+            if !progress.isClosing {
+                tally.count("bye")
+                live.errors.add(1, ordering: .relaxed)
+            }
         default:
             break
         }

@@ -60,13 +60,36 @@ extension Summary {
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
     }
 
-    /// `ok` or `FAILED`; a run the server rate-limited says so, since its figures are the limit's, not the server's.
+    /// `ok`, or `FAILED` and the first thing that failed (the rest is in the table); a run the server rate-limited
+    /// says so, since its figures are the limit's, not the server's.
     var verdictText: String {
-        let limited = errors["rate_limited"] ?? 0
-        guard limited > 0 else { return ok ? "ok" : "FAILED" }
-        return (ok ? "ok" : "FAILED")
-            + ", RATE LIMITED: the server refused \(limited) op(s) with rate_limited; the figures are its per-user limit's "
-            + "(raise corkd's --rate and --burst, or use --spawn)"
+        var text = ok ? "ok" : "FAILED" + (failure.map { ": \($0)" } ?? "")
+        if let limited = errors["rate_limited"], limited > 0 {
+            text += ", RATE LIMITED: the server refused \(limited) op(s) with rate_limited; the figures are its per-user limit's "
+                + "(raise corkd's --rate and --burst, or use --spawn)"
+        }
+        return text
+    }
+
+    /// The first reason the run failed, in the order a reader should look: clients that did not connect or were cut
+    /// off, then seqs, then convergence.
+    var failure: String? {
+        let subscribers = boards * subscribersPerBoard
+        let clients = publishers + subscribers
+        let connected = publishersConnected + subscribersConnected
+        let completed = publishersCompleted + subscribersCompleted
+        if connected < clients { return "\(clients - connected) of \(clients) client(s) did not connect" }
+        if completed < clients {
+            let codes = errors.filter { $0.key != "rate_limited" }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            return "\(clients - completed) of \(clients) client(s) lost their connection before the end"
+                + (codes.isEmpty ? "" : " (\(codes.joined(separator: " ")))")
+        }
+        if let idle, idle.connected < idle.requested || idle.heldToEnd < idle.requested {
+            return "\(idle.requested - min(idle.connected, idle.heldToEnd)) of \(idle.requested) idle connection(s) did not last"
+        }
+        if !seq.contiguous { return "seqs broken on \(seq.clientsBroken) subscriber(s)" }
+        if !convergence.converged { return "convergence " + convergenceText }
+        return nil
     }
 
     private var convergenceText: String {

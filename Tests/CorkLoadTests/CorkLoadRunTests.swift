@@ -17,9 +17,12 @@ import Glibc
         let logs = FileManager.default.temporaryDirectory.appendingPathComponent("cork-load-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: logs) }
-        // cork-load, and the corkd it spawns, run as nobody when the tests run as root.
+        // cork-load, and the corkd it spawns, run as nobody when the tests run as root; by name from PATH, as a user
+        // who exported it runs it (so --spawn must find corkd beside the binary, not beside argv[0]).
+        let directory = Self.executable.deletingLastPathComponent().path
         let result = try await SpawnedProcess.run(
-            Self.executable, arguments, timeout: .seconds(120), logDirectory: logs, name: "cork-load", unprivileged: true)
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "PATH=\"$0:$PATH\" exec cork-load \"$@\"", directory] + arguments,
+            timeout: .seconds(120), logDirectory: logs, name: "cork-load", unprivileged: true)
         let object = (try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))) as? [String: Any]
         return (result.exit, object ?? [:], result.standardError)
     }
@@ -104,13 +107,15 @@ import Glibc
         try await corkd.start()
         let run = try await runLoad(["--url", corkd.ownerURL, "--board", "nosuch", "--duration", "30", "--warmup", "0"])
         #expect(run.exit.reason == .exit && run.exit.status == 1, "\(run.exit)")
-        #expect(run.stderr.contains("cannot read the boards nosuch"), "\(run.stderr.suffix(1000))")
+        #expect(run.stderr.contains("cannot read board(s) nosuch"), "\(run.stderr.suffix(1000))")
         #expect(!run.stderr.contains("measure"), "the run started: \(run.stderr.suffix(1000))")
     }
 
-    /// The progress line counts lost connections among "rejects+errors" (they were left out: a server that died
-    /// mid-run showed 0 errors a second until the end).
-    @Test func aServerThatDiesMidRunShowsInTheProgressLines() async throws {
+    /// The progress line counts lost connections among "rejects+errors", a subscriber's `bye` included (they were
+    /// left out: a server that died or stopped mid-run showed 0 errors a second until the end), and the verdict says
+    /// first that clients lost their connections.
+    @Test(arguments: [SIGKILL, SIGTERM])
+    func aServerThatDiesMidRunShowsInTheProgressLines(signal: Int32) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else {
             throw TestFailure("cork-load is missing at \(Self.executable.path); run `swift build --build-tests` first")
         }
@@ -135,7 +140,7 @@ import Glibc
         }
         let before = load.standardError.components(separatedBy: "\n").filter { $0.contains("] measure") }.count
         try #require(before > 0, "no progress line: \(load.standardError.suffix(1000))")
-        corkd.server?.send(signal: SIGKILL)
+        corkd.server?.send(signal: signal)
         let exit = await load.waitForExit(timeout: .seconds(60))
         #expect(exit?.reason == .exit && exit?.status == 1, "\(String(describing: exit))")
         let lines = load.standardError.components(separatedBy: "\n").filter { $0.contains("] measure") }
@@ -143,6 +148,8 @@ import Glibc
             line.components(separatedBy: "rejects+errors").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         }
         #expect(errors.reduce(0, +) >= 3, "after the kill: \(lines.dropFirst(before))")
+        let verdict = load.standardOutput.components(separatedBy: "\n").first { $0.hasPrefix("verdict") } ?? ""
+        #expect(verdict.contains("FAILED: 3 of 3 client(s) lost their connection before the end"), "\(verdict)")
     }
 
     /// A directory the unprivileged user the tests run cork-load as may write in, as its TMPDIR.
