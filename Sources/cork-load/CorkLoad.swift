@@ -30,8 +30,31 @@ struct CorkLoad: AsyncParsableCommand {
             --spawn starts corkd (the binary beside cork-load, or --corkd) on a temporary data directory with one \
             user per connection and the per-user rate limit lifted. With --url, give one invite URL per connection \
             (--urls-file; `corkd invite` makes them) and start corkd with --rate/--burst high enough.
+
+            Exit status: 0 ok; 1 when a client did not connect or stay, a seq broke, a replica diverged or the \
+            convergence could not be checked (the verdict says why first); 64 for a usage error, before anything \
+            starts; 130 on Ctrl-C and 143 on SIGTERM, after stopping a spawned corkd.
             """,
         version: BuildInfo.versionLine("cork-load"))
+
+    /// Parses and runs; a usage error is one line on stderr, `cork-load: REASON (see 'cork-load --help')`, exit 64.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asynchronous = command as? AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            var reason = message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                .joined(separator: " ")
+            if reason.hasPrefix("Error: ") { reason.removeFirst("Error: ".count) }
+            try? FileHandle.standardError.write(contentsOf: Data("cork-load: \(reason) (see 'cork-load --help')\n".utf8))
+            exit(withError: ExitCode.validationFailure)
+        }
+    }
 
     @Flag(help: "Start a corkd on a temporary data directory for this run (stopped and removed at the end).")
     var spawn = false

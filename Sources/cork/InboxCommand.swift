@@ -13,7 +13,8 @@ struct InboxCommand: AsyncParsableCommand {
             One line per entry: its id, • when unread, the time (UTC), and what happened. Cards of the board \
             connected to (--board, else the URL's) show as #N, cards of other boards by id. --mark-read marks the \
             entries listed read after printing them, --all-read every entry. With --json: \
-            {"entries":[…],"unread":N}, N the unread entries left in the whole inbox.
+            {"entries":[…],"unread":N}: the entries as they were listed (an entry --mark-read then marked still \
+            says "read":false), N the unread entries left in the whole inbox after the marking.
 
             Exit codes: 0 done; 1 the server has no inbox, or another failure; 2 a bad option; 4 cannot connect.
             """)

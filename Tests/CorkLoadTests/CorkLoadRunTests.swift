@@ -99,6 +99,8 @@ import Glibc
         let option = arguments[0] == "--publishers" && arguments[1] == "100000" ? "connections" : arguments[0]
         #expect(run.stderr.contains(option), "\(run.stderr.suffix(500))")
         #expect(!run.stderr.contains("Missing value"))
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("cork-load: ") && lines[0].hasSuffix("(see 'cork-load --help')"), "\(run.stderr)")
     }
 
     @Test func aBoardTheAccountCannotSeeFailsBeforeTheRun() async throws {
