@@ -99,7 +99,7 @@ extension SQLiteStore {
     ) async throws(StoreError) -> OpenCheck {
         let fileManager = FileManager.default
         let restore =
-            "The file was left as it is. Restore a backup (a `VACUUM INTO` copy) into its place, or move it "
+            "The file was left as it is. Restore a backup (one `corkd backup` made) into its place, or move it "
             + "away to start empty."
         let size = (try? fileManager.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? -1
         if size == 0 {

@@ -39,6 +39,7 @@ struct ConfigCommand: ParsableCommand {
                 serve = try Serve.parse(arguments)
                 var configuration = ServerConfiguration()
                 try serve.checkOptions(into: &configuration)
+                try serve.checkFiles()
             } catch let exit as ExitCode {
                 throw exit
             } catch {

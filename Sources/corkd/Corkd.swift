@@ -41,7 +41,18 @@ struct Corkd: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exit(withError: error)
+            // ArgumentParser's usage errors exit 64; corkd's are 2, as every refusal to start (the unit's
+            // RestartPreventExitStatus), on one line: `corkd: REASON (see 'corkd serve --help')`.
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            var reason = message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                .joined(separator: " ")
+            if reason.hasPrefix("Error: ") { reason.removeFirst("Error: ".count) }
+            let full = fullMessage(for: error)
+            if let see = full.range(of: "See '"), let end = full[see.upperBound...].firstIndex(of: "'") {
+                reason += " (see '\(full[see.upperBound..<end])')"
+            }
+            Console.error("corkd: \(reason)\n")
+            exit(withError: ExitCode(2))
         }
     }
 }

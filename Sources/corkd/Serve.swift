@@ -142,10 +142,23 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
+    /// Whether the files the settings name are there, checked before anything is made in the data directory and by
+    /// `config check` (a reload names a changed one as needing a restart instead).
+    func checkFiles() throws {
+        for (option, key, path) in [
+            ("--cert", "server.cert", cert), ("--key", "server.key", key), ("--web-key", "web.key", web.disabled ? nil : web.keyFile),
+        ] {
+            if let path, !FileManager.default.isReadableFile(atPath: path) {
+                throw CorkdExit.usage("\(option) (\(key)) \(path): no such file, or this user cannot read it")
+            }
+        }
+    }
+
     func run() async throws {
         let logger = data.logger("corkd")
         var configuration = ServerConfiguration()
         try checkOptions(into: &configuration)
+        try checkFiles()
         let machineHostName = ProcessInfo.processInfo.hostName
         if !machineHostName.isEmpty, !configuration.certificateHosts.contains(machineHostName) {
             configuration.certificateHosts.append(machineHostName)
@@ -258,9 +271,20 @@ struct Serve: AsyncParsableCommand {
             Console.error("corkd: \(error)\ncorkd: the data directory is damaged; refusing to serve. Restore a backup.\n")
             await setup.release()
             throw ExitCode(2)
+        } catch let error as ServerError where error.code == .network {
+            // The TLS listener could not start (the port is taken, the address is not this machine's): a refusal to
+            // start like a bad option, exit 2, which the unit does not restart.
+            Console.error("corkd: \(error)\ncorkd: refusing to serve.\n")
+            await setup.release()
+            throw ExitCode(2)
+        } catch let error as WebError {
+            // The web listener could not start, for the same reasons.
+            Console.error("corkd: \(error)\ncorkd: refusing to serve.\n")
+            await setup.release()
+            throw ExitCode(2)
         } catch {
-            // The listener failed (or another service did): what was pending is committed; exit non-zero at once so
-            // that a supervisor (systemd's Restart=on-failure) starts a fresh server.
+            // A service failed while serving: what was pending is committed; exit non-zero at once so that a
+            // supervisor (systemd's Restart=on-failure) starts a fresh server.
             logger.critical("corkd stopped serving", metadata: ["error": "\(error)"])
             await setup.release()
             throw ExitCode(1)

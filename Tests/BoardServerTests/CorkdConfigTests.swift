@@ -75,6 +75,39 @@ import Testing
         #expect(said.contains("5 problems; nothing was started (exit 2)"), "\(said)")
     }
 
+    /// A bad option is a refusal to start like any other: exit 2 (the unit's RestartPreventExitStatus), one line.
+    @Test(arguments: [["serve", "--bogus"], ["serve", "--port", "notanumber"], ["invite", "--bogus"], ["--bogus"]])
+    func aBadOptionExitsTwoOnOneLine(_ arguments: [String]) async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let result = try await SpawnedProcess.run(
+            CorkdProcess.executable, arguments, logDirectory: corkd.logDirectory, name: "bad-option",
+            environment: Self.environment(), unprivileged: true)
+        #expect(result.exit.reason == .exit && result.exit.status == 2, "\(arguments): \(result.exit)")
+        let lines = result.standardError.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("corkd: ") && lines[0].contains("--help')"), "\(result.standardError)")
+    }
+
+    /// A certificate or key the file names that is not there is found by `config check`, and `serve` refuses before
+    /// it makes anything in the data directory (it made a first start, then failed).
+    @Test(arguments: [("server", "cert"), ("server", "key"), ("web", "key")])
+    func aMissingFileTheConfigurationNamesIsFoundBeforeAnythingIsMade(table: String, key: String) async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let missing = corkd.root.appendingPathComponent("missing-\(key).pem").path
+        let data = corkd.root.appendingPathComponent("fresh-data").path
+        let file = try Self.write("data_dir = \"\(data)\"\n[\(table)]\n\(key) = \"\(missing)\"\n", in: corkd)
+        let checked = try await Self.check(file, in: corkd)
+        #expect(checked.exit.status == 2, "\(checked.exit)")
+        #expect(checked.standardError.contains("\(table).\(key)) \(missing): no such file"), "\(checked.standardError)")
+        let served = try await SpawnedProcess.run(
+            CorkdProcess.executable, ["serve", "--config", file, "--port", "0", "--web-port", "0"],
+            timeout: .seconds(30), logDirectory: corkd.logDirectory, name: "serve-missing", environment: Self.environment(),
+            unprivileged: true)
+        #expect(served.exit.reason == .exit && served.exit.status == 2, "\(served.exit)")
+        #expect(!FileManager.default.fileExists(atPath: data), "the data directory was made")
+    }
+
     @Test func aSyntaxErrorNamesItsLine() async throws {
         let corkd = try CorkdProcess()
         defer { corkd.cleanup() }

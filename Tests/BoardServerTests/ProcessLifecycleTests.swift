@@ -35,8 +35,9 @@ import Darwin
         }
     }
 
-    /// A port another corkd holds: the second says which address is in use and what to do, and nothing else fails
-    /// loudly on the way out (the web listener it had started stops with it, not as an error of its own).
+    /// A port another corkd holds: the second says which address is in use and what to do, refuses to serve with
+    /// exit 2 (a refusal to start, which the unit does not restart; it exited 1), and nothing else fails loudly on the
+    /// way out (the web listener it had started stops with it, not as an error of its own).
     @Test func aPortInUseIsNamedAndTheRestStopsQuietly() async throws {
         try await withCorkd { first in
             let second = try CorkdProcess()
@@ -45,9 +46,10 @@ import Darwin
                 CorkdProcess.executable,
                 ["serve", "--data-dir", second.dataDirectory.path, "--host", "127.0.0.1", "--port", "\(first.port)"],
                 logDirectory: second.logDirectory, name: "busy-port", unprivileged: true)
-            #expect(result.exit.reason == .exit && result.exit.status != 0, "\(result.exit)")
+            #expect(result.exit.reason == .exit && result.exit.status == 2, "\(result.exit)")
             let said = result.standardError
             #expect(said.contains("cannot listen on 127.0.0.1:\(first.port): the address is in use"), "\(said)")
+            #expect(said.contains("corkd: refusing to serve."), "\(said)")
             #expect(!said.contains("CancellationError"), "\(said)")
         }
     }

@@ -367,7 +367,7 @@ final class Session {
         -> ByteBuffer
     {
         let limit = context.configuration.currentLimits.connectionsPerUser
-        return Lines.error(WireError(.serverFull, "\(ref.user) has \(limit) sessions already", req: hello.req))
+        return Lines.error(WireError(.serverFull, "\(ref.user) is at the limit of \(limit) sessions (connections_per_user)", req: hello.req))
     }
 
     /// Runs a rare request's deep path (the token check in the store, loading a board, a snapshot for `subscribe`)
