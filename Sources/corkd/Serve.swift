@@ -219,7 +219,7 @@ struct Serve: AsyncParsableCommand {
                 } else if advertised != settings.host {
                     lines.append("invite URLs name \(advertised)")
                 }
-                if urlPort != port { lines.append("invite URLs name port \(urlPort) (--public-port)") }
+                if urlPort != port { lines.append("invite URLs name port \(urlPort) (server.public_port, --public-port)") }
                 let ownerFile = directory.appendingPathComponent(ServerSetup.ownerURLFileName).path
                 if let ownerToken {
                     let url = InviteURL(

@@ -60,7 +60,7 @@ import Testing
         #expect(corkd.port != 7420)
         let owner = try #require(InviteURL(corkd.ownerURL))
         #expect(owner.host == "board.example.test" && owner.port == 7420, "\(corkd.ownerURL)")
-        #expect(corkd.standardOutput.contains("invite URLs name port 7420 (--public-port)"), "\(corkd.standardOutput)")
+        #expect(corkd.standardOutput.contains("invite URLs name port 7420 (server.public_port, --public-port)"), "\(corkd.standardOutput)")
         let invite = try await corkd.invite("bob")
         #expect(invite.host == "board.example.test" && invite.port == 7420, "\(invite)")
     }
