@@ -11,4 +11,6 @@ final class LiveCounters: Sendable {
     let deliveries = Atomic<Int>(0)
     /// Rejects and errors since the start, a publisher's or subscriber's lost or failed connection among them.
     let errors = Atomic<Int>(0)
+    /// Publishers and subscribers whose connection has ended, for any reason.
+    let ended = Atomic<Int>(0)
 }

@@ -173,6 +173,12 @@ struct LoadRun {
                 "[\(pad(second, 3))s] \(phase)  acked \(pad(current.acked - last.acked, 8)) ops/s  deliveries "
                     + "\(pad(current.deliveries - last.deliveries, 9))/s  rejects+errors \(pad(current.errors - last.errors, 6))")
             last = current
+            // Every client's connection ended early (the server stopped): nothing is left to measure.
+            let clients = plan.layout.publishers + plan.layout.boards * plan.layout.subscribersPerBoard
+            if clients > 0, second < seconds, live.ended.load(ordering: .relaxed) >= clients {
+                progress("every client's connection has ended; the run stops early")
+                return
+            }
         }
     }
 

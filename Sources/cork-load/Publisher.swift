@@ -62,6 +62,7 @@ struct Publisher: Sendable {
             live.errors.add(1, ordering: .relaxed)
         }
         if !signalled { connected.yield() }
+        live.ended.add(1, ordering: .relaxed)
         return tally
     }
 

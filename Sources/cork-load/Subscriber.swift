@@ -280,6 +280,7 @@ final class SubscriberHandler: ChannelInboundHandler {
         guard phase != .finished else { return }
         let streamed = phase == .streaming
         phase = .finished
+        live.ended.add(1, ordering: .relaxed)
         live.deliveries.add(unflushed, ordering: .relaxed)
         unflushed = 0
         if streamed {
