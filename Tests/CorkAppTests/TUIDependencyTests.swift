@@ -128,7 +128,7 @@ import Testing
         let start = lines[first].distance(from: lines[first].startIndex, to: left) + 2
         func inside(_ line: String) -> String {
             let characters = Array(line)
-            return String(characters[start..<(start + 68)])
+            return String(characters[start..<(start + 75)])  // the box is 79 columns wide in 80, its text 75
         }
         // The list goes on over the next rows, indented by 2, and is followed by the "Blocks" line.
         var rows = [inside(lines[first])]

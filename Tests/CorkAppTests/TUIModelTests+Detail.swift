@@ -98,3 +98,30 @@ extension TUIModelTests {
         #expect(lines.contains { $0.contains("c comment · E edit the description · Esc close") })
     }
 }
+
+extension TUIModelTests {
+    /// In a wide terminal the detail shows a long title, description line and comment whole, wrapped to its box; it
+    /// stayed 72 columns wide and cut each of them with `…`.
+    @Test func theCardDetailWrapsLongTextInsteadOfCuttingIt() {
+        var t = Self.testBoard()
+        let title = "Investigate intermittent 502s from the EU load balancer during deploys of the API gateway"
+        let comment = "I saw these too on Tuesday, haproxy logs say backend timeout after exactly thirty seconds every time"
+        let description = "Started after the move to the new region; " + (1...12).map { "step\($0)" }.joined(separator: " ")
+        t.apply(.editCard(EditCard(card: "k1", title: title, description: description)))
+        t.apply(.addComment(card: "k1", comment: "m1", text: comment), as: "bob")
+        for width in [160, 80] {
+            var model = Self.model(width: width, height: 40)
+            model.board = t.board
+            _ = model.update(Self.key(.enter))
+            let lines = model.render().lines
+            // The text inside the box (centred, at most 100 columns wide), row after row.
+            let box = min(width - 1, 100), left = (width - box + 1) / 2
+            let inside = lines.map { String(Array($0)[(left + 1)..<(left + box - 1)]) }
+            #expect(!inside.contains { $0.contains("…") && !$0.contains("loading…") }, "width \(width): something is cut:\n\(inside.joined(separator: "\n"))")
+            let shown = inside.joined(separator: " ").split(separator: " ").joined(separator: " ")
+            for text in [title, "bob: " + comment, description] {
+                #expect(shown.contains(text), "width \(width): \(text) is not shown whole:\n\(inside.joined(separator: "\n"))")
+            }
+        }
+    }
+}

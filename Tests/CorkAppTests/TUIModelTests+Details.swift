@@ -108,6 +108,7 @@ extension TUIModelTests {
         let whole: Set<String> = ["bug", "infrastructure", "security-review", "!2026-03-01", "▰▱▱", "1/3", "…"]
         #expect(cell.split(separator: " ").allSatisfy { whole.contains(String($0)) }, "a part is cut: \(cell)")
         #expect(cell.hasSuffix("…"), "parts are left out without a mark: \(cell)")
+        #expect(cell.hasPrefix("!2026-03-01 "), "the overdue date gave way to labels: \(cell)")
         // Wide enough, every part shows and nothing is marked.
         var wide = Self.model(width: 200)
         wide.board = t.board

@@ -25,8 +25,8 @@ extension TUIModel {
         screen.write(footer.text, x: rect.x + 2, y: rect.y + boxHeight - 2, style: footer.style, maxWidth: boxWidth - 4)
     }
 
-    /// The width of the card detail's box (its text is 4 columns narrower).
-    var detailBoxWidth: Int { min(width - 1, 72) }
+    /// The width of the card detail's box (its text is 4 columns narrower): the terminal's, up to 100 columns.
+    var detailBoxWidth: Int { min(width - 1, 100) }
 
     /// The parts of the card detail, top to bottom. When rows are short the comments give theirs up first, then the
     /// description, then the history (down to its heading and newest line), then the checklist (never its selected
@@ -39,19 +39,27 @@ extension TUIModel {
         if !card.assignees.isEmpty { facts.append("assigned " + card.assignees.map(\.rawValue).joined(separator: ", ")) }
         if let ref = card.ref { facts.append("ref \(ref)") }
         if let milestone = card.milestone { facts.append("milestone \(board.milestone(milestone)?.title ?? milestone.rawValue)") }
+        // Every text is wrapped to the box, so a long title, description line or comment shows whole when there is
+        // room; when rows are short, what is left out is counted in rows.
+        let textWidth = max(1, detailBoxWidth - 4)
+        func wrapped(_ text: String, _ style: Style) -> [OverlayLine] {
+            DisplayWidth.wrap(text, width: textWidth, indent: 2).map { ($0, style) }
+        }
         let description = card.description.isEmpty
-            ? [] : card.description.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let comments = card.comments.map { "\($0.author): \($0.text)" }
+            ? []
+            : card.description.split(separator: "\n", omittingEmptySubsequences: false)
+                .flatMap { DisplayWidth.wrap(String($0), width: textWidth) }
+        let comments = card.comments.flatMap { DisplayWidth.wrap("\($0.author): \($0.text)", width: textWidth, indent: 2) }
         let history = historyCount(of: card)
         return [
-            .fixed([("#\(card.number) \(card.title)", Style(attributes: .bold))], floor: 1, hardFloor: 1, shrinkRank: 5, gapBefore: false),
-            .fixed([(facts.joined(separator: " · "), Style(foreground: .ansi(.cyan)))], floor: 1, hardFloor: 0, shrinkRank: 3, gapBefore: false),
+            .fixed(wrapped("#\(card.number) \(card.title)", Style(attributes: .bold)), floor: 1, hardFloor: 1, shrinkRank: 5, gapBefore: false),
+            .fixed(wrapped(facts.joined(separator: " · "), Style(foreground: .ansi(.cyan))), floor: 1, hardFloor: 0, shrinkRank: 3, gapBefore: false),
             .fixed(dependencyLines(card, board: board), floor: 1, hardFloor: 1, shrinkRank: 3, gapBefore: false),
             .fixed(recurrenceLines(card), floor: 2, hardFloor: 0, shrinkRank: 3, gapBefore: false),
             DetailSection(
                 full: description.count, floor: min(1, description.count), hardFloor: 0, shrinkRank: 1, gapBefore: true,
                 lines: { rows in
-                    TUIModel.head(description, rows: rows, style: Style()) { "… \($0) description line\($0 == 1 ? "" : "s") not shown (E opens it)" }
+                    TUIModel.head(description, rows: rows, style: Style()) { "… \($0) more row\($0 == 1 ? "" : "s") of the description (E opens it)" }
                 }),
             DetailSection(
                 full: card.checklist.count + 2, floor: min(card.checklist.count, 3) + 1, hardFloor: min(card.checklist.count, 1) + 1,
@@ -59,7 +67,7 @@ extension TUIModel {
             DetailSection(
                 full: comments.count, floor: min(1, comments.count), hardFloor: 0, shrinkRank: 0, gapBefore: true,
                 lines: { rows in
-                    TUIModel.tail(comments, rows: rows, style: Style(foreground: .ansi(.green))) { "… \($0) comment\($0 == 1 ? "" : "s") not shown" }
+                    TUIModel.tail(comments, rows: rows, style: Style(foreground: .ansi(.green))) { "… \($0) earlier row\($0 == 1 ? "" : "s") of comments not shown" }
                 }),
             DetailSection(
                 full: history, floor: min(2, history), hardFloor: 0, shrinkRank: 2, gapBefore: true,

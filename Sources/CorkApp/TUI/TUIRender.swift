@@ -184,9 +184,9 @@ extension TUIModel {
         }
     }
 
-    /// The second row of a card: label chips, due date, assignees, and who is on it right now. Each part is shown
-    /// whole or not at all, and ` …` says when some are left out: a part cut in the middle (`1/` of `1/3`) reads as
-    /// another value.
+    /// The second row of a card: who is on it right now, the due date, label chips, checklist, assignees, milestone.
+    /// Each part is shown whole or not at all, and ` …` says when some are left out: a part cut in the middle (`1/` of
+    /// `1/3`) reads as another value.
     func renderDetails(_ card: Card, x: Int, y: Int, width: Int, into screen: inout ScreenBuffer) {
         guard let board else { return }
         var parts: [(text: String, style: Style)] = []
@@ -197,18 +197,19 @@ extension TUIModel {
             let sign = entry.state == .editing ? "✎" : entry.state == .dragging ? "✥" : "◉"
             put("\(sign)\(initials(entry.user))", Style(foreground: .ansi(.magenta), attributes: .bold))
         }
-        for labelID in card.labels {
-            guard let label = board.label(labelID) else { continue }
-            let background = Color.rgb(red: label.color.red, green: label.color.green, blue: label.color.blue)
-            let text = label.color.textColor
-            put(label.name, Style(foreground: .rgb(red: text.red, green: text.green, blue: text.blue), background: background))
-        }
+        // The due date next: in a narrow column an overdue card must still say so.
         if let due = card.due {
             let days = due.daysSinceEpoch - today.daysSinceEpoch
             var style = Style()
             if !card.closed && days < 0 { style.foreground = .ansi(.red) } else if !card.closed && days <= 2 { style.foreground = .ansi(.yellow) }
             // Overdue is marked in text too (`!`), so it shows without colour (NO_COLOR) and to the colour-blind.
             put((isOverdue(card) ? "!" : "") + due.description, style)
+        }
+        for labelID in card.labels {
+            guard let label = board.label(labelID) else { continue }
+            let background = Color.rgb(red: label.color.red, green: label.color.green, blue: label.color.blue)
+            let text = label.color.textColor
+            put(label.name, Style(foreground: .rgb(red: text.red, green: text.green, blue: text.blue), background: background))
         }
         if let progress = TUIModel.checklistProgress(card) {
             let done = card.checklist.allSatisfy(\.done)
