@@ -6,7 +6,15 @@ extension FeedSentence {
         let card = n.card
         switch kind {
         case .cardAdd:
-            return "added \(card)" + (n.cardColumn.map { " to \($0)" } ?? "")
+            // What the card came with, so others learn of its labels, due date, assignees and milestone at once.
+            var with: [String] = []
+            let labels = n.arrayDelta("labels").added.map { n.label(LabelID($0)) }
+            if !labels.isEmpty { with.append("label\(labels.count == 1 ? "" : "s") " + labels.joined(separator: ", ")) }
+            if let due = n.new("due") { with.append("due \(due)") }
+            let assignees = n.arrayDelta("assignees").added.map { $0 == n.activity.actor.rawValue ? "themselves" : $0 }
+            if !assignees.isEmpty { with.append("assigned " + assignees.joined(separator: ", ")) }
+            if let m = n.new("milestone") { with.append("milestone \(quoted(n.milestone(MilestoneID(m))))") }
+            return "added \(card)" + (n.cardColumn.map { " to \($0)" } ?? "") + (with.isEmpty ? "" : " (\(with.joined(separator: "; ")))")
         case .cardEdit: return edit(n)
         case .cardMove:
             if let change = n.change("column"), let from = n.column(change.old), let to = n.column(change.new) {

@@ -37,6 +37,12 @@ import Testing
             (.removeColumn(column: "review"), "alice", "alice removed column IN REVIEW"),
             (.addCard(AddCard(card: "c4", column: "todo", title: "Ship the release")), "bob",
              "bob added #4 \"Ship the release\" to TODO"),
+            // What a card came with is said, so others learn of it (only its assignee heard, through the inbox).
+            (.addCard(
+                AddCard(
+                    card: "c5", column: "todo", title: "Investigate 502s", due: Day("2026-12-03"), labels: ["bug", "docs"],
+                    assignees: ["bob", "alice"], milestone: "v1")), "alice",
+             "alice added #5 \"Investigate 502s\" to TODO (labels bug, Docs; due 2026-12-03; assigned themselves, bob; milestone \"v1.0\")"),
             (.moveCard(card: "c1", column: "doing", placement: .bottom), "alice",
              "alice moved #1 \"Login bug\" TODO → DOING (DOING is over its WIP limit)"),
             (.moveCard(card: "c1", column: "doing", placement: .top), "alice", "alice reordered #1 \"Login bug\" in DOING"),
