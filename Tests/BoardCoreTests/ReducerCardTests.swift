@@ -245,6 +245,7 @@ import Testing
             rejection(of: .editCard(EditCard(card: "c3", description: "Bob's outline", baseSeq: 10)), on: board, as: "bob"))
         #expect(r.code == .conflict)
         #expect(r.current == .object(["description": .string("Alice's outline"), "seq": .int(11)]))
+        #expect(r.message.hasSuffix("was changed by another edit since this one began"), "\(r.message)")
         // Based on seq 11 it goes through.
         let change = try accepted(
             .editCard(EditCard(card: "c3", description: "Bob's outline", baseSeq: 11)), on: board, as: "bob")

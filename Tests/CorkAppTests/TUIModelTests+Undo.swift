@@ -40,7 +40,7 @@ extension TUIModelTests {
 
         // The next u is the change before it, never the undo just made (that would toggle) nor bob's change.
         #expect(model.update(Self.key(.character("u"))) == [.undo(seq: close.activity.seq)])
-        let refusal = "closed was changed since seq \(close.activity.seq); undo would overwrite it"
+        let refusal = "its closed state was changed since; undoing would overwrite that"
         _ = model.update(Self.refusedUndo(of: close.activity.seq, message: refusal))
         #expect(model.feed.last?.text
             == "could not undo closed #1 \"Fix login\": \(refusal) (undo_conflict); u tries again, /undo skip goes past it")

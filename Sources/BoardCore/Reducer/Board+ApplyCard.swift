@@ -77,7 +77,7 @@ extension Board {
             if let base = edit.baseSeq, base < card.descriptionSeq, description != card.description {
                 return .failure(
                     Rejection(
-                        .conflict, "the description of #\(card.number) changed after seq \(base)",
+                        .conflict, "the description of #\(card.number) was changed by another edit since this one began",
                         current: .object([
                             "description": .string(card.description), "seq": .int(Int64(card.descriptionSeq)),
                         ])))

@@ -55,12 +55,29 @@ extension Board {
                 holds = now == change.new
             }
             if !holds {
-                return .failure(
-                    Rejection(
-                        .undoConflict, "\(field) was changed since seq \(activity.seq); undo would overwrite it",
-                        current: now))
+                return .failure(Rejection(.undoConflict, Self.undoConflictMessage(field), current: now))
             }
         }
         return .success(inverse)
+    }
+
+    /// Why an undo is refused, in a person's words: `its column was changed since; undoing would overwrite that`.
+    /// The field names what a newer change touched (`archived` reads as "its archived state").
+    static func undoConflictMessage(_ field: String) -> String {
+        let words: String
+        switch field {
+        case "closed", "archived": words = "its \(field) state was"
+        case "due": words = "its due date was"
+        case "rank", "index": words = "its place was"
+        case "wip_limit", "wip_hard": words = "its WIP limit was"
+        case "in_progress": words = "whether it counts as in progress was"
+        case "recur": words = "its recurrence rule was"
+        case "remind_hours": words = "its reminder time was"
+        case "done": words = "its tick was"
+        case "blocked_by": words = "its blockers were"
+        case "labels", "assignees", "watchers": words = "its \(field) were"
+        default: words = "its \(field.replacingOccurrences(of: "_", with: " ")) was"
+        }
+        return "\(words) changed since; undoing would overwrite that"
     }
 }
