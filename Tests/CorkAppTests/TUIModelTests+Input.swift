@@ -149,3 +149,27 @@ extension TUIModelTests {
             == .submit(.editCard(EditCard(card: "k1", description: "mine and theirs", baseSeq: 9))))
     }
 }
+
+extension TUIModelTests {
+    /// Someone renames a card while this user edits its title: Enter warns once, naming the new title, instead of
+    /// replacing it unseen; Enter again replaces it. Two people's title edits lost one without a word.
+    @Test func aTitleRenamedByOthersDuringAnEditIsNotReplacedUnseen() {
+        var model = Self.model()
+        #expect(model.selectedCard?.id == "k1")
+        _ = model.update(Self.key(.character("e")))
+        #expect(model.input.text == "Fix login")
+        Self.type(" page", into: &model)
+        var t = Self.testBoard()
+        t.apply(.editCard(EditCard(card: "k1", title: "Fix login (prod)")), as: "bob")
+        _ = model.update(Self.loaded(t.board, changedByOthers: ["k1"]))
+        #expect(model.update(Self.key(.enter)).isEmpty, "bob's title was replaced unseen")
+        #expect(model.notice?.contains(#"renamed to "Fix login (prod)""#) == true, "\(model.notice ?? "no notice")")
+        #expect(model.input.text == "Fix login page", "the edit is still open")
+        let effects = model.update(Self.key(.enter))
+        #expect(effects.contains(.submit(.editCard(EditCard(card: "k1", title: "Fix login page")))), "\(effects)")
+        // Without a rename meanwhile, Enter saves at once.
+        _ = model.update(Self.key(.character("e")))
+        Self.type("!", into: &model)
+        #expect(model.update(Self.key(.enter)).contains(.submit(.editCard(EditCard(card: "k1", title: "Fix login (prod)!")))))
+    }
+}

@@ -52,6 +52,14 @@ extension TUIModel {
                 return []
             }
             let text = input.text.trimmingCharacters(in: .whitespaces)
+            if case .editTitle(let id) = purpose, let card = board?.cards[id], let base = titleEditBase,
+                card.title != base, card.title != text
+            {
+                // Renamed by someone else while this edit was open: said once; Enter again replaces it.
+                titleEditBase = card.title
+                notice = "#\(card.number) was renamed to \"\(card.title)\" while you edited it: Enter again replaces it with yours, Esc keeps it"
+                return []
+            }
             input = LineEditor()
             let purpose = self.purpose
             self.purpose = .chat

@@ -229,7 +229,10 @@ extension TUIModel {
         } else {
             input = LineEditor(text)
         }
-        if case .editTitle(let card) = purpose { return [.presence(.editing, card: card)] }
+        if case .editTitle(let card) = purpose {
+            titleEditBase = text
+            return [.presence(.editing, card: card)]
+        }
         return []
     }
 

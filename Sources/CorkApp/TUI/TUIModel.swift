@@ -98,6 +98,9 @@ public struct TUIModel: Sendable {
     public var input = LineEditor()
     /// The chat line left with Esc before it was sent, until the input line is opened again.
     public var draft: String?
+    /// The title a title edit began from: when someone else renames the card meanwhile, Enter warns once instead of
+    /// replacing their title unseen.
+    public var titleEditBase: String?
     /// The input line as a completion left it, ending in the space it added (a punctuation mark typed next replaces
     /// that space).
     var completedWithSpace: String?
