@@ -47,6 +47,8 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
      panel, and its "Save mine" saves his text over carol's
   m  an invite link opened in a tab that already shows the board (only the address's #token part changes, so the
      browser does not load the page again): the tab signs in as the link's user
+  n  a title renamed during an edit: bob edits a card's title in its panel while carol (`cork edit --title`) renames
+     it; bob's Enter sends nothing and says what the title is now, and its "Save mine" saves his title
 
 Every wait is bounded (15 s at most); the first failure ends the run with exit 1 and says what was expected. corkd
 and the browsers are always stopped. One line is printed per scenario passed.
@@ -1256,6 +1258,46 @@ class Test:
         o.wait_live()
         self.passed("m", "an invite link opened in a tab already on the board signs it in as the link's user", t)
 
+    def scenario_n(self):
+        t = time.monotonic()
+        b = self.bob
+        card = self.add("rename", "Rotate TLS certificate")
+        number = self.numbers[card]
+        b.wait_card_in(card, "todo")
+        b.dismiss_toasts()
+        b.driver.find_element(By.CSS_SELECTOR, f'[data-card-id="{card}"] .title').click()
+        wait_for("bob's panel of the card to open", lambda: b.js("return document.getElementById('detail').open") or None)
+        box = b.driver.find_element(By.ID, "d-title")
+        box.click()
+        box.send_keys(Keys.END, " before Friday")
+        self.carol.run("edit", f"#{number}", "--title", "Rotate TLS certificate (prod)")
+
+        def titled():
+            shown = self.carol.json("show", f"#{number}")
+            return (shown.get("card") or shown).get("title")
+
+        wait_for("carol's title to be on the server", lambda: titled() == "Rotate TLS certificate (prod)" or None, state=titled)
+        shown = f"return document.querySelector('[data-card-id=\"{card}\"] .title').textContent"
+        wait_for("bob's board to show carol's title", lambda: "(prod)" in b.js(shown) or None, state=lambda: b.js(shown))
+        # bob presses Enter on his edit, begun before carol's rename: hers is not replaced unseen
+        box.send_keys(Keys.ENTER)
+
+        def notice():
+            return b.js("""
+              const t = [...document.querySelectorAll('.toast.error')].find((x) => x.textContent.includes('was renamed to'));
+              return t ? t.textContent : null;""")
+
+        seen = wait_for("bob's page to say the card was renamed while he edited it", notice, state=lambda: b.toasts())
+        check("(prod)" in seen, f"the notice does not give the title as it is now: {seen!r}")
+        time.sleep(0.5)
+        check(titled() == "Rotate TLS certificate (prod)", f"bob's title replaced carol's unseen: {titled()!r}")
+        b.driver.find_element(By.XPATH, "//button[contains(@class, 'toast-action') and text()='Save mine']").click()
+        wait_for("bob's title to be saved on his word", lambda: titled() == "Rotate TLS certificate before Friday" or None,
+                 state=lambda: (titled(), b.toasts()))
+        b.keys(Keys.ESCAPE)
+        wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
+        self.passed("n", "a title renamed by someone else during an edit is not replaced unseen; Save mine replaces it", t)
+
     def run(self):
         os.makedirs(self.args.screenshots, exist_ok=True)
         # A failure's screenshots belong to the run that failed: none from an earlier run stays beside this one's.
@@ -1276,6 +1318,7 @@ class Test:
         self.scenario_k()
         self.scenario_l()
         self.scenario_m()
+        self.scenario_n()
 
 
 def main():

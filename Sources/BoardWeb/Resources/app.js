@@ -1366,10 +1366,19 @@ function buildDetail() {
 
   title.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); title.blur(); } });
   title.addEventListener('input', fitTitle);
+  title.addEventListener('focus', () => { const c = detailCard(); if (c) D.titleBase = c.title; });
   title.addEventListener('change', () => {
     const c = detailCard();
     const v = title.value.replace(/[\r\n]+/g, ' ').trim();
-    if (c && v && v !== c.title) op({ kind: 'card.edit', card: c.id, title: v });
+    if (c && v && v !== c.title && D.titleBase !== undefined && D.titleBase !== c.title) {
+      // renamed by someone else while this edit was open: theirs is not replaced unseen
+      const id = c.id;
+      D.titleBase = c.title;
+      toast(`#${c.number} was renamed to "${c.title}" while you edited it.`, 'error', 30000, [
+        { label: 'Save mine', run: () => { if (cardById(id)) op({ kind: 'card.edit', card: id, title: v }); } },
+        { label: 'Keep theirs', run: () => { D.titleBase = undefined; renderDetail(); } },
+      ]);
+    } else if (c && v && v !== c.title) op({ kind: 'card.edit', card: c.id, title: v });
     else if (c && !v) title.value = c.title;
   });
   colSel.addEventListener('change', () => { const c = detailCard(); if (c) op({ kind: 'card.move', card: c.id, to_column: colSel.value }); });
