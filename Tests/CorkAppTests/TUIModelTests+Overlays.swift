@@ -76,6 +76,15 @@ extension TUIModelTests {
         #expect(model.notice == "only an owner changes roles")
     }
 
+    /// With nothing archived and no search, the archive says so, not that nothing matches a search never made.
+    @Test func anEmptyArchiveSaysNothingIsArchived() {
+        var model = Self.model()
+        #expect(Self.enter("/archive", into: &model).isEmpty)
+        let lines = model.render().lines
+        #expect(lines.contains { $0.contains("no card is archived") }, "\(lines.joined(separator: "\n"))")
+        #expect(!lines.contains { $0.contains("matches") })
+    }
+
     @Test func theArchiveViewSearchesAndRestoresArchivedCards() {
         var t = Self.testBoard()
         t.apply(.archiveCard(card: "k1"))

@@ -102,7 +102,7 @@ extension TUIModel {
         case (.character("v"), _):
             marking.toggle()
             if !marking { marked = [] }
-            notice = marking ? "multi-select: space marks cards; H/L move them, x archives, /label applies to all" : nil
+            notice = marking ? "Space marks · H/L move · x archives · /label all" : nil
             return []
         case (.escape, _):
             marking = false

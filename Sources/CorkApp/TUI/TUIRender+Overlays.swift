@@ -129,7 +129,8 @@ extension TUIModel {
             Style(foreground: .ansi(.cyan))
         )]
         renderList(
-            title: "archive", heading: heading, rows: lines, empty: "nothing archived matches",
+            title: "archive", heading: heading, rows: lines,
+            empty: archiveSearch.isEmpty ? "no card is archived" : "nothing archived matches \(archiveSearch)",
             footer: "Enter restore · / search · Esc close", into: &screen)
     }
 }
