@@ -17,8 +17,13 @@ public enum FeedSentence {
     /// The sentence for `activity`, given the board after the change and, when known, the board before it.
     /// `textMax` cuts long comment, chat and description text with `…` (one line for `cork watch`); the full-screen
     /// feed passes `Int.max` and wraps the whole text instead.
+    ///
+    /// An undo's record names what it undoes by seq (`(undo of seq 11)`: `cork watch` and `cork history` print each
+    /// record's seq). A feed that shows no seqs passes `undoWords`: `(undo)`, or `(redo)` when `undoneWasUndo` says
+    /// the change undone was itself an undo.
     public static func render(
-        _ activity: Activity, after: Board, before: Board? = nil, textMax: Int = FeedSentence.textMax
+        _ activity: Activity, after: Board, before: Board? = nil, textMax: Int = FeedSentence.textMax,
+        undoWords: Bool = false, undoneWasUndo: Bool = false
     ) -> String {
         let actor = FeedText.oneLine(activity.actor.rawValue)
         let names = FeedLookup(activity: activity, after: after, before: before, textMax: textMax)
@@ -28,7 +33,9 @@ public enum FeedSentence {
         var sentence = predicate(names)
         // An undo's record is its own effect (undoing a restore archives): said as what it did, then whose undo it
         // is, so it never reads as if seq N had done it. A redo is an undo of an undo.
-        if let undone = activity.undoOf { sentence += " (undo of seq \(undone))" }
+        if let undone = activity.undoOf {
+            sentence += undoWords ? (undoneWasUndo ? " (redo)" : " (undo)") : " (undo of seq \(undone))"
+        }
         if let warning = activity.warning { sentence += " (\(describe(warning: warning, names)))" }
         return "\(actor) \(sentence)"
     }

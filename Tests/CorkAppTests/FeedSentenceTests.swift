@@ -166,6 +166,11 @@ import Testing
         let redo = try #require(r_redo)
         #expect(FeedSentence.render(redo.change.activity, after: redo.change.board)
             == "alice restored #4 \"Oops\" (undo of seq \(undoAdd.change.activity.seq))")
+        // A feed that shows no seqs says undo or redo in words.
+        #expect(FeedSentence.render(undoAdd.change.activity, after: undoAdd.change.board, undoWords: true)
+            == "alice archived #4 \"Oops\" (undo)")
+        #expect(FeedSentence.render(redo.change.activity, after: redo.change.board, undoWords: true, undoneWasUndo: true)
+            == "alice restored #4 \"Oops\" (redo)")
     }
 
     /// History read later (`cork history`, the card detail) tells each change with the titles and column names of

@@ -88,3 +88,21 @@ extension TUIModelTests {
         #expect(model.update(Self.key(.character("u"))) == [.undo(seq: archive.activity.seq)])
     }
 }
+
+extension TUIModelTests {
+    /// Someone else's undo and redo read as such in this user's feed, without a seq the screen never shows: a redo
+    /// read "(undo of seq 30)" and could not be told from an undo.
+    @Test func othersUndoAndRedoSayWhichTheyAre() throws {
+        var t = Self.testBoard()
+        var model = Self.model()
+        model.user = "bob"  // alice undoes and redoes her own change; bob watches
+        let close = try t.change(.closeCard(card: "k2"))
+        _ = model.update(Self.delivered(close, own: false))
+        let undo = try t.undoChange(seq: close.activity.seq)
+        _ = model.update(Self.delivered(undo, own: false))
+        #expect(model.feed.last?.text == "alice reopened #2 \"Write docs\" (undo)", "\(model.feed.last?.text ?? "")")
+        let redo = try t.undoChange(seq: undo.activity.seq)
+        _ = model.update(Self.delivered(redo, own: false))
+        #expect(model.feed.last?.text == "alice closed #2 \"Write docs\" (redo)", "\(model.feed.last?.text ?? "")")
+    }
+}

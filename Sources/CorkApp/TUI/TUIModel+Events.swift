@@ -113,9 +113,10 @@ extension TUIModel {
             history?.append(event.activity)
             if event.isOwn, let card = event.activity.card { endNotice(about: .cards([card])) }
             let isChat = event.activity.kind == "chat"
+            if event.activity.undoOf != nil { undoSeqs.insert(event.activity.seq) }  // own ones too: see feedSentence
             let own = event.isOwn && !isChat ? recordOwn(event.activity, after: event.board) : nil
             // The whole text: the feed wraps it, and /lastlog searches it.
-            let text = own ?? FeedSentence.render(event.activity, after: event.board, textMax: .max)
+            let text = own ?? feedSentence(event.activity, after: event.board)
             let mentions = user.map { text.contains("@\($0.rawValue)") } ?? false
             var entry = FeedEntry(text, kind: isChat ? .chat : .activity, mentionsMe: mentions && !event.isOwn, seq: event.activity.seq)
             entry.actor = event.activity.actor
@@ -257,13 +258,24 @@ extension TUIModel {
         guard !earlier.isEmpty else { return }
         var lines: [FeedEntry] = earlier.map { activity in
             let isChat = activity.kind == "chat"
-            var entry = FeedEntry(
-                FeedSentence.render(activity, after: board, textMax: .max), kind: isChat ? .chat : .activity,
-                seq: activity.seq)
+            var entry = FeedEntry(feedSentence(activity, after: board), kind: isChat ? .chat : .activity, seq: activity.seq)
             entry.actor = activity.actor
             return entry
         }
         lines.append(FeedEntry("— the \(earlier.count) latest before you came; live from here —", kind: .info))
         feed.insert(contentsOf: lines, at: 0)
+    }
+}
+
+extension TUIModel {
+    /// A change in the feed's words: whole (the feed wraps it), and an undo says `(undo)` or `(redo)` rather than a
+    /// seq the screen never shows. Remembers which changes were undos (the recent ones: a redo undoes one of them).
+    mutating func feedSentence(_ activity: Activity, after board: Board) -> String {
+        if activity.undoOf != nil {
+            undoSeqs.insert(activity.seq)
+            if undoSeqs.count > 4_096 { undoSeqs = Set(undoSeqs.sorted().suffix(2_048)) }
+        }
+        let redo = activity.undoOf.map { undoSeqs.contains($0) } ?? false
+        return FeedSentence.render(activity, after: board, textMax: .max, undoWords: true, undoneWasUndo: redo)
     }
 }
