@@ -1,3 +1,4 @@
+import Foundation
 import BoardWire
 
 /// What a binary says about itself: the version (``BoardWire/ProductVersion``), the git commit it was built from
@@ -9,5 +10,17 @@ public enum BuildInfo {
     /// `TOOL 0.3.0 (commit 1a2b3c4d5e6f, protocol 1)`: what `--version` prints.
     public static func versionLine(_ tool: String) -> String {
         "\(tool) \(ProductVersion.version) (commit \(commit), protocol \(ProtocolVersion.current))"
+    }
+
+    /// A usage error on one line, as every binary says it: ArgumentParser's `message` without its `Error: ` and line
+    /// breaks, then the `--help` its `full` message points to, e.g. `Unknown option '--bogus'. Did you mean
+    /// '--board'? (see 'cork move --help')`.
+    public static func usageLine(message: String, full: String) -> String {
+        var reason = message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        if reason.hasPrefix("Error: ") { reason.removeFirst("Error: ".count) }
+        if let see = full.range(of: "See '"), let end = full[see.upperBound...].firstIndex(of: "'") {
+            reason += " (see '\(full[see.upperBound..<end])')"
+        }
+        return reason
     }
 }

@@ -48,10 +48,8 @@ struct CorkLoad: AsyncParsableCommand {
             }
         } catch {
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
-            var reason = message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-                .joined(separator: " ")
-            if reason.hasPrefix("Error: ") { reason.removeFirst("Error: ".count) }
-            try? FileHandle.standardError.write(contentsOf: Data("cork-load: \(reason) (see 'cork-load --help')\n".utf8))
+            let line = BuildInfo.usageLine(message: message(for: error), full: fullMessage(for: error))
+            try? FileHandle.standardError.write(contentsOf: Data("cork-load: \(line)\n".utf8))
             exit(withError: ExitCode.validationFailure)
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import CorkApp
 
 #if canImport(Glibc)
@@ -34,7 +35,7 @@ func runCork() async -> Never {
         // ArgumentParser: help and version exit 0; usage errors exit 2 (not EX_USAGE, 64), on one line as every
         // other failure (docs/scripting.md): `cork: ` and the reason, then where the usage is.
         if Cork.exitCode(for: error) == .validationFailure {
-            Output.error(usageError(Cork.message(for: error), full: Cork.fullMessage(for: error)))
+            Output.error(BuildInfo.usageLine(message: Cork.message(for: error), full: Cork.fullMessage(for: error)))
             exit(CorkExitCode.usage.rawValue)
         }
         Cork.exit(withError: error)
@@ -49,15 +50,4 @@ func firstArgumentNotInUTF8() -> Int? {
         if String(validating: bytes, as: UTF8.self) == nil { return index }
     }
     return nil
-}
-
-/// A usage error on one line: ArgumentParser's message (without its `Error: `) and the `cork … --help` its full
-/// message points to, e.g. `Unknown option '--bogus'. Did you mean '--board'? (see 'cork move --help')`.
-func usageError(_ message: String, full: String) -> String {
-    var reason = message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
-    if reason.hasPrefix("Error: ") { reason.removeFirst("Error: ".count) }
-    if let see = full.range(of: "See '"), let end = full[see.upperBound...].firstIndex(of: "'") {
-        reason += " (see '\(full[see.upperBound..<end])')"
-    }
-    return reason
 }

@@ -44,14 +44,7 @@ struct Corkd: AsyncParsableCommand {
             // ArgumentParser's usage errors exit 64; corkd's are 2, as every refusal to start (the unit's
             // RestartPreventExitStatus), on one line: `corkd: REASON (see 'corkd serve --help')`.
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
-            var reason = message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-                .joined(separator: " ")
-            if reason.hasPrefix("Error: ") { reason.removeFirst("Error: ".count) }
-            let full = fullMessage(for: error)
-            if let see = full.range(of: "See '"), let end = full[see.upperBound...].firstIndex(of: "'") {
-                reason += " (see '\(full[see.upperBound..<end])')"
-            }
-            Console.error("corkd: \(reason)\n")
+            Console.error("corkd: \(BuildInfo.usageLine(message: message(for: error), full: fullMessage(for: error)))\n")
             exit(withError: ExitCode(2))
         }
     }

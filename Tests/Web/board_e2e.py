@@ -439,6 +439,13 @@ class Test:
         self.numbers[card["id"]] = card["number"]
         return card["id"]
 
+    def open_panel(self, page, card, who):
+        """Opens `card`'s panel on `page` once the card is in TODO there, with no notice in the way."""
+        page.wait_card_in(card, "todo")
+        page.dismiss_toasts()
+        page.driver.find_element(By.CSS_SELECTOR, f'[data-card-id="{card}"] .title').click()
+        wait_for(f"{who}'s panel of the card to open", lambda: page.js("return document.getElementById('detail').open") or None)
+
     def passed(self, letter, text, since):
         print(f"PASS {letter}: {text} ({time.monotonic() - since:.1f} s)", flush=True)
 
@@ -1205,10 +1212,7 @@ class Test:
         b = self.bob
         card = self.add("notes", "Shared notes")
         number = self.numbers[card]
-        b.wait_card_in(card, "todo")
-        b.dismiss_toasts()
-        b.driver.find_element(By.CSS_SELECTOR, f'[data-card-id="{card}"] .title').click()
-        wait_for("bob's panel of the card to open", lambda: b.js("return document.getElementById('detail').open") or None)
+        self.open_panel(b, card, "bob")
         box = b.driver.find_element(By.ID, "d-desc")
         box.click()
         box.send_keys("bob's notes")
@@ -1263,10 +1267,7 @@ class Test:
         b = self.bob
         card = self.add("rename", "Rotate TLS certificate")
         number = self.numbers[card]
-        b.wait_card_in(card, "todo")
-        b.dismiss_toasts()
-        b.driver.find_element(By.CSS_SELECTOR, f'[data-card-id="{card}"] .title').click()
-        wait_for("bob's panel of the card to open", lambda: b.js("return document.getElementById('detail').open") or None)
+        self.open_panel(b, card, "bob")
         box = b.driver.find_element(By.ID, "d-title")
         box.click()
         box.send_keys(Keys.END, " before Friday")
