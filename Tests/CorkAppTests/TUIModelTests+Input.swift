@@ -173,3 +173,25 @@ extension TUIModelTests {
         #expect(model.update(Self.key(.enter)).contains(.submit(.editCard(EditCard(card: "k1", title: "Fix login (prod)!")))))
     }
 }
+
+extension TUIModelTests {
+    /// Chat typed while the connection is down shows at once, marked as not sent, and gives way to the real line
+    /// once it is sent; only a "queued" count said it was there.
+    @Test func chatTypedOfflineShowsUntilItIsSent() {
+        var model = Self.model()
+        model.connection = .reconnecting(in: .seconds(5), lastError: "the server is closing (shutdown)")
+        let effects = Self.enter("back in five", into: &model)
+        #expect(effects == [.submit(.chat(text: "back in five"))])
+        #expect(model.feed.last?.text == "<alice> back in five  · not sent yet", "\(model.feed.last?.text ?? "")")
+        let queued = model.feed.count
+        // Sent after the reconnection: the line the server echoes replaces the queued one.
+        model.connection = .connected(endpoint: "127.0.0.1:7420", user: "alice")
+        let chat = Activity(seq: 9, at: Timestamp(milliseconds: 0), actor: "alice", kind: "chat", text: "back in five")
+        _ = model.update(.client(.activity(ActivityEvent(activity: chat, op: .chat(text: "back in five"), isOwn: true, board: model.board!))))
+        #expect(!model.feed.contains { $0.queuedChat != nil }, "the queued line stayed")
+        #expect(model.feed.count == queued && model.feed.last?.text == "<alice> back in five", "\(model.feed.map(\.text))")
+        // Connected, a chat line shows when the server has it, as before.
+        _ = Self.enter("hello", into: &model)
+        #expect(model.feed.last?.text == "<alice> back in five")
+    }
+}

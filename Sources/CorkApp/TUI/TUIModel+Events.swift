@@ -113,6 +113,9 @@ extension TUIModel {
             history?.append(event.activity)
             if event.isOwn, let card = event.activity.card { endNotice(about: .cards([card])) }
             let isChat = event.activity.kind == "chat"
+            if isChat, event.isOwn, let queued = feed.firstIndex(where: { $0.queuedChat == event.activity.text }) {
+                feed.remove(at: queued)
+            }
             if event.activity.undoOf != nil { undoSeqs.insert(event.activity.seq) }  // own ones too: see feedSentence
             let own = event.isOwn && !isChat ? recordOwn(event.activity, after: event.board) : nil
             // The whole text: the feed wraps it, and /lastlog searches it.
@@ -195,6 +198,9 @@ extension TUIModel {
         let reject = rejected.reject
         if case .undo(let seq) = rejected.op.request, rejected.op.board == boardID, refusedUndo(of: seq, reject) {
             return []
+        }
+        if case .op(.chat(let text)) = rejected.op.request, let queued = feed.firstIndex(where: { $0.queuedChat == text }) {
+            feed.remove(at: queued)
         }
         post(FeedEntry(refusalSentence(rejected), kind: .error))
         if let move = BlockedMove(refused: rejected, on: boardID) { blockedMove = move }

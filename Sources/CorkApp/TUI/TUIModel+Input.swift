@@ -76,6 +76,12 @@ extension TUIModel {
         case .chat:
             guard !text.isEmpty else { return [] }
             if text.hasPrefix("/") { return command(text) }
+            if case .connected = connection {} else {
+                // Offline, the line waits in the queue: shown at once, marked, until it is sent.
+                var entry = FeedEntry("<\(user?.rawValue ?? "you")> \(text)  · not sent yet", kind: .chat)
+                entry.queuedChat = text
+                post(entry)
+            }
             return [.submit(.chat(text: text))]
         case .newCard(let column):
             guard !text.isEmpty else { return [] }

@@ -378,6 +378,8 @@ public struct FeedEntry: Hashable, Sendable {
     public var isLastlog = false
     /// Who made the change or said the line, when it is one.
     public var actor: UserID?
+    /// The text of the user's own chat line while it waits for the connection: the line goes when it is sent.
+    public var queuedChat: String?
 
     /// A feed line.
     public init(_ text: String, kind: Kind, mentionsMe: Bool = false, seq: UInt64? = nil) {

@@ -332,6 +332,7 @@ extension TUIModel {
             case .inbox: style = Style(foreground: .ansi(.yellow), attributes: .bold)
             }
             if entry.mentionsMe { style = Style(foreground: .ansi(.brightYellow), attributes: .bold) }
+            if entry.queuedChat != nil { style = Style(foreground: .ansi(.brightBlack), attributes: .italic) }
             screen.write(row.text, x: 1, y: top + 1 + offset, style: style, maxWidth: width - 2)
         }
     }
