@@ -24,7 +24,7 @@ struct OperatorOptions: ParsableArguments {
             guard let address = AdminAddress(metrics) else { throw CorkdExit.usage("--metrics takes HOST:PORT, e.g. 127.0.0.1:9420") }
             guard address.isLoopback || metricsAllowRemote else {
                 throw CorkdExit.usage(
-                    "--metrics \(metrics) is not a loopback address; metrics have no authentication. Add --metrics-allow-remote to bind it anyway")
+                    "--metrics (metrics.listen) \(metrics) is not a loopback address; metrics have no authentication. Add --metrics-allow-remote (metrics.allow_remote = true) to bind it anyway")
             }
             configuration.metricsAddress = address
         }

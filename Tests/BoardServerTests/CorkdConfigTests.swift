@@ -108,6 +108,17 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: data), "the data directory was made")
     }
 
+    /// Metrics on an address other than loopback from the file: refused in the file's words as well as the flag's.
+    @Test func remoteMetricsFromTheFileAreRefusedNamingTheSetting() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let file = try Self.write("[metrics]\nlisten = \"0.0.0.0:9400\"\n", in: corkd)
+        let result = try await Self.check(file, in: corkd)
+        #expect(result.exit.status == 2, "\(result.exit)")
+        #expect(result.standardError.contains("(metrics.listen) 0.0.0.0:9400 is not a loopback address"), "\(result.standardError)")
+        #expect(result.standardError.contains("metrics.allow_remote = true"), "\(result.standardError)")
+    }
+
     @Test func aSyntaxErrorNamesItsLine() async throws {
         let corkd = try CorkdProcess()
         defer { corkd.cleanup() }
