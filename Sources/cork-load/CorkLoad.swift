@@ -145,7 +145,6 @@ struct CorkLoad: AsyncParsableCommand {
             throw ValidationError("--rate must be a number above 0 and at most \(Int(Self.rateMax)) ops/s")
         }
         if rate != nil && closedLoop { throw ValidationError("--rate and --closed-loop exclude each other") }
-        if spawn != (urls.isEmpty && urlsFile == nil) { throw ValidationError("give either --spawn or --url/--urls-file") }
         if let boards, boards < 1 { throw ValidationError("--boards must be at least 1") }
         if let subscribersPerBoard, subscribersPerBoard < 0 { throw ValidationError("--subscribers-per-board must be at least 0") }
         if let clients, clients < 1 { throw ValidationError("--clients must be at least 1") }
@@ -189,6 +188,9 @@ struct CorkLoad: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Here, not in validate(): ArgumentParser validates before it reports an unknown option, and `cork-load
+        // --bogus` said only that neither --spawn nor --url was given.
+        if spawn != (urls.isEmpty && urlsFile == nil) { throw ValidationError("give either --spawn or --url/--urls-file") }
         let progress: @Sendable (String) -> Void = { line in try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8)) }
         let mix = try OpMix(parsing: self.mix)
         let runID = String((0..<6).map { _ in Array("abcdefghijklmnopqrstuvwxyz0123456789").randomElement() ?? "x" })

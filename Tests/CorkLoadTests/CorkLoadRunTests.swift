@@ -86,6 +86,10 @@ import Glibc
     @Test func badArgumentsAreAUsageError() async throws {
         let run = try await runLoad(["--spawn", "--url", "cork://x"])
         #expect(run.exit.reason == .exit && run.exit.status == 64, "\(run.exit)")
+        // An unknown option is named as such, not as a missing --spawn.
+        let unknown = try await runLoad(["--bogus"])
+        #expect(unknown.exit.reason == .exit && unknown.exit.status == 64, "\(unknown.exit)")
+        #expect(unknown.stderr.hasPrefix("cork-load: Unknown option '--bogus'"), "\(unknown.stderr)")
     }
 
     /// Values that crashed or hung cork-load (a load tester's audit): each is refused before anything starts.
