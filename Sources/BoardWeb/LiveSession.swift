@@ -68,8 +68,8 @@ final class LiveSession {
     var undoStack = UndoStack()
     /// The newest seq the backlog sent had: a live activity at or below it is already in the page's feed.
     var backlogThrough: UInt64 = 0
-    /// The seqs of recent changes that were undos, so that the feed says `(redo)` for an undo of one.
-    var undoSeqs: Set<UInt64> = []
+    /// The feed's words for changes, which remember the recent undos.
+    var feedWords = FeedWords()
     var lastStatus: LiveMessage.Status?
     /// Whether the page has had its first inbox page (after its first board); after that, a reconnect of the client
     /// sends a fresh one (entries made while it was away came to no session of it).
@@ -346,17 +346,7 @@ final class LiveSession {
         return LiveMessage.FeedItem(
             seq: activity.seq, at: activity.at.milliseconds, user: activity.actor.rawValue,
             kind: isChat ? "chat" : (isBot ? "bot" : "change"),
-            text: feedSentence(activity, after: board), card: activity.card, own: own)
-    }
-
-    /// A change in the feed's words: an undo says `(undo)` or `(redo)` rather than a seq the page never shows.
-    func feedSentence(_ activity: Activity, after board: Board) -> String {
-        if activity.undoOf != nil {
-            undoSeqs.insert(activity.seq)
-            if undoSeqs.count > 4_096 { undoSeqs = Set(undoSeqs.sorted().suffix(2_048)) }
-        }
-        let redo = activity.undoOf.map { undoSeqs.contains($0) } ?? false
-        return FeedSentence.render(activity, after: board, textMax: .max, undoWords: true, undoneWasUndo: redo)
+            text: feedWords.sentence(activity, after: board), card: activity.card, own: own)
     }
 
     func sendStatus(client: BoardClient, send: (any Encodable) async -> Void) async {

@@ -116,10 +116,10 @@ extension TUIModel {
             if isChat, event.isOwn, let queued = feed.firstIndex(where: { $0.queuedChat == event.activity.text }) {
                 feed.remove(at: queued)
             }
-            if event.activity.undoOf != nil { undoSeqs.insert(event.activity.seq) }  // own ones too: see feedSentence
+            feedWords.note(event.activity)
             let own = event.isOwn && !isChat ? recordOwn(event.activity, after: event.board) : nil
             // The whole text: the feed wraps it, and /lastlog searches it.
-            let text = own ?? feedSentence(event.activity, after: event.board)
+            let text = own ?? feedWords.sentence(event.activity, after: event.board)
             let mentions = user.map { text.contains("@\($0.rawValue)") } ?? false
             var entry = FeedEntry(text, kind: isChat ? .chat : .activity, mentionsMe: mentions && !event.isOwn, seq: event.activity.seq)
             entry.actor = event.activity.actor
@@ -264,24 +264,11 @@ extension TUIModel {
         guard !earlier.isEmpty else { return }
         var lines: [FeedEntry] = earlier.map { activity in
             let isChat = activity.kind == "chat"
-            var entry = FeedEntry(feedSentence(activity, after: board), kind: isChat ? .chat : .activity, seq: activity.seq)
+            var entry = FeedEntry(feedWords.sentence(activity, after: board), kind: isChat ? .chat : .activity, seq: activity.seq)
             entry.actor = activity.actor
             return entry
         }
         lines.append(FeedEntry("— the \(earlier.count) latest before you came; live from here —", kind: .info))
         feed.insert(contentsOf: lines, at: 0)
-    }
-}
-
-extension TUIModel {
-    /// A change in the feed's words: whole (the feed wraps it), and an undo says `(undo)` or `(redo)` rather than a
-    /// seq the screen never shows. Remembers which changes were undos (the recent ones: a redo undoes one of them).
-    mutating func feedSentence(_ activity: Activity, after board: Board) -> String {
-        if activity.undoOf != nil {
-            undoSeqs.insert(activity.seq)
-            if undoSeqs.count > 4_096 { undoSeqs = Set(undoSeqs.sorted().suffix(2_048)) }
-        }
-        let redo = activity.undoOf.map { undoSeqs.contains($0) } ?? false
-        return FeedSentence.render(activity, after: board, textMax: .max, undoWords: true, undoneWasUndo: redo)
     }
 }

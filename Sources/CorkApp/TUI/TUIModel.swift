@@ -101,8 +101,8 @@ public struct TUIModel: Sendable {
     /// The title a title edit began from: when someone else renames the card meanwhile, Enter warns once instead of
     /// replacing their title unseen.
     public var titleEditBase: String?
-    /// The seqs of recent changes that were undos, so that the feed says `(redo)` for an undo of one.
-    public var undoSeqs: Set<UInt64> = []
+    /// The feed's words for changes, which remember the recent undos.
+    public var feedWords = FeedWords()
     /// The input line as a completion left it, ending in the space it added (a punctuation mark typed next replaces
     /// that space).
     var completedWithSpace: String?
