@@ -65,26 +65,23 @@ struct WebOptions: ParsableArguments {
         configuration.version = settings.serverName.split(separator: "/").last.map(String.init) ?? "0"
         let secure = configuration.tls != nil
         let publicURL = self.publicURL
+        let ownerFile = directory.appendingPathComponent(InviteURL.ownerFileName)
         return WebServer(configuration: configuration, accepted: accepted, logger: logger) { address in
             let boundPort = address.port ?? port
             let shownHost = advertisedHost.contains(":") ? "[\(advertisedHost)]" : advertisedHost
             let base = publicURL ?? "\(secure ? "https" : "http")://\(shownHost):\(boundPort)/"
             await listenFile.setWebURL(base)
             var lines = ["web page on \(bindHost):\(boundPort): \(base)"]
-            if let owner = Self.ownerInvite(token: ownerToken, board: settings.defaultBoard, directory: directory) {
+            // The token only on the first start: later starts would put the owner's token in the journal each time.
+            if let ownerToken {
+                let owner = InviteURL(host: "", board: settings.defaultBoard, token: ownerToken, fingerprint: nil)
                 lines.append("owner in a browser: \(owner.webLink(base: base))")
+            } else if FileManager.default.fileExists(atPath: ownerFile.path) {
+                lines.append("owner in a browser: \(base)#token=…&board=\(settings.defaultBoard) (the token is in \(ownerFile.path))")
             }
             // After the server's own banner (its address, fingerprint and the owner's invite URL), not before it.
             await listenFile.printAfterServerBanner(lines.joined(separator: "\n") + "\n")
         }
-    }
-
-    /// The owner's invite: from the first start's token, or from owner.url.
-    static func ownerInvite(token: String?, board: BoardID, directory: URL) -> InviteURL? {
-        if let token { return InviteURL(host: "", board: board, token: token, fingerprint: nil) }
-        let file = directory.appendingPathComponent(InviteURL.ownerFileName)
-        guard let text = try? String(contentsOf: file, encoding: .utf8) else { return nil }
-        return InviteURL(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }
 

@@ -48,6 +48,17 @@ import Testing
             #expect(text.standardOutput.hasPrefix("cork://"))
             #expect(!text.standardOutput.contains("http://"))
             #expect(text.standardError.contains("walt in a browser: http://127.0.0.1:\(port)/#token="))
+            // A later start names the link without the token, which would otherwise reach the journal every start.
+            _ = try await corkd.terminate()
+            try await corkd.restart()
+            let later = ContinuousClock.now + .seconds(10)
+            while !corkd.standardOutput.contains("owner in a browser"), ContinuousClock.now < later {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let restartedPort = try #require(corkd.webPort)
+            #expect(corkd.standardOutput.contains(
+                "owner in a browser: http://127.0.0.1:\(restartedPort)/#token=…&board=main (the token is in "))
+            #expect(!corkd.standardOutput.contains(corkd.ownerToken))
         }
     }
 
