@@ -47,4 +47,31 @@ struct PostgresClientStartTests {
             }
         }
     }
+    @Test("a login the database refuses is said at once, not after the wait for a connection")
+    func aRefusedLoginIsNamed() async throws {
+        try await PostgresTestDatabase.withDatabase { location in
+            var wrong = location
+            wrong.password = "not-the-password"
+            // Without the check the schema migration's wait for a connection (a minute) would run out first.
+            let configuration = PostgresStore.Configuration()
+            do {
+                let store = try await PostgresStore.open(wrong, configuration: configuration, logger: Logger(label: "test"))
+                try await store.close()
+                Issue.record("a wrong password opened the store")
+            } catch let error as StoreError {
+                #expect(error.code == .io)
+                #expect(error.description.contains("password authentication failed"), "\(error)")
+                #expect(!error.description.contains("not-the-password"), "\(error)")
+            }
+            var unknown = location
+            unknown.database = "no_such_database"
+            do {
+                let store = try await PostgresStore.open(unknown, configuration: configuration, logger: Logger(label: "test"))
+                try await store.close()
+                Issue.record("a database that does not exist opened")
+            } catch let error as StoreError {
+                #expect(error.description.contains("3D000"), "\(error)")
+            }
+        }
+    }
 }

@@ -184,16 +184,21 @@ extension PostgresStore {
     static func dedicatedConnection(to location: PostgresLocation, _ what: String, logger: Logger) async throws(StoreError)
         -> PostgresConnection
     {
+        do {
+            return try await connect(to: location, logger: logger)
+        } catch {
+            throw StoreError(postgres: error, context: what)
+        }
+    }
+
+    /// A connection of its own to `location`, with postgres-nio's error as it came.
+    static func connect(to location: PostgresLocation, logger: Logger) async throws -> PostgresConnection {
         let configuration = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database,
             tls: location.tls == .require ? .require(try Self.tlsContext()) : .disable)
-        do {
-            return try await PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 0, logger: logger)
-        } catch {
-            throw StoreError(postgres: error, context: what)
-        }
+        return try await PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 0, logger: logger)
     }
 
     /// The client TLS context for `sslmode=require` (the system's trust roots).

@@ -30,6 +30,9 @@ public struct PostgresStore: AdminStore {
             database: location.database, tls: location.tls == .require ? .require(.makeClientConfiguration()) : .disable)
         settings.options.maximumConnections = configuration.maximumConnections
         settings.options.connectTimeout = configuration.connectTimeout
+        // A login the database refuses is an operator's mistake no retry mends: said at once. Through the pool it
+        // would only show as "no connection" once the lease timeout had passed.
+        if let refusal = await loginRefusal(location, logger: logger) { throw refusal }
         let client = PostgresClient(configuration: settings, backgroundLogger: logger)
         let store = PostgresStore(
             location: location, configuration: configuration, client: client, runner: ClientRunner(client),
@@ -41,6 +44,21 @@ public struct PostgresStore: AdminStore {
             throw error
         }
         return store
+    }
+
+    /// Why the database refuses to let this store in for good (class 28: the user or its password; 3D000: no such
+    /// database), or nil: it let us in, or it cannot be reached now, which `open` waits for as it always has.
+    static func loginRefusal(_ location: PostgresLocation, logger: Logger) async -> StoreError? {
+        do {
+            let connection = try await connect(to: location, logger: logger)
+            try? await connection.close()
+            return nil
+        } catch {
+            guard let psql = error as? PSQLError, psql.code == .server, let state = psql.serverInfo?[.sqlState],
+                state.hasPrefix("28") || state == "3D000"
+            else { return nil }
+            return StoreError(postgres: psql, context: "connect")
+        }
     }
 
     /// Closes every connection; later calls on this store (or its copies) fail with `.io`.
