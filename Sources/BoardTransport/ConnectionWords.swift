@@ -29,7 +29,8 @@ public enum ConnectionWords {
     }
 
     /// A failed TCP connect in words: NIO's own description is a debug dump (`SingleConnectionFailure(target: …)`).
-    public static func dialFailure(_ error: any Error) -> String {
+    /// `listener` names what should be listening, for the hint on a refused connection.
+    public static func dialFailure(_ error: any Error, listener: String = "corkd") -> String {
         var causes: [any Error] = [error]
         if let connection = error as? NIOConnectionError {
             causes = connection.connectionErrors.map { $0.error }
@@ -39,7 +40,7 @@ public enum ConnectionWords {
             if case .connectTimeout = cause as? ChannelError { return "timed out" }
             guard let io = cause as? IOError else { continue }
             switch io.errnoCode {
-            case ECONNREFUSED: return "connection refused (nothing listens on that port: is corkd running there?)"
+            case ECONNREFUSED: return "connection refused (nothing listens on that port: is \(listener) running there?)"
             case ETIMEDOUT: return "timed out"
             case EHOSTUNREACH, ENETUNREACH: return "no route to that host"
             default: return String(cString: strerror(io.errnoCode))

@@ -1,5 +1,6 @@
 import BoardCore
 import BoardStore
+import BoardTesting
 import Foundation
 import NIOCore
 import Testing
@@ -124,6 +125,12 @@ import Testing
         #expect(try HookTarget.parse("http://[::1]:8080/", settings).get().host == "::1")
         #expect(throws: HookProblem.self) { try HookTarget.parse("http://example.com/", settings).get() }
         #expect(throws: HookProblem.self) { try HookTarget.parse("http://10.0.0.1/", settings).get() }
+        // The refusal of another scheme names what the operator allowed.
+        guard case .failure(let ftp) = HookTarget.parse("ftp://x/", settings) else {
+            Issue.record("ftp accepted")
+            return
+        }
+        #expect(ftp.message.contains("http:// to 127.0.0.1"), "\(ftp.message)")
     }
 
     @Test func privateLinkLocalAndLoopbackTargetsAreRefusedUnlessAllowed() throws {
@@ -184,5 +191,23 @@ import Testing
         let headers = Dictionary(uniqueKeysWithValues: payload.headers)
         #expect(headers["X-Corkboard-Delivery"] == "h-1.3" && headers["X-Corkboard-Timestamp"] == "77")
         #expect(headers["X-Corkboard-Event"] == "chat" && headers["X-Corkboard-Signature"] == payload.signature)
+    }
+    @Test func aReceiverThatIsNotListeningIsNamedAsRefused() async throws {
+        var settings = HookSettings()
+        settings.allowHTTPLoopback = true
+        settings.requestTimeout = .seconds(1)
+        let hook = HookRecord(
+            id: "h-2", board: "main", url: "http://127.0.0.1/", events: ["*"], secret: "0123456789abcdef",
+            createdBy: "alice", createdAt: Timestamp(milliseconds: 1), state: HookState(delivered: 0))
+        let payload = HookPayload.test(hook: hook, seq: 1, now: Timestamp(milliseconds: 2), nonce: "n")
+        let port = try LoopbackPort.closed()
+        let outcome = await HookSender.send(payload, to: "http://127.0.0.1:\(port)/hook", settings: settings)
+        guard case .failed(nil, let reason) = outcome else {
+            Issue.record("a closed port answered: \(outcome)")
+            return
+        }
+        #expect(reason.hasPrefix("connection refused"), "\(reason)")
+        #expect(!reason.contains("reset") && !reason.contains("errno"), "\(reason)")
+        #expect(reason.filter { $0 == "(" }.count == reason.filter { $0 == ")" }.count, "\(reason)")
     }
 }

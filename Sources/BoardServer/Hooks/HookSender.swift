@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BoardTransport
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -56,10 +57,22 @@ enum HookSender {
                 return .failed(status: status, reason: "HTTP \(status) (redirects are not followed)")
             }
             return .failed(status: status, reason: "HTTP \(status)")
-        } catch let error as HTTPClientError {
-            return .failed(status: nil, reason: "\(error)")
         } catch {
-            return .failed(status: nil, reason: "\(error)".prefix(200).description)
+            return .failed(status: nil, reason: Self.words(error))
         }
+    }
+
+    /// Why an attempt failed, in words for `last_error`: a refused or timed-out connection as `cork` words it, not
+    /// NIO's or async-http-client's own descriptions (`connection reset (error set): …`, `HTTPClientError.…`).
+    static func words(_ error: any Error) -> String {
+        if let client = error as? HTTPClientError {
+            switch client {
+            case .connectTimeout: return "timed out connecting"
+            case .readTimeout, .deadlineExceeded: return "no answer within the time allowed"
+            case .remoteConnectionClosed: return "the receiver closed the connection before answering"
+            default: return "\(client)".prefix(200).description
+            }
+        }
+        return ConnectionWords.dialFailure(error, listener: "the receiver").prefix(200).description
     }
 }

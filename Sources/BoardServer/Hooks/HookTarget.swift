@@ -38,7 +38,10 @@ struct HookTarget: Hashable, Sendable {
                 return .failure(HookProblem("field `url`: http:// is allowed only to 127.0.0.1, ::1 or localhost"))
             }
         default:
-            return .failure(HookProblem("field `url`: only https:// URLs"))
+            return .failure(HookProblem(
+                settings.allowHTTPLoopback
+                    ? "field `url`: only https:// URLs, or http:// to 127.0.0.1, ::1 or localhost"
+                    : "field `url`: only https:// URLs"))
         }
         let target = HookTarget(url: url, scheme: scheme, host: host)
         // A literal address is judged now; a name when it is resolved, before each attempt.
