@@ -120,6 +120,13 @@ private func scan(bytes: [UInt8]) -> JSONPreScanError.Kind? { JSONPreScan().chec
         #expect(JSONPreScan().check(Array(#"{"a":"ok","a":1}"#.utf8))?.offset == 10)
     }
 
+    @Test func aLineOfOnlyWhitespaceIsNotCalledEmpty() {
+        // Protocol.md: an empty line is ignored; one of only spaces or tabs is not empty and gets bad_json.
+        let message = JSONPreScan().check(Array(" \t ".utf8))?.message ?? ""
+        #expect(message.contains("only whitespace"), "\(message)")
+        #expect(!message.contains("empty"), "\(message)")
+    }
+
     @Test func messagesNeverEchoRawInvalidBytes() {
         let line = Array("{\"\u{1}".utf8) + [0xFF, 0xFE] + Array("\":1}".utf8)
         let error = JSONPreScan().check(line)

@@ -25,7 +25,7 @@ extension JSONPreScan {
 
         mutating func run() -> JSONPreScanError? {
             skipSpace()
-            guard i < b.count else { return fail(.badJSON, "empty line") }
+            guard i < b.count else { return fail(.badJSON, "a line of only whitespace holds no JSON object") }
             guard b[i] == UInt8(ascii: "{") else { return fail(.badJSON, "a line must hold one JSON object") }
             var expect = Expect.value
             while true {
