@@ -305,6 +305,29 @@ import Testing
         #expect(commit.publication.entries.first?.origin == owner, "the origin still gets its ack from the writer")
     }
 
+    /// A mutation id the client had committed on another board is found only when the store refuses the batch: that
+    /// change is refused as `stale_mut`, and the other changes of the batch, another client's too, are written again.
+    @Test func aMutationReusedFromAnotherBoardIsRefusedAloneAndTheRestOfItsBatchIsWritten() throws {
+        var machine = Self.machine()
+        let owner = Self.session("s1")
+        let ann = Self.session("s2", user: "ann")
+        _ = Self.submit(&machine, .chat(text: "first"), mut: 1, from: owner)
+        _ = Self.submit(&machine, .chat(text: "ann's"), mut: 7, from: ann)
+        _ = Self.submit(&machine, .chat(text: "reused"), mut: 5, from: owner)
+        let second = machine.written(.success(()), batch: 1)
+        #expect(Self.commits(second).first?.changes.map(\.event.mut) == [7, 5])
+        let refused = machine.written(
+            .failure(.duplicateMutation(actor: "owner", clientID: "client-s1", mut: 5)), batch: 2)
+        let reused = refused.compactMap { if case .rejectReused(let session, let mut) = $0 { "\(session.id) \(mut)" } else { nil } }
+        #expect(reused == ["s1 5"])
+        #expect(try Self.sent(refused, to: ann) == [], "ann's change is not refused for another client's fault")
+        let third = try #require(Self.commits(refused).first)
+        #expect(third.number == 3 && third.changes.map(\.event.mut) == [7] && third.changes.map(\.event.seq) == [2])
+        #expect(!refused.contains { if case .commitFailed = $0 { true } else { false } }, "the store did not fail")
+        _ = machine.written(.success(()), batch: 3)
+        #expect(machine.committed.seq == 2 && machine.isDrained)
+    }
+
     @Test func aLostCommitRefusesNewOpsUntilTheStoreSaysItLandedThenAcknowledgesIt() throws {
         var machine = Self.machine()
         let owner = Self.session("s1", client: "c1")

@@ -191,7 +191,7 @@ extension BoardMachine {
     /// Applies one of this node's uncommitted changes again on `head` (after `absorb`): appended to `pending` under
     /// the next seq, or answered (`reject` with the reducer's code, `ack` with `noop`, or `ack` with the seq another
     /// node committed the same mutation at).
-    private mutating func reapply(_ change: Pending, committedElsewhere: [Mutation: UInt64]) {
+    mutating func reapply(_ change: Pending, committedElsewhere: [Mutation: UInt64]) {
         let event = change.event
         let answerees = change.answerees
         let key = event.clientID.map { ClientKey(user: event.actor, client: ClientID($0)) }

@@ -42,6 +42,9 @@ extension BoardMachine {
                 emit(.log(.headMoved(retry: headMovedRetries)))
                 startCatchUp(redo: batch)
                 return take()
+            case .failure(let error) where error.duplicateMutation != nil:
+                headMovedRetries = 0
+                dropReused(batch, error.duplicateMutation!)
             case .failure(let error) where error.code == .headMoved:
                 emit(.log(.headMovedTooOften(headMovedRetries)))
                 headMovedRetries = 0
@@ -127,23 +130,36 @@ extension BoardMachine {
         held = still
     }
 
-    /// Rejects the changes of a batch that was not stored: a mutation reused from another board is the client's
-    /// fault, not to be retried (`stale_mut`, naming the board); the others may be sent again.
+    /// Rejects the changes of a batch that was not stored; they may be sent again.
     mutating func reject(_ dropped: [Pending], _ error: StoreError) {
         let code = error.rejectCode(during: .write)
-        let reused = error.duplicateMutation
         for change in dropped {
             guard let mut = change.event.mut else { continue }
-            if let reused, reused.mut == mut, reused.clientID == change.event.clientID,
+            for session in change.answerees {
+                reject(session, mut, code, "the change was not stored (\(error.message)); nothing was applied")
+            }
+        }
+    }
+
+    /// The store refused a batch because one of its changes reused a mutation id the client had committed on another
+    /// board (its marks here did not know it). That one is the client's fault and gets `stale_mut`, naming the
+    /// board; the others, any client's, are applied again without it and written, as after a catch-up.
+    mutating func dropReused(_ batch: Batch, _ reused: StoreError.DuplicateMutation) {
+        let again = batch.changes + pending
+        pending = []
+        head = committed
+        writer = .idle
+        sinceSnapshot -= min(sinceSnapshot, UInt64(batch.changes.count))
+        for change in again {
+            if let mut = change.event.mut, reused.mut == mut, reused.clientID == change.event.clientID,
                 reused.actor == change.event.actor.rawValue
             {
                 for session in change.answerees { emit(.rejectReused(session, mut: mut)) }
                 continue
             }
-            let why = reused == nil ? error.message : "another change of the same commit reused a mutation id"
-            for session in change.answerees {
-                reject(session, mut, code, "the change was not stored (\(why)); nothing was applied")
-            }
+            reapply(change, committedElsewhere: [:])
         }
+        handOver()
+        releaseHeld()
     }
 }
