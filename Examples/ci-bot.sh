@@ -82,7 +82,8 @@ elif [[ $status -ne 0 ]]; then
 fi
 number=$(printf '%s\n' "$found" | card_number)
 # An archived card keeps its ref (add --ref returns it, with "archived":true): a new build of the same ref brings it
-# back, since comments and moves are refused on an archived card.
+# back, since moving an archived card is refused (exit 3, invalid: restore it first); a comment would be accepted, but
+# on a card nobody sees.
 if [[ $found == *'"archived":true'* ]]; then
     "$cork" restore "ref:$ref" --json >/dev/null
 fi
