@@ -27,11 +27,15 @@ public enum CardOps {
         public init(title: String) { self.title = title }
     }
 
+    /// An empty title is refused as the server refuses it (`invalid`, exit 3), like any other invalid field, before
+    /// anything is sent.
+    static let emptyTitle = CorkFailure(.rejected, "invalid: title must not be empty")
+
     /// The ops of `cork add`: a `label.create` for each label the board lacks, then the `card.add` (last).
     public static func add(
         _ request: AddRequest, on board: Board, cardID: CardID, today: Day = CardOps.utcToday
     ) throws(CorkFailure) -> [Op] {
-        guard !request.title.trimmingSpaces.isEmpty else { throw CorkFailure.usage("the title is empty") }
+        if request.title.trimmingSpaces.isEmpty { throw emptyTitle }
         var column: ColumnID?
         if let text = request.column { column = try resolve { () throws(ResolutionError) in try ColumnReference.resolve(text, in: board).id } }
         let (labelOps, labels) = try labelIDs(request.labels, on: board)
@@ -116,7 +120,7 @@ public enum CardOps {
     ) throws(CorkFailure) -> Op {
         if due != nil, clearDue { throw CorkFailure.usage("give --due or --no-due, not both") }
         if milestone != nil, clearMilestone { throw CorkFailure.usage("give --milestone or --no-milestone, not both") }
-        if let title, title.trimmingSpaces.isEmpty { throw CorkFailure.usage("the title is empty") }
+        if let title, title.trimmingSpaces.isEmpty { throw emptyTitle }
         var edit = EditCard(card: card.id, title: title, description: description)
         if let due { edit.due = .set(try day(due)) }
         if clearDue { edit.due = .clear }

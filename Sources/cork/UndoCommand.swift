@@ -6,7 +6,7 @@ import CorkApp
 /// `cork undo [--seq N]` and `cork redo`: the caller's own changes, through the server's undo.
 struct UndoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "undo", abstract: "Undo your newest change on the board (again: the one before it).",
+        commandName: "undo", abstract: "Undo your newest change on the board that is not undone yet.",
         discussion: """
             cork reads the board's history (its last \(UndoCommand.historyPages * UndoCommand.pageSize) records) \
             and undoes your newest change that is not undone yet, as the full-screen client's u does; chat is \
@@ -14,7 +14,8 @@ struct UndoCommand: AsyncParsableCommand {
 
             Exit 5 when you have nothing to undo; exit 3 when the server refuses: undo_conflict (someone changed \
             the same thing since; nothing was changed), not_undoable (purges, deletions of labels, milestones, \
-            comments and columns, member changes) or forbidden (someone else's change).
+            comments and columns, member changes) or forbidden (someone else's change). A refused undo changes \
+            nothing, so the next undo names the same change: undo an older one with --seq N (N from cork history).
             """)
 
     @OptionGroup var connection: ConnectionOptions

@@ -8,8 +8,9 @@ struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch", abstract: "Print every change, chat message and presence event as it happens.",
         discussion: """
-            With --json, one JSON object per line with type (delta, chat, presence, presence.left, presence.state), \
-            and for changes the activity record: seq, at, actor, kind, card, number, changes, text. Connection \
+            With --json, one JSON object per line with type (delta, chat, presence, presence.left, presence.state) \
+            and board; a change or chat line adds activity (the record: seq, at, actor, kind, card, changes, text), \
+            number (its card's number) and own (true when this client, its user and client id, made it). Connection \
             changes go to stderr; the client reconnects and resumes by itself. SIGINT or SIGTERM ends it with exit 0. \
             It ends with exit 5 when the board stops being served to this user (the user was removed from it, or it \
             was archived), and with exit 4 when the token is revoked or expires while it runs.

@@ -66,9 +66,9 @@ import Testing
         #expect(throws: CorkFailure.usage("\"1 March\" is not a date; write YYYY-MM-DD, today, tomorrow, +3 (days), +2w (weeks) or a weekday (fri)")) {
             try CardOps.add(request, on: board, cardID: "c9")
         }
-        #expect(throws: CorkFailure.usage("the title is empty")) {
-            try CardOps.add(CardOps.AddRequest(title: "  "), on: board, cardID: "c9")
-        }
+        // Refused as the server refuses an invalid field (exit 3), not as a usage error.
+        let empty = #expect(throws: CorkFailure.self) { try CardOps.add(CardOps.AddRequest(title: "  "), on: board, cardID: "c9") }
+        #expect(empty?.exitCode == .rejected && empty?.message == "invalid: title must not be empty", "\(String(describing: empty))")
     }
 
     @Test func movePlacementsAreExclusive() throws {
