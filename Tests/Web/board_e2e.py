@@ -17,8 +17,10 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
   c  a hard WIP limit: a drop into a full column is refused with the server's reason and the card stays; Ctrl-Z
      undoes one's own move, seen in the other page
   d  kill -9 of corkd: the pages say offline, a card picked up meanwhile stays in hand when a retry fails, and its
-     move is queued; corkd restarted on the same ports (each page lists the other person again)
-     and data directory, the pages come back by themselves (the cookie survives) and the queued move lands
+     move is queued and shown where it goes; chat typed meanwhile shows "not sent yet"; bob adds a card, sees it
+     queued, and reloads the page while the server is away; corkd restarted on the same ports (each page lists the
+     other person again) and data directory, the pages come back by themselves (the cookie survives), the queued
+     move, chat line and bob's card (from the tab's sessionStorage) land once each
   e  hostile strings (HTML in a title, a javascript: description, an RTL override, the longest title, HTML in a
      label and in chat): no alert, no element made from them, the text shows literally, the layout holds
   f  the testability contract: data-board-id, data-seq (= the server's seq), data-column-id, data-card-id and the
@@ -71,7 +73,7 @@ from unprivileged import Runner  # noqa: E402
 
 try:
     from selenium import webdriver
-    from selenium.common.exceptions import NoAlertPresentException, WebDriverException
+    from selenium.common.exceptions import NoAlertPresentException, UnexpectedAlertPresentException, WebDriverException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
@@ -314,6 +316,18 @@ class Page:
 
     def dismiss_toasts(self):
         self.js("for (const b of document.querySelectorAll('#toasts .toast button[aria-label=\"Dismiss\"]')) b.click();")
+
+    def reload_offline(self):
+        """Reloads the page while its server is away: the browser shows its own error page. A warning about leaving
+        with changes queued, where the browser shows one, is accepted."""
+        try:
+            self.driver.refresh()
+        except UnexpectedAlertPresentException:
+            self.driver.switch_to.alert.accept()
+        try:
+            self.driver.switch_to.alert.accept()
+        except NoAlertPresentException:
+            pass
 
     def card_column(self, card):
         return self.js("const c = document.querySelector(`[data-card-id=\"${arguments[0]}\"]`);"
@@ -607,9 +621,26 @@ class Test:
               "a failed retry dropped the card the owner was carrying")
         self.owner.keys("l", "l", " ")
         wait_for("the owner's page to say a change is queued", lambda: "queued" in self.owner.conn() or None)
-        check(self.owner.card_column(delta) == "todo", "the page moved the card while offline (it should wait for the server)")
+        # what a page queues shows at once, as the terminal client shows its own ops: the move, and chat marked
+        # "not sent yet"
+        check(self.owner.card_column(delta) == "done", f"the owner's queued move does not show: {self.owner.card_column(delta)}")
+        self.owner.js("const i = document.getElementById('chat-input'); i.value = 'said while offline';"
+                      "i.form.requestSubmit();")
+        queued_chat = ("return [...document.querySelectorAll('#feed-list .fi.queued')].filter(e =>"
+                       " e.textContent.includes('said while offline') && e.textContent.includes('not sent yet')).length")
+        wait_for("the owner's offline chat in the feed, not sent yet", lambda: self.owner.js(queued_chat) or None)
+        # bob adds a card while offline, sees it, and reloads the page while the server is still away: the tab keeps
+        # the queue (sessionStorage), and the page loaded once the server is back sends it
+        self.bob.js("document.querySelector('[data-column-id=\"todo\"] .add-btn').click()")
+        self.bob.driver.find_element(By.CSS_SELECTOR, '[data-column-id="todo"] .add-input').send_keys("Idea had offline", Keys.ENTER)
+        wait_for("bob's offline card on his page, not sent yet", lambda: self.bob.js(
+            "return [...document.querySelectorAll('.card.queued')].some(e => e.textContent.includes('Idea had offline'))") or None)
+        self.owner.shot(os.path.join(self.args.screenshots, "offline-queued-1280.png"))
+        self.bob.shot(os.path.join(self.args.screenshots, "offline-queued-bob-1280.png"))
+        self.bob.reload_offline()
         self.corkd.start(port=port, web_port=web_port)
         log(f"corkd restarted on :{port}, web :{web_port}")
+        self.bob.driver.get(self.corkd.web_url + "#board=main")
         for p in (self.owner, self.bob):
             p.wait_live()
             check(p.js("return document.getElementById('gate').hidden"), f"{p.name}'s page asks to sign in again after the restart")
@@ -620,6 +651,15 @@ class Test:
         self.owner.wait_card_in(delta, "done", " (queued while offline)")
         self.bob.wait_card_in(delta, "done", " (the owner's queued move)")
         wait_for("cork show to have Delta in done", lambda: self.carol.column_of(delta) == "done" or None)
+        # bob's card, queued before his reload, and the owner's chat arrived once each; nothing shows as queued
+        idea = lambda: [c for c in self.carol.board()["cards"] if c["title"] == "Idea had offline"]
+        wait_for("bob's card queued before his reload to be on the server", lambda: idea() or None)
+        for p in (self.owner, self.bob):
+            wait_for(f"bob's queued card on {p.name}'s page", lambda p=p: p.card_column(idea()[0]["id"]) == "todo" or None)
+            check(not p.js("return document.querySelector('.queued')"), f"{p.name}'s page still shows something queued")
+        chats = [a for a in self.carol.json("history", "--limit", "500").get("activities", [])
+                 if a.get("kind") == "chat" and a.get("text") == "said while offline"]
+        check(len(idea()) == 1 and len(chats) == 1, f"queued while offline, applied: {len(idea())} card(s), {len(chats)} chat line(s)")
         # the queued move was applied once, and each page's feed shows it once
         history = self.carol.json("history", "#" + str(self.numbers[delta]))
         moves = [a for a in history.get("activities", history.get("items", [])) if a.get("kind") == "card.move"]
@@ -640,7 +680,7 @@ class Test:
         self.bob.driver.get(self.corkd.web_url + "#board=main")
         self.bob.wait_live()
         self.bob.wait_card_in(delta, "done", " (after a reload)")
-        self.passed("d", "kill -9 of corkd: pages show offline, queue a move, reconnect by themselves, the move lands", t)
+        self.passed("d", "kill -9 of corkd: pages show offline and what they queue; a reload keeps the queue; all lands once", t)
 
     # -- e
 

@@ -231,13 +231,96 @@ function raw(msg) {
   return false;
 }
 
-// An intent the user made: sent now, or kept and sent once the connection is back.
+// An intent the user made: sent now, or kept and sent once the connection is back. A kept one shows at once
+// (showQueued) and is kept in the tab's sessionStorage too, so that a reload while the server is away loses nothing.
 function intent(msg) {
-  if (!raw(msg)) { S.queue.push(msg); renderStatus(); }
+  if (raw(msg)) return;
+  S.queue.push(msg);
+  showQueued(msg);
+  saveQueue();
+  renderStatus();
+}
+
+const QUEUE_KEY = 'corkboard.queue';
+
+// The queue as this tab keeps it: for the board and user it was made for, and only what was never sent (so that a
+// reload sends each at most once). Left alone while a reload's queue waits for the welcome.
+function saveQueue() {
+  if (S.restoredQueue) return;
+  try {
+    if (S.queue.length) sessionStorage.setItem(QUEUE_KEY, JSON.stringify({ board: S.boardId, user: S.me && S.me.user, queue: S.queue }));
+    else sessionStorage.removeItem(QUEUE_KEY);
+  } catch { /* storage refused (private mode, full): the queue lives as long as the page */ }
+}
+
+// At start, what a reload left queued: the board it was made on is opened, and the welcome (which names the user)
+// sends it (sendRestored). One for another board than the address names is dropped, and said.
+function restoreQueue() {
+  let saved = null;
+  try { saved = JSON.parse(sessionStorage.getItem(QUEUE_KEY) || 'null'); } catch { saved = null; }
+  if (!saved || !Array.isArray(saved.queue) || !saved.queue.length || !saved.board) return;
+  if (S.wantBoard && S.wantBoard !== saved.board) { droppedRestored(saved, `were for the board ${saved.board}`); return; }
+  S.wantBoard = saved.board;
+  S.restoredQueue = saved;
+}
+
+function sendRestored() {
+  const saved = S.restoredQueue;
+  if (!saved || !S.me) return;
+  S.restoredQueue = null;
+  if (saved.user !== S.me.user) { droppedRestored(saved, `were made as ${saved.user}`); return; }
+  const n = saved.queue.length;
+  for (const m of saved.queue) intent(m);
+  saveQueue();
+  toast(`Sent ${n} change${n > 1 ? 's' : ''} made before the page was reloaded.`, 'ok');
+}
+
+function droppedRestored(saved, why) {
+  try { sessionStorage.removeItem(QUEUE_KEY); } catch { /* nothing kept */ }
+  const n = saved.queue.length;
+  toast(`${n} change${n > 1 ? 's' : ''} queued before the reload ${why}, and ${n > 1 ? 'were' : 'was'} not sent.`, 'error');
+}
+
+// An intent queued while the connection is down, shown as if done, as the terminal client shows its own ops before
+// the server confirms them: chat in the feed marked "not sent yet", a card's edit, move or addition on the board. The
+// board the server sends when the connection is back replaces all of it.
+function showQueued(msg) {
+  const o = msg.t === 'op' ? msg.op : null;
+  if (!o) return;
+  if (o.kind === 'chat') {
+    const list = $('feed-list');
+    const li = feedEl({ kind: 'chat', own: true, at: Date.now(), user: S.me ? S.me.user : '', text: `<${S.me ? S.me.user : ''}> ${o.text}` });
+    li.classList.add('queued');
+    li.append(h('span', { class: 'fi-queued', text: ' · not sent yet' }));
+    list.append(li);
+    list.scrollTop = list.scrollHeight;
+    return;
+  }
+  const at = o.card ? cardById(o.card) : null;
+  if (o.kind === 'card.edit' && at) {
+    const c = { ...at.card, queued: true };
+    if (typeof o.title === 'string') c.title = o.title;
+    if (typeof o.description === 'string') c.description = o.description;
+    if ('due' in o) c.due = o.due || null;
+    at.col.cards[at.index] = c;
+  } else if (o.kind === 'card.move' && at && colById(o.to_column)) {
+    at.col.cards.splice(at.index, 1);
+    at.card = { ...at.card, queued: true };
+    const to = colById(o.to_column);
+    const after = o.after ? to.cards.findIndex((x) => x.id === o.after) : -1;
+    const before = o.before ? to.cards.findIndex((x) => x.id === o.before) : -1;
+    to.cards.splice(after >= 0 ? after + 1 : before >= 0 ? before : to.cards.length, 0, at.card);
+  } else if (o.kind === 'card.add' && colById(o.column)) {
+    S.queuedAdds = (S.queuedAdds || 0) + 1;
+    colById(o.column).cards.push({ id: `~queued-${S.queuedAdds}`, number: '…', title: o.title, labels: [], assignees: [], queued: true });
+  } else return;
+  renderBoard();
+  renderDetail();
 }
 
 function op(o) {
   if (o.kind !== 'chat' && !canEdit()) { toast('You can only read this board (your role is ' + S.role + ').', 'error'); return; }
+  if (typeof o.card === 'string' && o.card.startsWith('~queued-')) { toast('That card is not on the server yet: it is added once the connection is back.', 'info'); return; }
   if (o.kind === 'card.move') S.lastMoves.set(o.card, o);
   intent({ t: 'op', op: o });
 }
@@ -258,8 +341,11 @@ function connect() {
     raw(board ? { t: 'open', board } : { t: 'open' });
     const queued = S.queue.splice(0);
     for (const m of queued) raw(m);
+    saveQueue();
+    for (const li of document.querySelectorAll('#feed-list > .queued')) li.remove(); // the server's feed has them now
     if (S.filter.q) { S.filter.sent = S.filter.q; raw({ t: 'filter', q: S.filter.q }); }
-    if (S.everOpen) toast(queued.length ? `Connection is back: sent ${queued.length} queued change${queued.length > 1 ? 's' : ''}.` : 'Connection is back.', 'ok');
+    const sent = `${queued.length} queued change${queued.length > 1 ? 's' : ''}`;
+    if (S.everOpen) toast(queued.length ? `Connection is back: sent ${sent}.` : 'Connection is back.', 'ok');
     S.everOpen = true;
     S.lastPresence = '';
     renderStatus();
@@ -322,6 +408,7 @@ function handle(m) {
       S.boards = Array.isArray(m.boards) ? m.boards : [];
       S.retry = 0;
       renderBoardPicker();
+      sendRestored();
       break;
     case 'board': loadBoard(m); break;
     case 'diff': applyDiff(m); break;
@@ -837,8 +924,8 @@ function cardEl(card) {
 }
 
 function buildCard(card, pres, waiting) {
-  const li = h('li', { class: 'card' + (card.closed ? ' closed' : '') + (waiting.length ? ' blocked' : ''), 'data-card-id': card.id });
-  const top = h('div', { class: 'card-top' }, h('span', { class: 'num', text: `#${card.number}` }), h('span', { class: 'mark', text: '✓ marked' }));
+  const li = h('li', { class: 'card' + (card.closed ? ' closed' : '') + (waiting.length ? ' blocked' : '') + (card.queued ? ' queued' : ''), 'data-card-id': card.id });
+  const top = h('div', { class: 'card-top' }, h('span', { class: 'num', text: !card.queued ? `#${card.number}` : card.number === '…' ? 'not sent yet' : `#${card.number} · not sent yet` }), h('span', { class: 'mark', text: '✓ marked' }));
   if (card.closed) top.append(h('span', { class: 'closed-tag', text: '✓ closed' }));
   // Blocked is said in words (and in the tooltip, which names the blockers), not only in colour.
   if (waiting.length) {
@@ -2105,6 +2192,7 @@ async function start() {
   $('app').hidden = false;
   renderBoard();
   renderPresence();
+  restoreQueue();
   renderStatus();
   connect();
 }
