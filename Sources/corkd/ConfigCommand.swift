@@ -17,10 +17,18 @@ struct ConfigCommand: ParsableCommand {
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Validate the configuration and print the effective settings, secrets masked (exit 2 on a problem).")
+            abstract: "Validate the configuration and print the effective settings, secrets masked (exit 2 on a problem).",
+            discussion: """
+                Options of corkd serve given after it (as a unit file or a start loop gives them: \
+                corkd config check --data-dir /var/lib/corkd-1 --port 7421) are checked too and win over the \
+                environment and the file, as they do for serve.
+                """)
 
         @Option(help: "The configuration file (default: $CORKD_CONFIG, else \(ConfigFile.defaultPath) when it exists).")
         var config: String?
+
+        @Argument(parsing: .allUnrecognized, help: "Options of corkd serve, checked as it would take them.")
+        var serveOptions: [String] = []
 
         func run() throws {
             let environment = ProcessInfo.processInfo.environment
@@ -33,10 +41,10 @@ struct ConfigCommand: ParsableCommand {
                 throw ExitCode(2)
             }
             for warning in ConfigFile.strayEnvironment(environment) { Console.error(warning) }
-            let arguments = ConfigArguments.settings(loaded, scopes: [.everyCommand, .serve], besides: [])
+            let arguments = ConfigArguments.settings(loaded, scopes: [.everyCommand, .serve], besides: serveOptions)
             let serve: Serve
             do {
-                serve = try Serve.parse(arguments)
+                serve = try Serve.parse(arguments + serveOptions)
                 var configuration = ServerConfiguration()
                 try serve.checkOptions(into: &configuration)
                 try serve.checkFiles()
@@ -46,11 +54,11 @@ struct ConfigCommand: ParsableCommand {
                 Console.error("corkd: \(Serve.message(for: error))\n")
                 throw ExitCode(2)
             }
-            try Console.result(Self.render(serve, loaded: loaded))
+            try Console.result(Self.render(serve, loaded: loaded, typed: serveOptions))
         }
 
         /// The effective configuration as a TOML file, each setting with where it came from.
-        static func render(_ serve: Serve, loaded: LoadedConfig) -> String {
+        static func render(_ serve: Serve, loaded: LoadedConfig, typed: [String] = []) -> String {
             var out = "# corkd configuration: " + (loaded.path ?? "no file (defaults and environment)") + " — no problems found\n"
             out += "# Each setting as corkd serve would use it, and where it came from.\n"
             var table: String?
@@ -60,7 +68,7 @@ struct ConfigCommand: ParsableCommand {
                     if let table { out += "\n[\(table)]\n" }
                 }
                 let short = key.name.split(separator: ".").last.map(String.init) ?? key.name
-                let source = loaded.values[key.name]?.source ?? .defaulted
+                let source = ConfigArguments.gives(typed, key) ? "command line" : "\(loaded.values[key.name]?.source ?? .defaulted)"
                 if let value = key.effective(serve) {
                     let shown = key.secret ? ConfigValue.quoted(masked(value)) : value.toml
                     out += "\(short) = \(shown)  # \(source)\n"

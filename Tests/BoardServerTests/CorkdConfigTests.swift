@@ -21,9 +21,11 @@ import Testing
         return environment
     }
 
-    static func check(_ file: String, in corkd: CorkdProcess, environment: [String: String] = environment()) async throws -> SpawnedProcess.Result {
+    static func check(
+        _ file: String, in corkd: CorkdProcess, environment: [String: String] = environment(), options: [String] = []
+    ) async throws -> SpawnedProcess.Result {
         try await SpawnedProcess.run(
-            CorkdProcess.executable, ["config", "check", "--config", file], logDirectory: corkd.logDirectory,
+            CorkdProcess.executable, ["config", "check", "--config", file] + options, logDirectory: corkd.logDirectory,
             name: "config-check", environment: environment, unprivileged: true)
     }
 
@@ -148,6 +150,28 @@ import Testing
         #expect(out.contains("burst = 90  # environment CORKD_LIMITS_BURST"), "\(out)")
         #expect(out.contains("port = 7420  # default"), "\(out)")
         #expect(out.contains(#"allow_origins = ["https://a.example"]  # \#(file):5"#), "\(out)")
+    }
+
+    /// A deployment that gives its settings as flags (a unit file, a start loop per node) checks them with the same
+    /// flags: they win over the file and the environment, and are named as the command line's.
+    @Test func checkTakesServesOptionsAndNamesThemAsTheCommandLines() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let file = try Self.write("[server]\nport = 7500\n[limits]\nrate = 50\n", in: corkd)
+        let result = try await Self.check(
+            file, in: corkd, environment: Self.environment(["CORKD_LIMITS_BURST": "90"]),
+            options: ["--port", "7421", "--burst", "70", "--data-dir", "/var/lib/corkd-1"])
+        #expect(result.exit.isSuccess, "\(result.standardError)")
+        let out = result.standardOutput
+        #expect(out.contains("port = 7421  # command line"), "\(out)")
+        #expect(out.contains("burst = 70  # command line"), "\(out)")
+        #expect(out.contains(#"data_dir = "/var/lib/corkd-1"  # command line"#), "\(out)")
+        #expect(out.contains("rate = 50  # \(file):4"), "\(out)")
+        // A bad option is refused as serve refuses it.
+        let bad = try await Self.check(file, in: corkd, options: ["--port", "99999"])
+        #expect(bad.exit.status == 2 && bad.standardOutput.isEmpty, "\(bad.exit) \(bad.standardOutput)")
+        let missing = try await Self.check(file, in: corkd, options: ["--cert", "/nonexistent/chain.pem", "--key", "/nonexistent/key.pem"])
+        #expect(missing.exit.status == 2 && missing.standardError.contains("/nonexistent/chain.pem"), "\(missing.standardError)")
     }
 
     @Test func aBadEnvironmentValueIsNamed() async throws {
