@@ -72,6 +72,16 @@ struct PostgresClientStartTests {
             } catch let error as StoreError {
                 #expect(error.description.contains("3D000"), "\(error)")
             }
+            // Nothing listening: said in words, not as postgres-nio's error code.
+            var closed = location
+            closed.port = try LoopbackPort.closed()
+            do {
+                let connection = try await PostgresStore.dedicatedConnection(to: closed, "connect", logger: Logger(label: "test"))
+                try await connection.close()
+                Issue.record("a closed port let us in")
+            } catch let error as StoreError {
+                #expect(error.message == "connect: cannot connect to the database (connection refused)", "\(error)")
+            }
         }
     }
 }

@@ -77,7 +77,7 @@ public enum StoreLocation: Hashable, Sendable, CustomStringConvertible {
             do {
                 return try await PostgresServingLock.tryExclusive(at: location, logger: logger).map(ServingLock.database)
             } catch {
-                throw ServerError(.storage, "cannot take the serving lock on \(location): \(error.message)")
+                throw ServerError(.storage, "cannot use the store \(location): \(error.message)")
             }
         }
     }

@@ -1,5 +1,8 @@
 import BoardCore
+import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import PostgresNIO
 
 extension PostgresStore {
@@ -200,12 +203,25 @@ extension StoreError {
             return
         }
         switch error.code {
-        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
+        case .connectionError:
+            self = StoreError(.io, "\(context): cannot connect to the database (\(Self.connectionWords(error.underlying)))")
+        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
             .sslUnsupported, .failedToAddSSLHandler, .authMechanismRequiresPassword, .unsupportedAuthMechanism,
             .saslError:
             self = StoreError(.io, "\(context): the database connection failed (\(error.code))")
         default:
             self = StoreError(.internal, "\(context): \(error.code)")
         }
+    }
+
+    /// Why a connection could not be made, in words (`connection refused`), not NIO's debug description.
+    static func connectionWords(_ error: (any Error)?) -> String {
+        var causes: [any Error] = error.map { [$0] } ?? []
+        if let connection = error as? NIOConnectionError { causes = connection.connectionErrors.map(\.error) }
+        for cause in causes {
+            if case .connectTimeout = cause as? ChannelError { return "timed out" }
+            if let io = cause as? IOError { return String(cString: strerror(io.errnoCode)).lowercased() }
+        }
+        return error.map { "\($0)" } ?? "the connection failed"
     }
 }

@@ -99,7 +99,7 @@ extension PostgresServingLock {
 
     /// Takes the serving lock exclusive when no node holds it; nil when a node serves (it will apply the commands).
     public static func tryExclusive(at location: PostgresLocation, logger: Logger) async throws(StoreError) -> PostgresServingLock? {
-        let connection = try await PostgresStore.dedicatedConnection(to: location, "serving lock", logger: logger)
+        let connection = try await PostgresStore.dedicatedConnection(to: location, "connect", logger: logger)
         do {
             var taken = false
             for try await value in try await connection.query("SELECT pg_try_advisory_lock(\(key))", logger: logger)
