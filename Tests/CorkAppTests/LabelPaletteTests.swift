@@ -1,4 +1,5 @@
 import BoardCore
+import Foundation
 import Testing
 
 @testable import CorkApp
@@ -65,5 +66,26 @@ import Testing
             label: LabelPalette.newLabelID(forName: name, on: t.board), name: name,
             color: LabelPalette.color(forName: name)))
         #expect(t.board.label(named: "needs review!")?.id == "needs-review-")
+    }
+    /// The web page gives a new label the colour cork gives the same name: its copies of the known colours and of the
+    /// palette (app.js, `LABEL_KNOWN` and `LABEL_PALETTE`) are these, in this order (the pick is by index).
+    @Test func theWebPagesColoursAreTheseInTheSameOrder() throws {
+        let app = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/BoardWeb/Resources/app.js")
+        let text = try String(contentsOf: app, encoding: .utf8)
+        func block(_ start: String, _ end: String) throws -> Substring {
+            let from = try #require(text.range(of: start))
+            let to = try #require(text.range(of: end, range: from.upperBound..<text.endIndex))
+            return text[from.upperBound..<to.lowerBound]
+        }
+        let colour = /'(#[0-9a-f]{6})'/
+        let palette = try block("const LABEL_PALETTE = [", "];").matches(of: colour).map { String($0.output.1) }
+        #expect(palette == LabelPalette.palette.map(\.description))
+        let pair = /(?:'([^']+)'|([a-z]+)): '(#[0-9a-f]{6})'/
+        let known = try block("const LABEL_KNOWN = {", "};").matches(of: pair).map {
+            (String($0.output.1 ?? $0.output.2 ?? ""), String($0.output.3))
+        }
+        #expect(Dictionary(known, uniquingKeysWith: { a, _ in a }) == LabelPalette.knownColors.mapValues(\.description))
+        #expect(known.count == LabelPalette.knownColors.count)
     }
 }

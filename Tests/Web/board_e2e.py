@@ -51,7 +51,9 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
      browser does not load the page again): the tab signs in as the link's user
   n  a title renamed during an edit: bob edits a card's title in its panel while carol (`cork edit --title`) renames
      it; bob's Enter sends nothing and says what the title is now, and its "Save mine" saves his title
-  o  a due date typed by keyboard in a card's panel (its year passing 0002, 0020, 0202) is one change, to 2026-01-02
+  o  a due date typed by keyboard in a card's panel (its year passing 0002, 0020, 0202) is one change, to 2026-01-02;
+     a new label is offered the colour cork gives its name; the header names who is signed in; a notice repeated
+     shows once
 
 Every wait is bounded (15 s at most); the first failure ends the run with exit 1 and says what was expected. corkd
 and the browsers are always stopped. One line is printed per scenario passed.
@@ -1361,9 +1363,35 @@ class Test:
         time.sleep(0.5)
         got = dues()
         check(got == [[None, "2026-01-02"]], f"one typed date made the due-date changes {got}, expected one to 2026-01-02")
+        # a new label's colour, until one is picked, is the one cork gives the name (LabelPalette: FNV-1a, 64 bits)
+        palette = ["#b60205", "#d93f0b", "#fbca04", "#0e8a16", "#006b75", "#1d76db", "#0052cc", "#5319e7",
+                   "#e99695", "#f9d0c4", "#fef2c0", "#c2e0c6", "#bfdadc", "#c5def5", "#bfd4f2", "#d4c5f9"]
+        for name in ("infra", "Release train"):
+            digest = 0xcbf29ce484222325
+            for byte in name.lower().encode():
+                digest = ((digest ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+            box = b.driver.find_element(By.ID, "d-lname")
+            box.clear()
+            box.send_keys(name)
+            shown = b.js("return document.getElementById('d-lcolor').value")
+            check(shown == palette[digest % len(palette)], f"a new label {name!r} is offered {shown}, cork gives it {palette[digest % len(palette)]}")
+        b.driver.find_element(By.ID, "d-lname").clear()
+        # the header names who is signed in; the same notice twice shows once (a card no longer on the board, asked
+        # for twice from the feed)
+        check(b.js("return document.getElementById('me').textContent") == "bob", "bob's header does not say he is signed in as bob")
         b.keys(Keys.ESCAPE)
         wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
-        self.passed("o", "a due date typed by keyboard is one change, sent when its year is whole", t)
+        gone = self.add("gone", "Soon archived")
+        self.carol.run("archive", f"#{self.numbers[gone]}")
+        wait_for("the archived card to leave bob's page", lambda: b.card_column(gone) is None or None)
+        b.dismiss_toasts()
+        link = ("const e = [...document.querySelectorAll('#feed-list .fi-link')].find(x => x.textContent.includes("
+                "'Soon archived')); if (e) e.click(); return !!e;")
+        check(b.js(link) and b.js(link), "no feed entry for the archived card to click")
+        notices = "return [...document.querySelectorAll('.toast')].filter(t => t.textContent.includes('not on the board')).length"
+        check(b.js(notices) == 1, f"the same notice twice shows {b.js(notices)} copies")
+        b.dismiss_toasts()
+        self.passed("o", "a typed due date is one change; a new label has cork's colour; 'as bob'; a notice shows once", t)
 
     def run(self):
         os.makedirs(self.args.screenshots, exist_ok=True)

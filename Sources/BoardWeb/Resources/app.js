@@ -12,6 +12,24 @@ const TITLE_MAX = 200;
 const LABEL_NAME_MAX = 40;
 const ITEM_MAX = 200;
 
+// The colour cork gives a new label called `name` (CorkApp's LabelPalette, which a test holds these to): GitHub's for
+// well-known names, else a pick from the palette by the name's 64-bit FNV-1a hash, the same on every machine.
+const LABEL_KNOWN = {
+  bug: '#d73a4a', documentation: '#0075ca', docs: '#0075ca', duplicate: '#cfd3d7', enhancement: '#a2eeef',
+  feature: '#a2eeef', 'good first issue': '#7057ff', 'help wanted': '#008672', invalid: '#e4e669', question: '#d876e3',
+  wontfix: '#ffffff', security: '#b60205', performance: '#fbca04', test: '#0e8a16', tests: '#0e8a16', chore: '#c5def5',
+};
+const LABEL_PALETTE = ['#b60205', '#d93f0b', '#fbca04', '#0e8a16', '#006b75', '#1d76db', '#0052cc', '#5319e7',
+  '#e99695', '#f9d0c4', '#fef2c0', '#c2e0c6', '#bfdadc', '#c5def5', '#bfd4f2', '#d4c5f9'];
+
+function labelColorFor(name) {
+  const key = name.trim().toLowerCase();
+  if (Object.hasOwn(LABEL_KNOWN, key)) return LABEL_KNOWN[key];
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of new TextEncoder().encode(key)) hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return LABEL_PALETTE[Number(hash % BigInt(LABEL_PALETTE.length))];
+}
+
 // ---------- DOM helpers ----------
 
 const $ = (id) => document.getElementById(id);
@@ -408,6 +426,9 @@ function handle(m) {
       S.boards = Array.isArray(m.boards) ? m.boards : [];
       S.retry = 0;
       renderBoardPicker();
+      $('me').textContent = S.me.name;
+      $('me').title = `Signed in as ${S.me.name} (${S.me.user})`;
+      $('me').hidden = false;
       sendRestored();
       break;
     case 'board': loadBoard(m); break;
@@ -690,7 +711,8 @@ const STATE_WORD = { viewing: 'viewing', editing: 'editing', dragging: 'dragging
 function renderPresence() {
   const box = $('people');
   const items = S.presence.map((s) => {
-    const name = personName(s);
+    // the user's own other sessions (another tab, cork in a terminal) are "you", not their name as if someone else
+    const name = S.me && s.user === S.me.user ? 'you (elsewhere)' : personName(s);
     const c = s.card ? cardById(s.card) : null;
     const doing = STATE_WORD[s.state] || '';
     const what = c ? `${doing} #${c.card.number}` : s.state === 'viewing' ? 'on the board' : doing;
@@ -1490,11 +1512,14 @@ function buildDetail() {
     D.descDraft = null;
     op({ kind: 'card.edit', card: c.id, description: desc.value, base_seq: D.descBase || c.description_seq || 0 });
   });
+  // Until a colour is picked, a new label gets the one cork gives the same name.
+  lname.addEventListener('input', () => { if (!D.lcolorPicked) lcolor.value = labelColorFor(lname.value); });
+  lcolor.addEventListener('input', () => { D.lcolorPicked = true; });
   lname.form.addEventListener('submit', (e) => {
     e.preventDefault();
     const c = detailCard();
     const name = lname.value.replace(/[\r\n]+/g, ' ').trim();
-    const color = COLOR_RE.test(lcolor.value) ? lcolor.value.toLowerCase() : '#0075ca';
+    const color = COLOR_RE.test(lcolor.value) ? lcolor.value.toLowerCase() : labelColorFor(name);
     if (!name) return;
     const existing = S.meta.labels.find((l) => l.name.toLowerCase() === name.toLowerCase());
     let id = existing ? existing.id : slug(name);
@@ -1504,6 +1529,7 @@ function buildDetail() {
     }
     if (c && !(c.labels || []).includes(id)) op({ kind: 'card.label', card: c.id, label: id });
     lname.value = '';
+    D.lcolorPicked = false;
   });
   clInput.form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -2037,6 +2063,9 @@ function toast(text, kind = 'info', ms, actions = []) {
     onclick: () => { el.remove(); a.run(); } }));
   const el = h('div', { class: 'toast ' + kind, role: kind === 'error' ? 'alert' : 'status' }, utext('span', '', text),
     ...buttons, h('button', { type: 'button', class: 'icon', 'aria-label': 'Dismiss', text: '×', onclick: () => el.remove() }));
+  // The same notice again replaces the one shown (its time starts again) instead of stacking copies.
+  el.dataset.say = kind + '\n' + text;
+  if (!actions.length) for (const old of [...box.children]) if (old.dataset.say === el.dataset.say) old.remove();
   box.append(el);
   while (box.childElementCount > 4) box.firstChild.remove();
   setTimeout(() => el.remove(), ms || (kind === 'error' ? 8000 : 3500));
