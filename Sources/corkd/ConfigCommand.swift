@@ -49,13 +49,17 @@ struct ConfigCommand: ParsableCommand {
                 try serve.checkOptions(into: &configuration)
                 try serve.checkFiles()
             } catch let exit as ExitCode {
+                // The problem itself is on stderr already.
+                if exit.rawValue == 2 { Console.error(Self.summary) }
                 throw exit
             } catch {
-                Console.error("corkd: \(Serve.message(for: error))\n")
+                Console.error("corkd: \(Serve.message(for: error))\n" + Self.summary)
                 throw ExitCode(2)
             }
             try Console.result(Self.render(serve, loaded: loaded, typed: serveOptions))
         }
+
+        static let summary = "corkd: the configuration has a problem; nothing was started (exit 2)\n"
 
         /// The effective configuration as a TOML file, each setting with where it came from.
         static func render(_ serve: Serve, loaded: LoadedConfig, typed: [String] = []) -> String {

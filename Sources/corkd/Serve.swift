@@ -149,7 +149,9 @@ struct Serve: AsyncParsableCommand {
             ("--cert", "server.cert", cert), ("--key", "server.key", key), ("--web-key", "web.key", web.disabled ? nil : web.keyFile),
         ] {
             if let path, !FileManager.default.isReadableFile(atPath: path) {
-                throw CorkdExit.usage("\(option) (\(key)) \(path): no such file, or this user cannot read it")
+                // Named every way it can be given: the flag, the file's key and the environment's variable.
+                let variable = "CORKD_" + key.uppercased().replacingOccurrences(of: ".", with: "_")
+                throw CorkdExit.usage("\(option) (\(key), \(variable)) \(path): no such file, or this user cannot read it")
             }
         }
     }

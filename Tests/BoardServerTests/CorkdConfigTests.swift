@@ -101,7 +101,9 @@ import Testing
         let file = try Self.write("data_dir = \"\(data)\"\n[\(table)]\n\(key) = \"\(missing)\"\n", in: corkd)
         let checked = try await Self.check(file, in: corkd)
         #expect(checked.exit.status == 2, "\(checked.exit)")
-        #expect(checked.standardError.contains("\(table).\(key)) \(missing): no such file"), "\(checked.standardError)")
+        let variable = "CORKD_\(table.uppercased())_\(key.uppercased())"
+        #expect(checked.standardError.contains("\(table).\(key), \(variable)) \(missing): no such file"), "\(checked.standardError)")
+        #expect(checked.standardError.contains("the configuration has a problem; nothing was started"), "\(checked.standardError)")
         let served = try await SpawnedProcess.run(
             CorkdProcess.executable, ["serve", "--config", file, "--port", "0", "--web-port", "0"],
             timeout: .seconds(30), logDirectory: corkd.logDirectory, name: "serve-missing", environment: Self.environment(),
