@@ -52,8 +52,8 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
   n  a title renamed during an edit: bob edits a card's title in its panel while carol (`cork edit --title`) renames
      it; bob's Enter sends nothing and says what the title is now, and its "Save mine" saves his title
   o  a due date typed by keyboard in a card's panel (its year passing 0002, 0020, 0202) is one change, to 2026-01-02;
-     a new label is offered the colour cork gives its name; the header names who is signed in; a notice repeated
-     shows once
+     a new label is offered the colour cork gives its name; a comment begun and left with Esc is kept; the header
+     names who is signed in; a notice repeated shows once
 
 Every wait is bounded (15 s at most); the first failure ends the run with exit 1 and says what was expected. corkd
 and the browsers are always stopped. One line is printed per scenario passed.
@@ -1376,6 +1376,13 @@ class Test:
             shown = b.js("return document.getElementById('d-lcolor').value")
             check(shown == palette[digest % len(palette)], f"a new label {name!r} is offered {shown}, cork gives it {palette[digest % len(palette)]}")
         b.driver.find_element(By.ID, "d-lname").clear()
+        # a comment begun and left with Esc is there again when the card's panel opens again
+        b.driver.find_element(By.CSS_SELECTOR, "textarea[aria-label='New comment']").send_keys("half a thought")
+        b.keys(Keys.ESCAPE)
+        wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
+        self.open_panel(b, card, "bob")
+        kept = b.js("return document.querySelector(\"textarea[aria-label='New comment']\").value")
+        check(kept == "half a thought", f"a comment begun before Esc is not kept: {kept!r}")
         # the header names who is signed in; the same notice twice shows once (a card no longer on the board, asked
         # for twice from the feed)
         check(b.js("return document.getElementById('me').textContent") == "bob", "bob's header does not say he is signed in as bob")

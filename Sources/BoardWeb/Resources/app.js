@@ -1471,7 +1471,7 @@ function buildDetail() {
     h('div', { class: 'phead' }, h('h2', { id: 'detail-h', class: 'num' }), state, pres,
       h('button', { type: 'button', class: 'close-x', 'aria-label': 'Close', text: '×', onclick: () => dlg.close() })),
     gone, edit);
-  Object.assign(D, { dlg, title, colSel, due, ms, labels, lname, lcolor, people, desc, clList, clCount, clInput, cmList, cmInput, state, pres, closeBtn, markBtn, gone, edit, deps, depWaiting, depDone, depBlocks, recur, descBase: 0, descShown: null });
+  Object.assign(D, { dlg, title, colSel, due, ms, labels, lname, lcolor, people, desc, clList, clCount, clInput, cmList, cmInput, state, pres, closeBtn, markBtn, gone, edit, deps, depWaiting, depDone, depBlocks, recur, descBase: 0, descShown: null, cmDrafts: new Map() });
 
   title.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); title.blur(); } });
   title.addEventListener('input', fitTitle);
@@ -1543,8 +1543,10 @@ function buildDetail() {
     const c = detailCard();
     if (c && cmInput.value.trim()) op({ kind: 'comment.add', card: c.id, text: cmInput.value });
     cmInput.value = '';
+    if (c) D.cmDrafts.delete(c.id);
   });
   cmInput.addEventListener('keydown', (e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); cmInput.form.requestSubmit(); } });
+  cmInput.addEventListener('input', () => { if (S.detail) { if (cmInput.value) D.cmDrafts.set(S.detail, cmInput.value); else D.cmDrafts.delete(S.detail); } });
   closeBtn.addEventListener('click', () => { const c = detailCard(); if (c) toggleClosed(c.id); });
   markBtn.addEventListener('click', () => { if (S.detail) { if (S.multi.has(S.detail)) S.multi.delete(S.detail); else S.multi.add(S.detail); renderBoard(); renderDetail(); } });
   dlg.addEventListener('close', () => {
@@ -1577,7 +1579,8 @@ function openDetail(id, focus) {
   if (!D.dlg) buildDetail();
   S.detail = id;
   D.descShown = null;
-  D.cmInput.value = '';
+  // a comment begun on this card and left unsent (Esc, ×, another card) is there again
+  D.cmInput.value = D.cmDrafts.get(id) || '';
   D.clInput.value = '';
   if (!D.dlg.open) D.dlg.showModal();
   renderDetail();
