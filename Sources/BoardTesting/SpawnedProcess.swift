@@ -59,7 +59,13 @@ public final class SpawnedProcess {
         let command = unprivileged ? try Unprivileged.command(executable, arguments) : (executable: executable, arguments: arguments)
         process.executableURL = command.executable
         process.arguments = command.arguments
-        if let environment { process.environment = environment }
+        // corkd reads /etc/corkd/corkd.toml when it exists (an installed package's): a test's corkd reads only the
+        // configuration the test gives it.
+        var childEnvironment = environment ?? ProcessInfo.processInfo.environment
+        if executable.lastPathComponent == "corkd", childEnvironment["CORKD_CONFIG"] == nil {
+            childEnvironment["CORKD_CONFIG"] = "/dev/null"
+        }
+        process.environment = childEnvironment
         process.standardOutput = out
         process.standardError = err
         if withInput {

@@ -1425,6 +1425,9 @@ class Test:
 
 
 def main():
+    # corkd reads /etc/corkd/corkd.toml when it exists (an installed package's): this run's corkd reads only what
+    # the script gives it
+    os.environ.setdefault("CORKD_CONFIG", "/dev/null")
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("corkd", nargs="?", default=os.environ.get("CORKD", DEFAULT_CORKD), help="the corkd binary")
     parser.add_argument("--screenshots", default=DEFAULT_SHOTS, help="where the PNG screenshots go")
