@@ -37,6 +37,10 @@ struct Backup: AsyncParsableCommand {
             throw CorkdExit.usage(
                 "the backup's directory \(folder.path) does not exist; make it first (install -d -o corkd -m 0700 \(folder.path))")
         }
+        guard FileManager.default.isWritableFile(atPath: folder.path) else {
+            throw CorkdExit.usage(
+                "this user cannot write in the backup's directory \(folder.path); choose one it can (/var/backups/corkd with the package)")
+        }
         let store: SQLiteStore
         do {
             // A guest: the server may be running, and its marks and checkpoints are its own.

@@ -18,8 +18,8 @@ enum ConfigArguments {
     static func compose(_ arguments: [String], environment: [String: String]) throws(ConfigError) -> [String] {
         guard !asksForHelp(arguments), let (pathLength, scopes) = commandPath(arguments) else { return arguments }
         let located = ConfigFile.locate(arguments: arguments, environment: environment)
-        let loaded = try ConfigFile.load(path: located?.path, environment: environment)
         for warning in ConfigFile.strayEnvironment(environment) { Console.error(warning) }
+        let loaded = try ConfigFile.load(path: located?.path, environment: environment)
         var added: [String] = []
         if let located, !located.explicit { added += ["--config", located.path] }
         added += settings(loaded, scopes: scopes, besides: arguments)

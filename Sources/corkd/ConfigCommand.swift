@@ -33,6 +33,8 @@ struct ConfigCommand: ParsableCommand {
         func run() throws {
             let environment = ProcessInfo.processInfo.environment
             let located = ConfigFile.locate(arguments: config.map { ["--config", $0] } ?? [], environment: environment)
+            // Before the file's problems: a variable that is not a setting may be why one is missing.
+            for warning in ConfigFile.strayEnvironment(environment) { Console.error(warning) }
             let loaded: LoadedConfig
             do {
                 loaded = try ConfigFile.load(path: located?.path, environment: environment)
@@ -40,7 +42,6 @@ struct ConfigCommand: ParsableCommand {
                 Console.error(ConfigCommand.report(error))
                 throw ExitCode(2)
             }
-            for warning in ConfigFile.strayEnvironment(environment) { Console.error(warning) }
             let arguments = ConfigArguments.settings(loaded, scopes: [.everyCommand, .serve], besides: serveOptions)
             let serve: Serve
             do {

@@ -156,11 +156,24 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
+    /// The program `command` runs when it cannot be found (a path that is not executable, or a name not on PATH).
+    static func missingProgram(_ command: String) -> String? {
+        guard let program = command.split(separator: " ").first.map(String.init) else { return nil }
+        if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? nil : program }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let found = path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
+        return found ? nil : program
+    }
+
     func run() async throws {
         let logger = data.logger("corkd")
         var configuration = ServerConfiguration()
         try checkOptions(into: &configuration)
         try checkFiles()
+        if let command = configuration.mail.command, let program = Self.missingProgram(command) {
+            logger.warning(
+                "the mail command's \(program) is not installed: unread inbox entries are not mailed (install a sendmail, such as msmtp-mta, name another with --mail-command, or say --no-mail)")
+        }
         let machineHostName = ProcessInfo.processInfo.hostName
         if !machineHostName.isEmpty, !configuration.certificateHosts.contains(machineHostName) {
             configuration.certificateHosts.append(machineHostName)

@@ -22,6 +22,12 @@ struct BackupCommandTests {
             let missing = try await corkd.admin(["backup", "--to", nowhere.path])
             #expect(missing.exit.status == 2, "\(missing.exit): \(missing.standardError)")
             #expect(missing.standardError.contains("\(corkd.root.path)/no-such-dir does not exist"), "\(missing.standardError)")
+            // So is one this user cannot write in.
+            let locked = corkd.root.appendingPathComponent("read-only")
+            try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o555])
+            let refused = try await corkd.admin(["backup", "--to", locked.appendingPathComponent("backup.sqlite").path])
+            #expect(refused.exit.status == 2, "\(refused.exit): \(refused.standardError)")
+            #expect(refused.standardError.contains("cannot write in the backup's directory \(locked.path)"), "\(refused.standardError)")
             let file = corkd.root.appendingPathComponent("backup.sqlite")
             let result = try await corkd.admin(["backup", "--to", file.path])
             #expect(result.exit.isSuccess, "\(result.exit): \(result.standardError)")

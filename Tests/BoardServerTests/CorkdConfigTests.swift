@@ -198,6 +198,11 @@ import Testing
                 "environment CORKD_PORT: not a setting, ignored (did you mean CORKD_SERVER_PORT or CORKD_WEB_PORT?)"),
             "\(result.standardError)")
         #expect(!result.standardError.contains("CORKD_OPTIONS"), "the unit's own variable: \(result.standardError)")
+        // Said too when the configuration has problems of its own (it may be why a setting is missing).
+        let bad = try Self.write("[server]\nprot = 1\n", in: corkd, name: "bad.toml")
+        let both = try await Self.check(bad, in: corkd, environment: environment)
+        #expect(both.exit.status == 2, "\(both.exit)")
+        #expect(both.standardError.contains("environment CORKD_PORT: not a setting"), "\(both.standardError)")
     }
 
     /// The file sets three limits; the environment overrides one and a flag another: the welcome shows each winner.

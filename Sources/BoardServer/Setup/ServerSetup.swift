@@ -210,7 +210,7 @@ public struct ServerSetup: Sendable {
         guard url != old else { return }
         do {
             try writeOwnerURL(url, in: directory)
-            logger.info("owner.url now names \(host):\(port) and the certificate served")
+            logger.info("updated owner.url: it names \(host):\(port) and the fingerprint of the certificate this server serves")
         } catch {
             logger.warning("cannot update \(file.path)", metadata: ["error": "\(error)"])
         }
