@@ -120,7 +120,7 @@ public struct BoardServer: Service {
                 tasks.addTask {
                     await withDiscardingTaskGroup { sessions in
                         for await arrival in accepted.arrivals {
-                            let connection = arrival.connection
+                            let connection = arrival.take()
                             sessions.addTask(executorPreference: LoopTaskExecutor(connection.channel.eventLoop)) {
                                 await Session.serve(connection, address: arrival.address, context: context)
                             }

@@ -21,4 +21,21 @@ import Testing
         while channel.isActive, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(!channel.isActive, "the refused connection is still open")
     }
+    /// One handed over before the door closed, but never taken (the server stopped reading the door with it queued),
+    /// is closed when the door goes, not dropped unfinished (which traps in NIO and ended corkd on SIGTERM once).
+    @Test func aConnectionQueuedButNeverTakenIsClosedWhenTheDoorGoes() async throws {
+        var accepted: AcceptedConnections? = AcceptedConnections()
+        let channel = NIOAsyncTestingChannel()
+        try await channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 7)).get()
+        var connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>? = try await channel.testingEventLoop.executeInContext {
+            try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+        }
+        #expect(accepted?.serve(connection!, address: "127.0.0.1") == true)
+        connection = nil
+        accepted?.finish()
+        accepted = nil
+        let deadline = ContinuousClock.now + .seconds(10)
+        while channel.isActive, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!channel.isActive, "the queued connection is still open")
+    }
 }

@@ -1,4 +1,5 @@
 import NIOCore
+import Synchronization
 
 /// Connections that arrive through another door than the TLS listener (a WebSocket on the web listener, a web
 /// page's session inside this process), handed to the server to serve like its own: the same `hello`, limits,
@@ -9,10 +10,30 @@ import NIOCore
 /// listener's does. The server serves what arrives from its start until it stops; a connection handed over after
 /// that is closed at once.
 public final class AcceptedConnections: Sendable {
-    /// One connection and the address its peer is counted under (the pre-auth cap per IP address).
-    struct Arrival: Sendable {
-        var connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>
-        var address: String
+    /// One connection and the address its peer is counted under (the pre-auth cap per IP address). One that is
+    /// never taken (the server stopped reading this door with it still queued, as a web page's session reconnecting
+    /// during shutdown can be) closes its connection when it goes: an `NIOAsyncChannel` dropped unfinished traps.
+    final class Arrival: Sendable {
+        private let connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        let address: String
+        private let taken = Atomic<Bool>(false)
+
+        init(connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, address: String) {
+            self.connection = connection
+            self.address = address
+        }
+
+        /// The connection, for the one that serves it.
+        func take() -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+            taken.store(true, ordering: .relaxed)
+            return connection
+        }
+
+        deinit {
+            guard !taken.load(ordering: .relaxed) else { return }
+            let connection = self.connection
+            Task { try? await connection.executeThenClose { _, _ in } }
+        }
     }
 
     let arrivals: AsyncStream<Arrival>
@@ -32,9 +53,7 @@ public final class AcceptedConnections: Sendable {
         case .dropped, .terminated: break
         @unknown default: break
         }
-        // Closed through the wrapper: an `NIOAsyncChannel` dropped unfinished traps (a web page's session that
-        // reconnects while the server is stopping lands here).
-        Task { try? await connection.executeThenClose { _, _ in } }
+        // The arrival, not taken, closes the connection as it goes.
         return false
     }
 
