@@ -837,12 +837,15 @@ class Test:
         f.send_keys(Keys.CONTROL, "a")
         f.send_keys("Beta")
         wait_for("bob's page to show only Beta", lambda: self.bob.card_ids() == [self.cards["beta"]] or None)
-        # a query that does not parse says why and hides nothing
+        # a query that does not parse says why and hides nothing, and the board does not move down for it
         f.send_keys(Keys.CONTROL, "a")
+        board_top = "return document.getElementById('board').getBoundingClientRect().top"
+        top = self.bob.js(board_top)
         f.send_keys("due:notadate")
         err = wait_for("the filter error", lambda: self.bob.js("return document.getElementById('filter-error').textContent"))
         log(f"filter error shown: {err!r}")
         check(set(self.bob.card_ids()) == live, "a filter that does not parse hid cards")
+        check(self.bob.js(board_top) == top, f"the filter error moved the board from {top} to {self.bob.js(board_top)}")
         f.send_keys(Keys.ESCAPE)
         wait_for("bob's page to show every card again", lambda: set(self.bob.card_ids()) == live or None)
         check(self.bob.js("return document.querySelector('input[name=\"filter\"]').value") == "", "Esc left the filter text")

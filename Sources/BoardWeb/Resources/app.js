@@ -650,7 +650,9 @@ function descConflict(sent, m) {
   if (open) D.desc.value = sent.text;
   // saved from the box once more (leaving it after an edit), the text replaces the other one on purpose
   if (card) D.descBase = card.description_seq;
-  toast(`Someone else changed the description of ${label} while you edited it (${m.reason}). ` +
+  // The server's reason says the same as this sentence ("was changed by another edit since this one began"): not
+  // repeated.
+  toast(`Someone else changed the description of ${label} while you edited it. ` +
     (open ? 'Your text is still in the box.' : ''), 'error', 30000, [
     { label: 'Save mine', run: () => {
       const draft = D.descDraft;
