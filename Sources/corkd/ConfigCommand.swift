@@ -49,6 +49,7 @@ struct ConfigCommand: ParsableCommand {
                 var configuration = ServerConfiguration()
                 try serve.checkOptions(into: &configuration)
                 try serve.checkFiles()
+                if let problem = Self.dataDirectoryProblem(serve.data.url, given: serve.data.dataDirectory) { throw CorkdExit.usage(problem) }
             } catch let exit as ExitCode {
                 // The problem itself is on stderr already.
                 if exit.rawValue == 2 { Console.error(Self.summary) }
@@ -58,6 +59,21 @@ struct ConfigCommand: ParsableCommand {
                 throw ExitCode(2)
             }
             try Console.result(Self.render(serve, loaded: loaded, typed: serveOptions))
+        }
+
+        /// Why this user could not use `directory` as the data directory (it, or the nearest folder above it that
+        /// exists, cannot be written), or nil. A relative one (the default `corkd-data`) is where serve is started
+        /// from, which the check cannot know.
+        static func dataDirectoryProblem(_ directory: URL, given: String) -> String? {
+            guard given.hasPrefix("/") else { return nil }
+            var folder = directory.standardizedFileURL
+            var isDirectory: ObjCBool = false
+            while !FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), folder.path != "/" {
+                folder = folder.deletingLastPathComponent()
+            }
+            guard !FileManager.default.isWritableFile(atPath: folder.path) else { return nil }
+            let what = folder == directory.standardizedFileURL ? "cannot write in it" : "cannot make it in \(folder.path)"
+            return "data_dir (--data-dir, CORKD_DATA_DIR) \(directory.path): this user \(what); run config check as the user corkd runs as"
         }
 
         static let summary = "corkd: the configuration has a problem; nothing was started (exit 2)\n"

@@ -162,18 +162,24 @@ import Testing
         let file = try Self.write("[server]\nport = 7500\n[limits]\nrate = 50\n", in: corkd)
         let result = try await Self.check(
             file, in: corkd, environment: Self.environment(["CORKD_LIMITS_BURST": "90"]),
-            options: ["--port", "7421", "--burst", "70", "--data-dir", "/var/lib/corkd-1"])
+            options: ["--port", "7421", "--burst", "70", "--data-dir", corkd.dataDirectory.path])
         #expect(result.exit.isSuccess, "\(result.standardError)")
         let out = result.standardOutput
         #expect(out.contains("port = 7421  # command line"), "\(out)")
         #expect(out.contains("burst = 70  # command line"), "\(out)")
-        #expect(out.contains(#"data_dir = "/var/lib/corkd-1"  # command line"#), "\(out)")
+        #expect(out.contains(#"data_dir = "\#(corkd.dataDirectory.path)"  # command line"#), "\(out)")
         #expect(out.contains("rate = 50  # \(file):4"), "\(out)")
         // A bad option is refused as serve refuses it.
         let bad = try await Self.check(file, in: corkd, options: ["--port", "99999"])
         #expect(bad.exit.status == 2 && bad.standardOutput.isEmpty, "\(bad.exit) \(bad.standardOutput)")
         let missing = try await Self.check(file, in: corkd, options: ["--cert", "/nonexistent/chain.pem", "--key", "/nonexistent/key.pem"])
         #expect(missing.exit.status == 2 && missing.standardError.contains("/nonexistent/chain.pem"), "\(missing.standardError)")
+        // A data directory this user cannot make is found by the check, not by the start.
+        let locked = corkd.root.appendingPathComponent("read-only")
+        try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o555])
+        let unwritable = try await Self.check(file, in: corkd, options: ["--data-dir", locked.appendingPathComponent("data").path])
+        #expect(unwritable.exit.status == 2, "\(unwritable.exit)")
+        #expect(unwritable.standardError.contains("this user cannot make it in \(locked.path)"), "\(unwritable.standardError)")
     }
 
     @Test func aBadEnvironmentValueIsNamed() async throws {
