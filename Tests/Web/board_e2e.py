@@ -18,7 +18,7 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
      undoes one's own move, seen in the other page
   d  kill -9 of corkd: the pages say offline, a card picked up meanwhile stays in hand when a retry fails, and its
      move is queued and shown where it goes; chat typed meanwhile shows "not sent yet"; bob adds a card, sees it
-     queued, and reloads the page while the server is away; corkd restarted on the same ports (each page lists the
+     queued, carries Gamma below it, and reloads the page while the server is away; corkd restarted on the same ports (each page lists the
      other person again) and data directory, the pages come back by themselves (the cookie survives), the queued
      move, chat line and bob's card (from the tab's sessionStorage) land once each
   e  hostile strings (HTML in a title, a javascript: description, an RTL override, the longest title, HTML in a
@@ -637,6 +637,16 @@ class Test:
         self.bob.driver.find_element(By.CSS_SELECTOR, '[data-column-id="todo"] .add-input').send_keys("Idea had offline", Keys.ENTER)
         wait_for("bob's offline card on his page, not sent yet", lambda: self.bob.js(
             "return [...document.querySelectorAll('.card.queued')].some(e => e.textContent.includes('Idea had offline'))") or None)
+        # and carries Gamma (first in TODO) below it: a place next to a card not on the server yet is the column's end
+        gamma = self.cards["gamma"]
+        self.bob.focus_card(gamma)
+        self.bob.keys(" ")
+        wait_for("bob's page to pick Gamma up", lambda: self.bob.js("return document.body.classList.contains('dragging')"))
+        todo_here = "return [...document.querySelectorAll('[data-column-id=\"todo\"] .card')].map(c => c.dataset.cardId)"
+        below = len(self.bob.js(todo_here)) - 1 - self.bob.js(todo_here).index(gamma)
+        self.bob.keys(*(["j"] * below), " ")
+        wait_for("bob's page to show Gamma last in TODO", lambda: self.bob.js(todo_here)[-1] == gamma or None,
+                 state=lambda: self.bob.js(todo_here))
         self.owner.shot(os.path.join(self.args.screenshots, "offline-queued-1280.png"))
         self.bob.shot(os.path.join(self.args.screenshots, "offline-queued-bob-1280.png"))
         self.bob.reload_offline()
@@ -659,6 +669,8 @@ class Test:
         for p in (self.owner, self.bob):
             wait_for(f"bob's queued card on {p.name}'s page", lambda p=p: p.card_column(idea()[0]["id"]) == "todo" or None)
             check(not p.js("return document.querySelector('.queued')"), f"{p.name}'s page still shows something queued")
+        todo = [c["id"] for c in self.carol.board()["cards"] if c.get("column") == "todo" and not c.get("archived")]
+        check(todo[-2:] == [idea()[0]["id"], gamma], f"bob's queued card and Gamma carried below it are not last in TODO: {todo}")
         chats = [a for a in self.carol.json("history", "--limit", "500").get("activities", [])
                  if a.get("kind") == "chat" and a.get("text") == "said while offline"]
         check(len(idea()) == 1 and len(chats) == 1, f"queued while offline, applied: {len(idea())} card(s), {len(chats)} chat line(s)")

@@ -277,7 +277,7 @@ function restoreQueue() {
   let saved = null;
   try { saved = JSON.parse(sessionStorage.getItem(QUEUE_KEY) || 'null'); } catch { saved = null; }
   if (!saved || !Array.isArray(saved.queue) || !saved.queue.length || !saved.board) return;
-  if (S.wantBoard && S.wantBoard !== saved.board) { droppedRestored(saved, `were for the board ${saved.board}`); return; }
+  if (S.wantBoard && S.wantBoard !== saved.board) { droppedRestored(saved, `for the board ${saved.board}`); return; }
   S.wantBoard = saved.board;
   S.restoredQueue = saved;
 }
@@ -286,7 +286,7 @@ function sendRestored() {
   const saved = S.restoredQueue;
   if (!saved || !S.me) return;
   S.restoredQueue = null;
-  if (saved.user !== S.me.user) { droppedRestored(saved, `were made as ${saved.user}`); return; }
+  if (saved.user !== S.me.user) { droppedRestored(saved, `made as ${saved.user}`); return; }
   const n = saved.queue.length;
   for (const m of saved.queue) intent(m);
   saveQueue();
@@ -296,7 +296,8 @@ function sendRestored() {
 function droppedRestored(saved, why) {
   try { sessionStorage.removeItem(QUEUE_KEY); } catch { /* nothing kept */ }
   const n = saved.queue.length;
-  toast(`${n} change${n > 1 ? 's' : ''} queued before the reload ${why}, and ${n > 1 ? 'were' : 'was'} not sent.`, 'error');
+  const were = n > 1 ? 'were' : 'was';
+  toast(`${n} change${n > 1 ? 's' : ''} queued before the reload ${were} ${why}, and ${were} not sent.`, 'error');
 }
 
 // An intent queued while the connection is down, shown as if done, as the terminal client shows its own ops before
@@ -339,6 +340,8 @@ function showQueued(msg) {
 function op(o) {
   if (o.kind !== 'chat' && !canEdit()) { toast('You can only read this board (your role is ' + S.role + ').', 'error'); return; }
   if (typeof o.card === 'string' && o.card.startsWith('~queued-')) { toast('That card is not on the server yet: it is added once the connection is back.', 'info'); return; }
+  // A place next to a card not on the server yet is the column's end, where that card is added too.
+  for (const k of ['after', 'before']) if (typeof o[k] === 'string' && o[k].startsWith('~queued-')) delete o[k];
   if (o.kind === 'card.move') S.lastMoves.set(o.card, o);
   intent({ t: 'op', op: o });
 }
@@ -715,11 +718,12 @@ function renderPresence() {
   const items = S.presence.map((s) => {
     // the user's own other sessions (another tab, cork in a terminal) are "you", not their name as if someone else
     const name = S.me && s.user === S.me.user ? 'you (elsewhere)' : personName(s);
+    const who = personName(s);
     const c = s.card ? cardById(s.card) : null;
     const doing = STATE_WORD[s.state] || '';
     const what = c ? `${doing} #${c.card.number}` : s.state === 'viewing' ? 'on the board' : doing;
     const el = h('span', { class: 'person' + (s.away ? ' away' : '') + (s.state === 'idle' ? ' idle' : '') },
-      h('span', { class: 'avatar', 'aria-hidden': 'true', text: initials(name) }),
+      h('span', { class: 'avatar', 'aria-hidden': 'true', text: initials(who) }),
       utext('span', 'pname', name),
       h('span', { class: 'pwhat', text: (s.away ? '◐ away · ' : '') + what }));
     el.title = `${name}: ${s.away ? 'away, ' : ''}${what}`;
