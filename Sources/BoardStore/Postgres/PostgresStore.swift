@@ -47,7 +47,7 @@ public struct PostgresStore: AdminStore {
     }
 
     /// Why the database refuses to let this store in for good (class 28: the user or its password; 3D000: no such
-    /// database), or nil: it let us in, or it cannot be reached now, which `open` waits for as it always has.
+    /// database), or nil: it let us in, or it cannot be reached now, which `open` then waits for.
     static func loginRefusal(_ location: PostgresLocation, logger: Logger) async -> StoreError? {
         do {
             let connection = try await connect(to: location, logger: logger)
