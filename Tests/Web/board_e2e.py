@@ -637,6 +637,10 @@ class Test:
         self.bob.driver.find_element(By.CSS_SELECTOR, '[data-column-id="todo"] .add-input').send_keys("Idea had offline", Keys.ENTER)
         wait_for("bob's offline card on his page, not sent yet", lambda: self.bob.js(
             "return [...document.querySelectorAll('.card.queued')].some(e => e.textContent.includes('Idea had offline'))") or None)
+        # its panel does not open (there is nothing on the server to edit yet)
+        self.bob.js("[...document.querySelectorAll('.card.queued')].find(c => c.textContent.includes('Idea had offline')).querySelector('.title').click()")
+        check(not self.bob.js("return document.getElementById('detail').open"), "the panel of a card not sent yet opened")
+        self.bob.dismiss_toasts()
         # and carries Gamma (first in TODO) below it: a place next to a card not on the server yet is the column's end
         gamma = self.cards["gamma"]
         self.bob.focus_card(gamma)

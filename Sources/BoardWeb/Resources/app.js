@@ -1582,6 +1582,7 @@ function fitTitle() {
 const detailCard = () => { const at = S.detail && cardById(S.detail); return at ? at.card : null; };
 
 function openDetail(id, focus) {
+  if (id.startsWith('~queued-')) { toast('That card is not on the server yet: it is added once the connection is back.', 'info'); return; }
   if (!D.dlg) buildDetail();
   S.detail = id;
   D.descShown = null;
