@@ -66,7 +66,7 @@ let package = Package(
         .target(
             name: "BoardStore",
             dependencies: [
-                "BoardCore",
+                "BoardCore", "BoardTransport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -82,9 +82,10 @@ final class SpawnedServer: Sendable {
         do {
             _ = FileManager.default.createFile(atPath: errors.path, contents: nil, attributes: [.posixPermissions: 0o600])
             process.executableURL = URL(fileURLWithPath: corkdPath)
-            process.environment = Self.environment
             process.arguments = [
-                "serve", "--data-dir", directory.path, "--port", "0", "--rate", "10000000", "--burst", "10000000",
+                // No configuration file: an installed package's /etc/corkd/corkd.toml would give it another store.
+                "serve", "--config", "/dev/null", "--data-dir", directory.path, "--port", "0",
+                "--rate", "10000000", "--burst", "10000000",
                 "--members-max", "\(max(members, Limits.membersDefault))", "--log-level", "warning", "--exit-with-parent",
             ]
             process.standardOutput = FileHandle.nullDevice
@@ -158,14 +159,6 @@ final class SpawnedServer: Sendable {
 
     /// Runs `corkd ARGUMENTS --data-dir DIRECTORY` to completion (at most 120 s) and returns its stdout; a non-zero
     /// exit throws with its stderr.
-    /// The spawned corkd's environment: this one's, without the machine's configuration file (an installed
-    /// package's /etc/corkd/corkd.toml would give it another store or port) unless CORKD_CONFIG names one.
-    static var environment: [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        if environment["CORKD_CONFIG"] == nil { environment["CORKD_CONFIG"] = "/dev/null" }
-        return environment
-    }
-
     @discardableResult
     private static func admin(_ corkdPath: String, _ arguments: [String], directory: URL, name: String) async throws -> String {
         let out = directory.appendingPathComponent("admin-\(name).out")
@@ -174,8 +167,7 @@ final class SpawnedServer: Sendable {
         _ = FileManager.default.createFile(atPath: err.path, contents: nil, attributes: [.posixPermissions: 0o600])
         let process = Process()
         process.executableURL = URL(fileURLWithPath: corkdPath)
-        process.environment = environment
-        process.arguments = arguments + ["--data-dir", directory.path, "--log-level", "warning", "--wait", "60"]
+        process.arguments = arguments + ["--config", "/dev/null", "--data-dir", directory.path, "--log-level", "warning", "--wait", "60"]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)

@@ -150,15 +150,16 @@ struct Serve: AsyncParsableCommand {
         ] {
             if let path, !FileManager.default.isReadableFile(atPath: path) {
                 // Named every way it can be given: the flag, the file's key and the environment's variable.
-                let variable = "CORKD_" + key.uppercased().replacingOccurrences(of: ".", with: "_")
+                let variable = ConfigKey.all.first { $0.name == key }?.environmentName ?? ""
                 throw CorkdExit.usage("\(option) (\(key), \(variable)) \(path): no such file, or this user cannot read it")
             }
         }
     }
 
-    /// The program `command` runs when it cannot be found (a path that is not executable, or a name not on PATH).
+    /// The program `command` runs (its first word after any `NAME=value`, as `/bin/sh -c` runs it) when it cannot
+    /// be found: a path that is not executable, or a name not on PATH.
     static func missingProgram(_ command: String) -> String? {
-        guard let program = command.split(separator: " ").first.map(String.init) else { return nil }
+        guard let program = command.split(separator: " ").first(where: { !$0.contains("=") }).map(String.init) else { return nil }
         if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? nil : program }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         let found = path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }

@@ -80,7 +80,9 @@ struct PostgresClientStartTests {
                 try await connection.close()
                 Issue.record("a closed port let us in")
             } catch let error as StoreError {
-                #expect(error.message == "connect: cannot connect to the database (connection refused)", "\(error)")
+                #expect(
+                    error.message == "connect: connection refused (nothing listens on that port: is PostgreSQL running there?)",
+                    "\(error)")
             }
         }
     }

@@ -143,12 +143,17 @@ extension BoardMachine {
     private mutating func absorbAndRedo(_ events: [StoredEvent], redo: Batch?) {
         let elsewhere = absorb(events)
         if let wanted = noticedHead, wanted == .max || wanted <= committed.seq { noticedHead = nil }
-        let again = (redo?.changes ?? []) + pending
         sinceSnapshot -= min(sinceSnapshot, UInt64(redo?.changes.count ?? 0))
+        applyAgain((redo?.changes ?? []) + pending, committedElsewhere: elsewhere)
+    }
+
+    /// Applies `changes` (this node's, none of them durable: a batch the store did not take and what was pending
+    /// after it) again on `committed`, in order, and hands over what still applies.
+    mutating func applyAgain(_ changes: [Pending], committedElsewhere: [Mutation: UInt64]) {
         pending = []
         head = committed
         writer = .idle
-        for change in again { reapply(change, committedElsewhere: elsewhere) }
+        for change in changes { reapply(change, committedElsewhere: committedElsewhere) }
         handOver()
         releaseHeld()
     }
@@ -191,7 +196,7 @@ extension BoardMachine {
     /// Applies one of this node's uncommitted changes again on `head` (after `absorb`): appended to `pending` under
     /// the next seq, or answered (`reject` with the reducer's code, `ack` with `noop`, or `ack` with the seq another
     /// node committed the same mutation at).
-    mutating func reapply(_ change: Pending, committedElsewhere: [Mutation: UInt64]) {
+    private mutating func reapply(_ change: Pending, committedElsewhere: [Mutation: UInt64]) {
         let event = change.event
         let answerees = change.answerees
         let key = event.clientID.map { ClientKey(user: event.actor, client: ClientID($0)) }

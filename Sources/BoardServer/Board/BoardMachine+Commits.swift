@@ -44,7 +44,7 @@ extension BoardMachine {
                 return take()
             case .failure(let error) where error.duplicateMutation != nil:
                 headMovedRetries = 0
-                dropReused(batch, error.duplicateMutation!)
+                if let reused = error.duplicateMutation { dropReused(batch, reused) }
             case .failure(let error) where error.code == .headMoved:
                 emit(.log(.headMovedTooOften(headMovedRetries)))
                 headMovedRetries = 0
@@ -145,21 +145,17 @@ extension BoardMachine {
     /// board (its marks here did not know it). That one is the client's fault and gets `stale_mut`, naming the
     /// board; the others, any client's, are applied again without it and written, as after a catch-up.
     mutating func dropReused(_ batch: Batch, _ reused: StoreError.DuplicateMutation) {
-        let again = batch.changes + pending
-        pending = []
-        head = committed
-        writer = .idle
         sinceSnapshot -= min(sinceSnapshot, UInt64(batch.changes.count))
-        for change in again {
-            if let mut = change.event.mut, reused.mut == mut, reused.clientID == change.event.clientID,
-                reused.actor == change.event.actor.rawValue
+        var again: [Pending] = []
+        for change in batch.changes + pending {
+            if change.event.mut == reused.mut, change.event.clientID == reused.clientID,
+                change.event.actor.rawValue == reused.actor
             {
-                for session in change.answerees { emit(.rejectReused(session, mut: mut)) }
-                continue
+                for session in change.answerees { emit(.rejectReused(session, mut: reused.mut)) }
+            } else {
+                again.append(change)
             }
-            reapply(change, committedElsewhere: [:])
         }
-        handOver()
-        releaseHeld()
+        applyAgain(again, committedElsewhere: [:])
     }
 }

@@ -1,8 +1,6 @@
 import BoardCore
-import Foundation
+import BoardTransport
 import Logging
-import NIOCore
-import NIOPosix
 import PostgresNIO
 
 extension PostgresStore {
@@ -204,7 +202,7 @@ extension StoreError {
         }
         switch error.code {
         case .connectionError:
-            self = StoreError(.io, "\(context): cannot connect to the database (\(Self.connectionWords(error.underlying)))")
+            self = StoreError(.io, "\(context): \(ConnectionWords.dialFailure(error.underlying ?? error, listener: "PostgreSQL"))")
         case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
             .sslUnsupported, .failedToAddSSLHandler, .authMechanismRequiresPassword, .unsupportedAuthMechanism,
             .saslError:
@@ -212,16 +210,5 @@ extension StoreError {
         default:
             self = StoreError(.internal, "\(context): \(error.code)")
         }
-    }
-
-    /// Why a connection could not be made, in words (`connection refused`), not NIO's debug description.
-    static func connectionWords(_ error: (any Error)?) -> String {
-        var causes: [any Error] = error.map { [$0] } ?? []
-        if let connection = error as? NIOConnectionError { causes = connection.connectionErrors.map(\.error) }
-        for cause in causes {
-            if case .connectTimeout = cause as? ChannelError { return "timed out" }
-            if let io = cause as? IOError { return String(cString: strerror(io.errnoCode)).lowercased() }
-        }
-        return error.map { "\($0)" } ?? "the connection failed"
     }
 }

@@ -260,6 +260,7 @@ function intent(msg) {
 }
 
 const QUEUE_KEY = 'corkboard.queue';
+const NOT_SENT_YET = 'That card is not on the server yet: it is added once the connection is back.';
 
 // The queue as this tab keeps it: for the board and user it was made for, and only what was never sent (so that a
 // reload sends each at most once). Left alone while a reload's queue waits for the welcome.
@@ -339,7 +340,7 @@ function showQueued(msg) {
 
 function op(o) {
   if (o.kind !== 'chat' && !canEdit()) { toast('You can only read this board (your role is ' + S.role + ').', 'error'); return; }
-  if (typeof o.card === 'string' && o.card.startsWith('~queued-')) { toast('That card is not on the server yet: it is added once the connection is back.', 'info'); return; }
+  if (typeof o.card === 'string' && o.card.startsWith('~queued-')) { toast(NOT_SENT_YET, 'info'); return; }
   // A place next to a card not on the server yet is the column's end, where that card is added too.
   for (const k of ['after', 'before']) if (typeof o[k] === 'string' && o[k].startsWith('~queued-')) delete o[k];
   if (o.kind === 'card.move') S.lastMoves.set(o.card, o);
@@ -1582,7 +1583,7 @@ function fitTitle() {
 const detailCard = () => { const at = S.detail && cardById(S.detail); return at ? at.card : null; };
 
 function openDetail(id, focus) {
-  if (id.startsWith('~queued-')) { toast('That card is not on the server yet: it is added once the connection is back.', 'info'); return; }
+  if (id.startsWith('~queued-')) { toast(NOT_SENT_YET, 'info'); return; }
   if (!D.dlg) buildDetail();
   S.detail = id;
   D.descShown = null;
