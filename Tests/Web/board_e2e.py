@@ -33,8 +33,8 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
   i  card dependencies: a blocked card has a "⊘ blocked by #N" badge on both pages; its panel lists what it waits
      for and what waits for it (links that open those cards); a blocker moved into the last column, moved back, or
      closed changes the badge of a card in another column; a blocked card carried over DOING is marked refused, and
-     its drop there is refused with the server's reason, whose "Move anyway…" moves it with a reason the card's
-     history keeps
+     its drop there is refused with the server's reason, whose "Move anyway…" asks why in the page's own dialog
+     (Esc cancels and moves nothing) and moves it with a reason the card's history keeps
   j  the inbox: carol (`cork comment`) mentions the owner on a card; the owner's envelope counts 1, a toast and (the
      owner's page allowed them) a browser notification say it; the panel lists the entry newest first, marked new,
      with its time, actor, board and card, as text; opening it brings the count to 0 (read on the server: after a
@@ -260,6 +260,29 @@ class Cork:
 # ---------------------------------------------------------------- browsers
 
 
+# Wraps the page's WebSocket so that the last messages sent and received are kept in `window.__e2eTrail` (the
+# arrival time in ms since the page loaded, the direction, the first 160 characters).
+TRAIL_SCRIPT = """
+(() => {
+  const trail = window.__e2eTrail = [];
+  const keep = (way, data) => {
+    trail.push(`${Math.round(performance.now())} ${way} ${String(data).slice(0, 160)}`);
+    if (trail.length > 40) trail.shift();
+  };
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      keep('open', args[0]);
+      this.addEventListener('message', (e) => keep('<', e.data));
+      this.addEventListener('close', (e) => keep('closed', e.code));
+    }
+    send(data) { keep('>', data); return super.send(data); }
+  };
+})();
+"""
+
+
 class Page:
     """One user's Chromium on the board page."""
 
@@ -277,6 +300,8 @@ class Page:
         options.unhandled_prompt_behavior = "ignore"
         self.driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
         try:
+            # every page keeps its last WebSocket messages, both ways, for the report of a failure
+            self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": TRAIL_SCRIPT})
             self.open(url, width, height)
         except BaseException:
             self.quit()
@@ -1083,9 +1108,26 @@ class Test:
         check(o.card_column(deploy) == "todo", "the blocked card left TODO after a refused drop")
         # the refusal offers what it says: an editor moves it anyway, with a reason the history keeps
         o.driver.find_element(By.XPATH, "//button[contains(@class, 'toast-action') and text()='Move anyway…']").click()
-        prompt = wait_for("the page to ask why", lambda: o.driver.switch_to.alert)
-        prompt.send_keys("the demo is today")
-        prompt.accept()
+        # the page asks why in a dialog of its own (a native prompt would block the page and look foreign); Esc
+        # cancels it and moves nothing, a reason and Enter move the card
+        reason = wait_for("the page to ask why", lambda: o.js(
+            "const d = document.getElementById('force'); return d.open && document.activeElement.id === 'force-reason'"
+            " && d.querySelector('h2').textContent") or None)
+        check(reason == f"Move #{n[deploy]} to DOING anyway", f"the dialog's heading: {reason!r}")
+        o.keys(Keys.ESCAPE)
+        wait_for("Esc to close the dialog", lambda: not o.js("return document.getElementById('force').open") or None)
+        time.sleep(0.3)
+        check(o.card_column(deploy) == "todo", "a cancelled 'Move anyway' moved the card")
+        # dropped there again, refused again: this time with a reason
+        o.dismiss_toasts()
+        o.focus_card(deploy)
+        o.keys(" ", "l", " ")
+        wait_for("the refusal again", lambda: next(
+            (x for x in o.toasts() if "error" in x["cls"] and "is blocked by" in x["text"]), None), state=o.toasts)
+        o.driver.find_element(By.XPATH, "//button[contains(@class, 'toast-action') and text()='Move anyway…']").click()
+        wait_for("the dialog again", lambda: o.js("return document.getElementById('force').open") or None)
+        o.shot(os.path.join(self.args.screenshots, "move-anyway-1280.png"))
+        o.keys("the demo is today", Keys.ENTER)
         o.wait_card_in(deploy, "doing", "moved anyway with a reason")
         history = self.carol.run("history", "#" + str(n[deploy])).stdout
         check("the demo is today" in history, f"the card's history does not keep the reason: {history[-400:]!r}")
@@ -1476,6 +1518,8 @@ def main():
                     path = os.path.join(args.screenshots, f"failure-{p.name}.png")
                     p.shot(path)
                     print(f"  {p.name}'s page at the failure: {path}", file=sys.stderr)
+                    trail = p.js("return window.__e2eTrail || []")
+                    print(f"  {p.name}'s last WebSocket messages:\n" + "\n".join(f"    {line}" for line in trail), file=sys.stderr)
                 except Exception:  # noqa: BLE001
                     pass
             print(f"  corkd's stderr (last lines):\n{tail(os.path.join(test.work, f'corkd-{test.corkd.starts}.err'), 8)}",

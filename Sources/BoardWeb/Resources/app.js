@@ -629,16 +629,33 @@ function rejected(m) {
   if (m.code === 'conflict' && m.op === 'card.edit' && sent && m.card === sent.card) { descConflict(sent, m); return; }
   const move = m.op === 'card.move' && m.code === 'blocked' ? S.lastMoves.get(m.card) : null;
   // a blocked card may still be moved with a reason, which its history keeps (owners and editors)
-  const force = move && !move.force && (S.role === 'owner' || S.role === 'editor') ? [{ label: 'Move anyway…', run: () => {
-    const reason = (window.prompt('Why move it anyway? The reason goes in the card\'s history.') || '').trim();
-    if (reason) op({ ...move, force: reason });
-  } }] : [];
+  const force = move && !move.force && (S.role === 'owner' || S.role === 'editor')
+    ? [{ label: 'Move anyway…', run: () => askForce(move, m.reason) }] : [];
   toast(m.reason || m.code || 'The server refused the change.', 'error', force.length ? 20000 : undefined, force);
   if (m.card && cardById(m.card)) {
     S.sel = { card: m.card, col: null };
     renderBoard();
     focusSelection();
   }
+}
+
+// Asks why a blocked card should move anyway (in the page, not a browser prompt, so it looks like the rest and can
+// be cancelled with Esc); the move is sent again with the reason, which the card's history keeps.
+function askForce(move, refusal) {
+  const dlg = $('force');
+  const card = cardById(move.card)?.card;
+  const to = colById(move.to_column);
+  $('force-h').textContent = `Move ${card ? `#${card.number}` : 'it'}${to ? ` to ${to.name}` : ''} anyway`;
+  $('force-why').textContent = refusal || '';
+  $('force-reason').value = '';
+  dlg.onclose = () => {
+    const reason = $('force-reason').value.trim();
+    if (dlg.returnValue === 'move' && reason) op({ ...move, force: reason });
+    dlg.onclose = null;
+  };
+  dlg.returnValue = '';
+  dlg.showModal();
+  $('force-reason').focus();
 }
 
 // Someone changed a card's description while this user edited it, and the server refused the edit (it was based on
