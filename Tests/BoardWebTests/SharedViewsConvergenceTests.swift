@@ -23,12 +23,21 @@ import Testing
         /// session found what the page shows not to match (and sent the whole board to mend it).
         var boards = 0
         var refusals: [String] = []
+        /// The last messages taken, in short (type and seq), for a problem's report.
+        var trail: [String] = []
 
         mutating func take(_ message: [String: Any]) {
-            switch message["t"] as? String {
+            let type = message["t"] as? String ?? "?"
+            // A status says whether the session's client is connected: a reconnect would explain a whole board.
+            let detail = message["seq"].map { "@\($0)" } ?? (message["state"] as? String).map { "(\($0))" } ?? ""
+            trail.append(type + detail)
+            if trail.count > 12 { trail.removeFirst() }
+            switch type {
             case "board":
                 boards += 1
-                if boards > 1 { problems.append("a whole board at seq \(message["seq"] ?? "?") after seq \(seq)") }
+                if boards > 1 {
+                    problems.append("a whole board at seq \(message["seq"] ?? "?") after seq \(seq) (messages before: \(trail.dropLast().joined(separator: " ")))")
+                }
                 seq = message["seq"] as? Int ?? 0
                 columns = []
                 cards = [:]
