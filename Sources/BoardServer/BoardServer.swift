@@ -265,3 +265,9 @@ extension BoardServer {
         }
     }
 }
+
+/// How ServiceLifecycle names the server in its debug log: where it listens, not every setting (the configuration's
+/// own description would print the whole struct on one line).
+extension BoardServer: CustomStringConvertible {
+    public var description: String { "BoardServer(\(configuration.host), port \(configuration.port))" }
+}

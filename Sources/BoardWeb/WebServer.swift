@@ -357,3 +357,8 @@ final class WebConnections: Sendable {
         }
     }
 }
+
+/// How ServiceLifecycle names the listener in its debug log.
+extension WebServer: CustomStringConvertible {
+    public var description: String { "WebServer(\(configuration.host), port \(configuration.port))" }
+}

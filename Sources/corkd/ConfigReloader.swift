@@ -77,3 +77,9 @@ struct ConfigReloader: Service {
         return key.secret ? "(secret)" : value.toml
     }
 }
+
+/// How ServiceLifecycle names the reloader in its debug log: not the options it started with, which may hold a
+/// database URL with its password.
+extension ConfigReloader: CustomStringConvertible {
+    var description: String { "ConfigReloader(SIGHUP)" }
+}

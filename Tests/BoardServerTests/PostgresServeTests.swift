@@ -17,7 +17,8 @@ struct PostgresServeTests {
             let store = PostgresServeTests.url(location)
             let corkd = try CorkdProcess()
             defer { corkd.cleanup() }
-            try await corkd.start(options: ["--store", store])
+            // At debug level too: ServiceLifecycle's debug lines name each service, which must not print the options.
+            try await corkd.start(options: ["--store", store, "--log-level", "debug"])
             #expect(!FileManager.default.fileExists(atPath: corkd.storeFile.path), "the boards are in PostgreSQL, not SQLite")
             let owner = try await ProcessLifecycleTests.hello(corkd, token: corkd.ownerToken)
             _ = try await ProcessLifecycleTests.subscribeWhenMember(owner, within: .seconds(30))
@@ -36,7 +37,7 @@ struct PostgresServeTests {
             #expect(try await corkd.terminate().isSuccess)
             let offline = try await corkd.admin(["invite", "--user", "erin", "--store", store])
             let erinURL = try #require(InviteURL(try OperatorSupport.url(offline)))
-            try await corkd.restart(options: ["--store", store])
+            try await corkd.restart(options: ["--store", store, "--log-level", "debug"])
             let erin = try await ProcessLifecycleTests.hello(corkd, token: erinURL.token, expectUser: "erin")
             let snapshot = try await ProcessLifecycleTests.subscribeWhenMember(erin, within: .seconds(30))
             #expect(Set(OperatorSupport.members(snapshot)).isSuperset(of: ["dave", "erin"]))
