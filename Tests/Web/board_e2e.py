@@ -917,6 +917,12 @@ class Test:
         check(height > shown, f"the feed does not scroll at 375 px, so this check tests nothing: {height} <= {shown}")
         check(height - top - shown < 40, f"the feed left its newest lines when the window narrowed: {height - top - shown} px below")
         self.check_layout(p, 375)
+        # the filter's placeholder is read whole, not cut off at the box's edge
+        fit = p.js("const i = document.querySelector('input[name=\"filter\"]'); const s = getComputedStyle(i);"
+                   "const c = document.createElement('canvas').getContext('2d'); c.font = s.font;"
+                   "return {text: i.placeholder, width: c.measureText(i.placeholder).width,"
+                   " room: i.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight)}")
+        check(fit["width"] <= fit["room"], f"the filter's placeholder is cut at 375 px: {fit}")
         p.shot(os.path.join(out, "board-375x812.png"))
         p.full_shot(os.path.join(out, "board-375-full.png"), 375)
         # a card's panel fills the phone's screen without sideways scrolling

@@ -2172,6 +2172,14 @@ function bindStatic() {
     S.boardsAsked = Date.now();
     raw({ t: 'boards' });
   });
+  // the filter's example fits a phone's width too (the whole one is cut off there)
+  const filterBox = document.querySelector('input[name="filter"]');
+  const narrow = window.matchMedia('(max-width: 720px)');
+  const fitPlaceholder = () => {
+    filterBox.placeholder = narrow.matches ? 'Filter: label:bug @me …' : 'Filter: label:bug @me due:overdue is:open "words"';
+  };
+  fitPlaceholder();
+  narrow.addEventListener('change', fitPlaceholder);
   $('btn-undo').addEventListener('click', () => intent({ t: 'undo' }));
   $('btn-redo').addEventListener('click', () => intent({ t: 'redo' }));
   $('btn-archived').addEventListener('click', openArchived);
