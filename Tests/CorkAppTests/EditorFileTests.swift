@@ -28,4 +28,15 @@ import Testing
         // A failed editor changes nothing.
         #expect(try await Self.edit("x", script: "exit 1").result == nil)
     }
+
+    /// The editor runs in cork's process group, the terminal's foreground job: in a group of its own the terminal
+    /// stops it (SIGTTIN) as soon as it reads a key, and `E` hangs with the editor stopped.
+    @Test func theEditorRunsInCorksProcessGroup() async throws {
+        let group = FileManager.default.temporaryDirectory.appendingPathComponent("cork-group-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: group) }
+        // Field 5 of /proc/PID/stat is the process group ("sh" has no space in its name, so the fields split cleanly).
+        _ = try await Self.edit("x", script: "cut -d\" \" -f5 /proc/$$/stat > \(group.path)")
+        let seen = try String(contentsOf: group, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(seen == String(getpgrp()), "the editor's process group \(seen), cork's \(getpgrp())")
+    }
 }

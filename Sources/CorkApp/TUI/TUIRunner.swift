@@ -272,23 +272,57 @@ public struct TUIRunner {
             // A text file ends in a newline (editors expect it, and some flag or add it); the text does not need one.
             let contents = text.isEmpty || text.hasSuffix("\n") ? text : text + "\n"
             try contents.write(to: file, atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "\(editor) \"$1\"", "cork-editor", file.path]
-            // Wait for the editor without blocking a concurrency thread (the client must keep answering pings).
-            let (exited, exit) = AsyncStream.makeStream(of: Int32.self)
-            process.terminationHandler = { finished in
-                exit.yield(finished.terminationStatus)
-                exit.finish()
+            guard await Self.runInForeground(["/bin/sh", "-c", "\(editor) \"$1\"", "cork-editor", file.path]) == 0 else {
+                return nil
             }
-            try process.run()
-            var statuses = exited.makeAsyncIterator()
-            guard await statuses.next() == 0 else { return nil }
             let edited = try String(contentsOf: file, encoding: .utf8)
             let trimmed = edited.hasSuffix("\n") && !text.hasSuffix("\n") ? String(edited.dropLast()) : edited
             return trimmed == text ? nil : trimmed
         } catch {
             return nil
+        }
+    }
+}
+
+extension TUIRunner {
+    /// Runs `arguments` (a path and its arguments) in this process's group, which holds the terminal, and returns its
+    /// exit status (nil when it could not start or was killed by a signal).
+    ///
+    /// Not Foundation's `Process`: on Linux it starts the child in a process group of its own, which the terminal
+    /// treats as a background job, so an editor is stopped (SIGTTIN) the moment it reads a key. Here the editor shares
+    /// cork's group, the terminal's foreground. While it runs cork ignores SIGINT and SIGQUIT, as git does around its
+    /// editor: a Ctrl-C that the editor leaves to the terminal ends the editor, not cork and its queued changes. The
+    /// child starts with both at their defaults. The wait is on a thread of its own, not a concurrency thread: the
+    /// client must keep answering the server meanwhile.
+    static func runInForeground(_ arguments: [String]) async -> Int32? {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGQUIT)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+
+        let previousInterrupt = signal(SIGINT, SIG_IGN)
+        let previousQuit = signal(SIGQUIT, SIG_IGN)
+        defer {
+            signal(SIGINT, previousInterrupt)
+            signal(SIGQUIT, previousQuit)
+        }
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid = pid_t()
+        guard posix_spawn(&pid, arguments[0], nil, &attributes, &argv, environ) == 0 else { return nil }
+        let child = pid
+        return await withCheckedContinuation { (done: CheckedContinuation<Int32?, Never>) in
+            Thread.detachNewThread {
+                var status: Int32 = 0
+                while waitpid(child, &status, 0) == -1 && errno == EINTR {}
+                // WIFEXITED / WEXITSTATUS, which Swift does not import from the C macros.
+                done.resume(returning: status & 0x7f == 0 ? (status >> 8) & 0xff : nil)
+            }
         }
     }
 }
