@@ -44,7 +44,7 @@ public enum BoardText {
         if !card.labels.isEmpty { parts.append("[\(labelNames(card, in: board).joined(separator: ", "))]") }
         if let due = card.due {
             parts.append("due \(due)")
-            if card.isOverdue(today: today) { parts.append("OVERDUE") }
+            if board.isOverdue(card, today: today) { parts.append("OVERDUE") }
         }
         parts += card.assignees.map { "@\($0)" }
         let waiting = board.blockers(of: card)
@@ -70,7 +70,7 @@ public enum BoardText {
         if card.archived { status += ", archived" }
         fields.append("status: \(status)")
         if !card.labels.isEmpty { fields.append("labels: \(labelNames(card, in: board).joined(separator: ", "))") }
-        if let due = card.due { fields.append("due: \(due)\(card.isOverdue(today: today) ? " OVERDUE" : "")") }
+        if let due = card.due { fields.append("due: \(due)\(board.isOverdue(card, today: today) ? " OVERDUE" : "")") }
         if !card.assignees.isEmpty { fields.append("assignees: \(card.assignees.map { "@\($0)" }.joined(separator: " "))") }
         if let milestone = card.milestone {
             fields.append("milestone: \(FeedText.oneLine(board.milestone(milestone)?.title ?? milestone.rawValue))")

@@ -81,6 +81,19 @@ private func numbers(_ text: String, me: UserID? = "alice") throws -> [Int] {
         #expect(try numbers("due:<2026-03-10") == [1, 4])
     }
 
+    @Test func aCardInTheLastColumnIsDoneSoNeverOverdue() throws {
+        // #9 is open in the last column (In review), #8 open in DOING; both were due yesterday.
+        var board = QueryFixture.board
+        board.cards["c9"]?.due = QueryFixture.today.adding(days: -1)
+        board.cards["c8"]?.due = QueryFixture.today.adding(days: -1)
+        let overdue = try Query.parse("due:overdue").filter(board, context: QueryFixture.context).map(\.number)
+        #expect(overdue == [1, 8])
+        #expect(board.isDone(board.cards["c9"]!) && !board.isOverdue(board.cards["c9"]!, today: QueryFixture.today))
+        // The milestone's progress counts it done by the same rule.
+        board.cards["c9"]?.milestone = "m2"
+        #expect(board.progress(of: "m2") == MilestoneProgress(done: 1, total: 2))
+    }
+
     @Test func dueToday() throws {
         #expect(try numbers("due:today") == [6])
         #expect(try numbers("due:today") == (try numbers("due:2026-03-10")))

@@ -42,8 +42,8 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
      the chat mention of scenario h literally, with the "enable notifications" link while the browser has not been
      asked
   k  overdue in UTC days: in a browser whose time zone is a day ahead of UTC (or behind), a card due on UTC's today
-     is not marked overdue (and one due on UTC's yesterday is), as `cork show` and `due:overdue` count it; a dragged
-     card's floating copy has no list bullet
+     is not marked overdue (and one due on UTC's yesterday is), as `cork show` and `due:overdue` count it; a card
+     past its date moved into the last column is done, not overdue; a dragged card's floating copy has no list bullet
   l  a description edit that lost to someone else's: bob types in a card's panel while carol (`cork edit --desc`)
      changes it; bob's save is refused as a conflict, his text stays in the box, the notice shows above the open
      panel, and its "Save mine" saves his text over carol's
@@ -1317,7 +1317,18 @@ class Test:
             check(o.card_column(card) == "todo", "a drag put back with Esc moved the card")
         finally:
             o.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ""})
-        self.passed("k", f"overdue in UTC days in {zone}; no bullet on a dragged card", t)
+        # a card long past its date is overdue until it is done: in the last column it is finished, not late (as
+        # `cork show`, the query and milestone progress count it)
+        late = self.add("late", "Finished late", "--due", "2020-01-02")
+        late_marked = lambda: o.js("const d = document.querySelector(`[data-card-id=\"${arguments[0]}\"] .due`);"
+                                   "return d ? d.classList.contains('overdue') : null", late)
+        wait_for("the owner's page to mark the late card overdue", lambda: late_marked() or None, state=late_marked)
+        self.carol.run("move", "#" + str(self.numbers[late]), "done")
+        o.wait_card_in(late, "done", " (moved by carol)")
+        check(late_marked() is False, f"a card in DONE past its date is still marked overdue ({late_marked()})")
+        shown = self.carol.run("show", "#" + str(self.numbers[late])).stdout
+        check("OVERDUE" not in shown, f"cork show calls a card in DONE overdue: {shown[:300]!r}")
+        self.passed("k", f"overdue in UTC days in {zone}; not in the last column; no bullet on a dragged card", t)
 
     def scenario_l(self):
         t = time.monotonic()

@@ -147,14 +147,26 @@ extension Board {
         cards.values.reduce(0) { $0 + ($1.column == column && !$1.archived ? 1 : 0) }
     }
 
-    /// A milestone's progress: unarchived cards in it that are closed or in the last column, out of all of them.
+    /// A milestone's progress: unarchived cards in it that are done, out of all of them.
     public func progress(of milestone: MilestoneID) -> MilestoneProgress {
-        let last = columns.last?.id
         var progress = MilestoneProgress(done: 0, total: 0)
         for card in cards.values where card.milestone == milestone && !card.archived {
             progress.total += 1
-            if card.closed || card.column == last { progress.done += 1 }
+            if isDone(card) { progress.done += 1 }
         }
         return progress
+    }
+
+    /// Whether `card` is done: closed, or in the board's last column. Milestone progress, dependencies, reminders
+    /// and overdue dates all count it so.
+    public func isDone(_ card: Card) -> Bool {
+        card.closed || card.column == columns.last?.id
+    }
+
+    /// Whether `card` is overdue on `today`: due before it and not done (a card in DONE past its date is finished,
+    /// not late).
+    public func isOverdue(_ card: Card, today: Day) -> Bool {
+        guard let due = card.due, !isDone(card) else { return false }
+        return due < today
     }
 }

@@ -80,12 +80,6 @@ public struct Card: Hashable, Sendable, Codable, Identifiable {
         self.updatedAt = updatedAt ?? createdAt
     }
 
-    /// Whether the card is overdue on `today`: due before it and still open.
-    public func isOverdue(today: Day) -> Bool {
-        guard let due, !closed else { return false }
-        return due < today
-    }
-
     /// Decodes a card; `blocked_by` may be absent (no dependencies), as in boards stored before it existed.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

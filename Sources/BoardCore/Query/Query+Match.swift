@@ -28,7 +28,7 @@ extension QueryTerm {
         case .assignee(let values):
             return values.contains { $0.matches(card, context: context) }
         case .due(let values):
-            return values.contains { $0.matches(card, today: context.today) }
+            return values.contains { $0.matches(card, in: board, today: context.today) }
         case .status(let values):
             return values.contains { $0 == (card.closed ? .closed : .open) }
         case .column(let names):
@@ -110,9 +110,9 @@ extension QueryTerm.AssigneeValue {
 
 extension QueryTerm.DueValue {
     /// Whether the card's due date passes this alternative on `today`.
-    func matches(_ card: Card, today: Day) -> Bool {
+    func matches(_ card: Card, in board: Board, today: Day) -> Bool {
         switch self {
-        case .overdue: return card.isOverdue(today: today)
+        case .overdue: return board.isOverdue(card, today: today)
         case .none: return card.due == nil
         default: break
         }

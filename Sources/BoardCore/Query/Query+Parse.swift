@@ -75,7 +75,7 @@ extension Query {
                     throw s.error(
                         .badValue, "bad date \"\(date.date)\" in due:",
                         at: value.index + (value.quoted ? 1 : 0) + date.comparison.count,
-                        hint: "expected YYYY-MM-DD, overdue, today, week or none")
+                        hint: "expected overdue, today, week, none, any, or a date YYYY-MM-DD, with < <= > or >= before it to compare")
                 }
                 due.append(parsed)
             }

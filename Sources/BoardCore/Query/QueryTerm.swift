@@ -43,7 +43,7 @@ public enum QueryTerm: Hashable, Sendable {
 
     /// One alternative of `due:`.
     public enum DueValue: Hashable, Sendable {
-        /// `overdue`: due before today and still open (`Card.isOverdue(today:)`).
+        /// `overdue`: due before today and not done (`Board.isOverdue(_:today:)`).
         case overdue
         /// `today`: due today.
         case today

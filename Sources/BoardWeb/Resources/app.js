@@ -997,7 +997,9 @@ function buildCard(card, pres, waiting) {
 
   const meta = h('div', { class: 'card-meta' });
   if (card.due) {
-    const overdue = !card.closed && card.due < today();
+    // done (closed, or in the last column) is never overdue, as the server and cork count it
+    const last = S.columns[S.columns.length - 1];
+    const overdue = !card.closed && !(last && card.column === last.id) && card.due < today();
     meta.append(h('span', { class: 'due' + (overdue ? ' overdue' : ''), title: overdue ? `overdue since ${card.due}` : `due ${card.due}` },
       overdue ? '⚠ overdue ' : 'due ', card.due));
   }

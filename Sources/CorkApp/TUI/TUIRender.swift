@@ -201,7 +201,8 @@ extension TUIModel {
         if let due = card.due {
             let days = due.daysSinceEpoch - today.daysSinceEpoch
             var style = Style()
-            if !card.closed && days < 0 { style.foreground = .ansi(.red) } else if !card.closed && days <= 2 { style.foreground = .ansi(.yellow) }
+            let done = board.isDone(card)
+            if !done && days < 0 { style.foreground = .ansi(.red) } else if !done && days <= 2 { style.foreground = .ansi(.yellow) }
             // Overdue is marked in text too (`!`), so it shows without colour (NO_COLOR) and to the colour-blind.
             put((isOverdue(card) ? "!" : "") + due.description, style)
         }
@@ -256,10 +257,9 @@ extension TUIModel {
         return waiting.isEmpty ? nil : waiting
     }
 
-    /// Whether `card` is open and its due date has passed.
+    /// Whether `card` is not done and its due date has passed.
     func isOverdue(_ card: Card) -> Bool {
-        guard let due = card.due, !card.closed else { return false }
-        return due.daysSinceEpoch < today.daysSinceEpoch
+        board?.isOverdue(card, today: today) ?? false
     }
 
     /// Two capitals from a user id: `alice` → `AL`, `bob.smith` → `BS`.
