@@ -11,7 +11,9 @@ struct InboxCommand: AsyncParsableCommand {
         abstract: "Show your inbox, newest first: mentions, assignments, and changes to the cards you watch, on any board.",
         discussion: """
             One line per entry: its id, • when unread, the time (UTC), and what happened. Cards of the board \
-            connected to (--board, else the URL's) show as #N, cards of other boards by id. --mark-read marks the \
+            connected to (--board, else the URL's) show as #N, cards of other boards as BOARD #N. When more \
+            entries are older than the last one listed, a last line says so and gives the --before ID that lists \
+            them (in text; with --json, list again with --before the smallest id). --mark-read marks the \
             entries listed read after printing them, --all-read every entry. With --json: \
             {"entries":[…],"unread":N}: the entries as they were listed (an entry --mark-read then marked still \
             says "read":false), N the unread entries left in the whole inbox after the marking.
@@ -22,6 +24,8 @@ struct InboxCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Only the entries not read yet.") var unread = false
     @Option(help: "How many entries (at most \(BoardClient.inboxLimitMax)).") var limit = 50
+    @Option(help: "Only entries older than this entry id (the next page after a list that ended at it).")
+    var before: Int64?
     @Flag(name: .customLong("mark-read"), help: "Mark the entries listed read, after printing them.")
     var markRead = false
     @Flag(name: .customLong("all-read"), help: "Mark every entry of the inbox read, after printing.")
@@ -32,10 +36,11 @@ struct InboxCommand: AsyncParsableCommand {
         guard (1...BoardClient.inboxLimitMax).contains(limit) else {
             throw ValidationError("--limit must be 1…\(BoardClient.inboxLimitMax)")
         }
+        if let before, before < 1 { throw ValidationError("--before takes an entry id (1 or more), not \(before)") }
     }
 
     func run() async throws {
-        let (unreadOnly, limit, markRead, allRead, json) = (unread, limit, markRead, allRead, json)
+        let (unreadOnly, limit, before, markRead, allRead, json) = (unread, limit, before, markRead, allRead, json)
         let session = try connection.session()
         let (boardID, timeout) = (session.target.board, session.timeout)
         try await session.withConnection { client, welcome in
@@ -45,8 +50,13 @@ struct InboxCommand: AsyncParsableCommand {
                     "this server (\(welcome.server)) does not offer an inbox (no `inbox` in welcome.features); "
                         + "it needs a newer corkd")
             }
-            let page = try await client.inbox(unread: unreadOnly, limit: limit)
+            let page = try await client.inbox(unread: unreadOnly, limit: limit, before: before)
             let entries = page.entries.sorted { $0.id > $1.id }
+            // A full page may have more behind it: one entry past the oldest says whether there is.
+            var more = false
+            if entries.count == limit, !json, let oldest = entries.last?.id {
+                more = !(try await client.inbox(unread: unreadOnly, limit: 1, before: oldest).entries.isEmpty)
+            }
             // Card numbers come from the board connected to, when an entry is about one of its cards: best effort
             // (without it, cards show by id).
             var board: Board?
@@ -65,6 +75,9 @@ struct InboxCommand: AsyncParsableCommand {
                 Output.line(CorkJSON.line(CorkJSON.Inbox(entries: entries, unread: unreadLeft)))
             } else {
                 Output.write(InboxText.list(entries, on: board, unreadOnly: unreadOnly))
+                if more, let oldest = entries.last?.id {
+                    Output.line("older entries: cork inbox\(unreadOnly ? " --unread" : "") --before \(oldest)")
+                }
             }
             // After printing: what was listed is read (or everything is).
             if allRead {

@@ -39,6 +39,13 @@ import Testing
             #expect(text.first?.hasSuffix(#"bob moved main #1: "Ship it" TODO → DOING"#) == true, "\(text)")
             #expect(text.last?.hasSuffix("bob mentioned you on main #1: \"Ship it\": @owner can you look?") == true, "\(text)")
 
+            // A full list with older entries behind it says how to list them, and --before does.
+            let first = try await owner.ok(["inbox", "--limit", "1"]).split(separator: "\n").map(String.init)
+            let newestID = try #require(entries.first?["id"] as? Int)
+            #expect(first.count == 2 && first[1] == "older entries: cork inbox --before \(newestID)", "\(first)")
+            let older = try await owner.ok(["inbox", "--limit", "1", "--before", "\(newestID)"])
+            #expect(older.contains("mentioned you") && !older.contains("older entries"), "\(older)")
+
             // --limit 1 --mark-read reads only what it listed.
             let marked = try await owner.ok(["inbox", "--unread", "--limit", "1", "--mark-read"])
             #expect(marked.hasSuffix("marked 1 entry read\n") && marked.contains("moved"), "\(marked)")

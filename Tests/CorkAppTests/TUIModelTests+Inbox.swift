@@ -135,21 +135,21 @@ extension TUIModelTests {
     @Test func theInboxViewListsNewestFirstMarksWhatItListsReadAndEnterGoesToTheCard() {
         var model = Self.inboxModel()
         Self.push(Self.inboxEntry(20), unread: 1, into: &model)
-        // I opens it: what is known is shown and read at once, and the newest page is asked for.
-        #expect(model.update(Self.key(.character("I"))) == [.markInboxRead([20]), .fetchInbox])
+        // I opens it: what is known is shown at once and the newest page is asked for; what the page lists is read.
+        #expect(model.update(Self.key(.character("I"))) == [.fetchInbox])
         #expect(model.overlay == .inbox)
-        #expect(!model.statusText.contains("✉"), "read as soon as it is shown")
 
         let page = [
-            Self.inboxEntry(20, read: true),
+            Self.inboxEntry(20),
             Self.inboxEntry(18, kind: .comment, card: "k1", text: "#1 Fix login: works on staging"),
             Self.inboxEntry(9, board: "ops", card: "x4", text: "#7 Rotate keys: @alice yours?", read: true),
             Self.inboxEntry(22, kind: .assigned, card: "k2", text: "assigned you to #2 Write docs"),
         ]
         // The page's entries not read yet are read now, as they are listed.
-        #expect(model.update(.inbox(page, unread: 3)) == [.markInboxRead([22, 18])])
+        #expect(model.update(.inbox(page, unread: 3)) == [.markInboxRead([22, 20, 18])])
         #expect(model.inbox.entries.map(\.id) == [22, 20, 18, 9])
-        #expect(model.inbox.unread == 1)
+        #expect(model.inbox.unread == 0)
+        #expect(!model.statusText.contains("✉"), "read as soon as it is listed")
         let lines = model.render().lines
         #expect(lines.contains { $0.contains("3 new · all your boards, newest first") })
         #expect(lines.contains { $0.contains("▸ • 09:05 bob assigned you to main #2: Write docs") })
@@ -158,7 +158,7 @@ extension TUIModelTests {
         #expect(lines.contains { $0.contains("   09:05 bob mentioned you on ops #7: Rotate keys: @alice yours?") })
 
         // The server confirms; another entry arrives while the view is open: read at once, the selection stays put.
-        _ = model.update(.client(.inbox(.read(ids: [22, 18], unread: 0))))
+        _ = model.update(.client(.inbox(.read(ids: [22, 20, 18], unread: 0))))
         _ = model.update(Self.key(.character("j")))
         let arriving = Self.push(Self.inboxEntry(23, card: "k1", text: "#1 Fix login: @alice ping"), unread: 1, into: &model)
         #expect(arriving.first == .markInboxRead([23]))
@@ -179,6 +179,17 @@ extension TUIModelTests {
         #expect(model.update(Self.key(.enter)) == [.presence(.viewing, card: "k3"), .fetchHistory("k3")])
         #expect(model.overlay == .detail("k3"))
         #expect(model.selectedCard?.id == "k3")
+    }
+
+    /// Entries that arrived live are known to the client beyond the page the view lists: opening the view must not
+    /// mark those read, or they are neither seen nor mailed.
+    @Test func openingTheInboxMarksReadOnlyTheEntriesItLists() {
+        var model = Self.inboxModel()
+        for id in Int64(1)...60 { Self.push(Self.inboxEntry(id), unread: Int(id), into: &model) }
+        #expect(model.update(Self.key(.character("I"))) == [.fetchInbox])
+        let page = (Int64(11)...60).reversed().map { Self.inboxEntry($0) }
+        #expect(model.update(.inbox(page, unread: 60)) == [.markInboxRead(Array((Int64(11)...60).reversed()))])
+        #expect(model.inbox.unread == 10, "the 10 older entries stay unread")
     }
 
     @Test func slashInboxOpensTheViewAndEscCloses() {

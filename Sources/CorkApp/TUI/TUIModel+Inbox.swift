@@ -116,8 +116,9 @@ extension TUIModel {
         inbox.fresh = []
         inbox.loading = true
         inbox.failure = nil
-        // The entries known are shown (and read) at once; the page asked for replaces them.
-        return markShownRead() + [.fetchInbox]
+        // The entries known are shown at once and the page asked for replaces them; only the page's entries, which
+        // the view then lists, are marked read (entries known from before may be older than the page reaches).
+        return [.fetchInbox]
     }
 
     /// Marks read the unread entries the view lists (they stay marked new while it is open).
