@@ -34,6 +34,27 @@ extension TUIModelTests {
     }
 
     /// Control keys are not their letters: Ctrl-L repaints, Ctrl-K and Ctrl-J do nothing on the board.
+    /// Someone else reorders the column the selection is in: it stays on the card the user chose, so the next key
+    /// acts on that card (and the others' marker of this user stays on it), not on whatever took its row.
+    @Test func theSelectionStaysOnItsCardWhenOthersReorderItsColumn() {
+        var model = Self.model()
+        _ = model.update(Self.key(.down))
+        #expect(model.selectedCard?.id == "k2")
+        var board = model.board!
+        let context = ApplyContext(actor: "bob", role: .editor, now: Timestamp(milliseconds: 0), seq: 90)
+        // bob moves k2's neighbour below it, then adds a card at the top: k2 goes from row 1 to row 0, then to row 1.
+        _ = board.apply(.moveCard(card: "k1", column: "todo", placement: Placement(after: "k2")), context: context)
+        _ = model.update(.client(.board(BoardUpdate(board: board, cause: .deltas, changes: .parts(cards: ["k1"], columns: ["todo"]), changedByOthers: ["k1"]))))
+        #expect(model.selectedCard?.id == "k2", "selected \(model.selectedCard?.id.rawValue ?? "nothing")")
+        _ = board.apply(.addCard(AddCard(card: "k9", column: "todo", placement: .top, title: "New on top")), context: context)
+        _ = model.update(.client(.board(BoardUpdate(board: board, cause: .deltas, changes: .parts(cards: ["k9"], columns: ["todo"]), changedByOthers: ["k9"]))))
+        #expect(model.selectedCard?.id == "k2", "selected \(model.selectedCard?.id.rawValue ?? "nothing")")
+        // A card moved out of the column by someone else leaves the selection at its place there.
+        _ = board.apply(.moveCard(card: "k2", column: "done", placement: .top), context: context)
+        _ = model.update(.client(.board(BoardUpdate(board: board, cause: .deltas, changes: .parts(cards: ["k2"], columns: ["todo", "done"]), changedByOthers: ["k2"]))))
+        #expect(model.columns[model.column].id == "todo")
+    }
+
     @Test func ctrlLRepaintsAndUnboundControlKeysDoNothing() {
         var model = Self.model()
         #expect(model.update(Self.key(.character("l"), .ctrl)) == [.repaint])
