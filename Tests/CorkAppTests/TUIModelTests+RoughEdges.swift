@@ -88,15 +88,35 @@ extension TUIModelTests {
         #expect(model.input.text == "half a thought")
     }
 
-    /// After `/filter QUERY` the focus is back on the board, and `/` opens the query again to refine it.
+    /// A filter opened from the board with `/` hands the focus back to the board, where `/` opens the query again
+    /// to refine it.
     @Test func slashAfterAFilterRefinesIt() {
         var model = Self.model()
-        _ = Self.enter("/filter label:bug", into: &model)
+        _ = model.update(Self.key(.character("/")))
+        #expect(model.input.text == "/filter ")
+        Self.type("label:bug", into: &model)
+        _ = model.update(Self.key(.enter))
         #expect(model.filter?.text == "label:bug")
         #expect(model.focus == .board)
         _ = model.update(Self.key(.character("/")))
         #expect(model.focus == .input)
         #expect(model.input.text == "/filter label:bug ")
+    }
+
+    /// `/filter` typed as a command in the input line stays there: a chat line typed next must not be read as board
+    /// keys (`e` editing a title, `h` moving the selection). A query the parser refuses stays in the line to mend.
+    @Test func aFilterTypedInTheInputLineKeepsTheFocusThere() {
+        var model = Self.model()
+        _ = Self.enter("/filter label:bug", into: &model)
+        #expect(model.filter?.text == "label:bug")
+        #expect(model.focus == .input)
+        Self.type("hey all", into: &model)
+        #expect(model.update(Self.key(.enter)) == [.submit(.chat(text: "hey all"))])
+        _ = Self.enter("/filter due:soon", into: &model)
+        #expect(model.notice?.contains("bad date \"soon\"") == true, "\(model.notice ?? "")")
+        #expect(model.focus == .input)
+        #expect(model.input.text == "/filter due:soon")
+        #expect(model.filter?.text == "label:bug", "a refused query leaves the filter as it was")
     }
 
     /// A terminal without cursor addressing is refused with a pointer to the commands that work there, instead of

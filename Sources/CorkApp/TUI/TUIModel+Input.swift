@@ -44,6 +44,7 @@ extension TUIModel {
             input = LineEditor()
             let wasEditing = purpose != .chat
             purpose = .chat
+            filterFromBoard = false
             focus = .board
             return wasEditing ? presenceViewing() : []
         case .enter:
@@ -64,7 +65,9 @@ extension TUIModel {
             let purpose = self.purpose
             self.purpose = .chat
             if purpose != .chat { focus = .board }
-            return submitInput(text, purpose: purpose)
+            let effects = submitInput(text, purpose: purpose)
+            filterFromBoard = false
+            return effects
         default:
             break
         }
@@ -206,12 +209,16 @@ extension TUIModel {
                     do {
                         filter = (rest, try Query.parse(rest))
                     } catch {
+                        // The query stays in the input line, to be mended rather than typed again.
+                        input = LineEditor("/filter " + rest)
+                        focus = .input
                         throw usage("filter: \(error)")
                     }
                 }
                 clampSelection()
-                // Back to the board, where `/` opens the query again to refine it.
-                focus = .board
+                // Opened from the board with `/`: back to it, where `/` opens the query again to refine it. Typed
+                // in the input line: stay there.
+                focus = filterFromBoard ? .board : .input
                 return []
             case "/who":
                 let people = presence.values.map { entry in

@@ -132,7 +132,9 @@ extension TUIModel {
             return undoKey(.redo)
         case (.character("/"), _):
             // The current query, to refine it.
-            return startInput(.chat, text: "/filter " + (filter.map { $0.text + " " } ?? ""))
+            let effects = startInput(.chat, text: "/filter " + (filter.map { $0.text + " " } ?? ""))
+            filterFromBoard = focus == .input
+            return effects
         case (.character("?"), _):
             overlay = .help
             return []

@@ -98,6 +98,10 @@ public struct TUIModel: Sendable {
     public var input = LineEditor()
     /// The chat line left with Esc before it was sent, until the input line is opened again.
     public var draft: String?
+    /// Whether the input line was opened by `/` on the board to filter: the filter then goes back to the board (to
+    /// move among the cards it shows); one typed as a command in the input line stays there, so the next thing typed
+    /// is not read as board keys.
+    public var filterFromBoard = false
     /// The title a title edit began from: when someone else renames the card meanwhile, Enter warns once instead of
     /// replacing their title unseen.
     public var titleEditBase: String?
