@@ -29,9 +29,9 @@ extension WebPages {
         case .stopped(let address):
             return Self.page(
                 .ok, "No more mail", "Corkboard mails nothing more to \(Self.escaped(Self.masked(address))). Turn it back on with "
-                    + "<code>cork notify --mail ADDRESS</code>.")
+                    + "<code>cork notify --email ADDRESS</code>.")
         case .alreadyStopped:
-            return Self.page(.ok, "No more mail", "Mail was already off. Turn it back on with <code>cork notify --mail ADDRESS</code>.")
+            return Self.page(.ok, "No more mail", "Mail was already off. Turn it back on with <code>cork notify --email ADDRESS</code>.")
         case .refused:
             return Self.page(
                 .forbidden, "This link does not work", "It is not a link Corkboard sent, or it was copied wrongly. "

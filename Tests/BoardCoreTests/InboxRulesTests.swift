@@ -79,12 +79,15 @@ import Testing
         #expect(unblocked[0].text == "#2 \"Design settings\" is no longer blocked: #3 \"Write docs\" is done")
     }
 
+    /// Archived or deleted unblocks too, and says so: not "is done", which would have someone start work whose
+    /// prerequisite was dropped.
     @Test func archivingOrPurgingTheBlockerUnblocksToo() {
-        for op: Op in [.archiveCard(card: "c1"), .purgeCard(card: "c1")] {
+        for (op, how): (Op, String) in [(.archiveCard(card: "c1"), "was archived"), (.purgeCard(card: "c1"), "was deleted")] {
             var board = Fixtures.board
             mustApply(.blockCard(card: "c2", by: "c1"), to: &board)
             let found = Self.entries(op, as: "alice", on: &board).filter { $0.kind == .unblocked }
             #expect(Self.summary(found) == ["bob unblocked c2"], "\(op.kind)")
+            #expect(found.first?.text.hasSuffix("\"Fix login\" \(how)") == true, "\(found.first?.text ?? "")")
         }
     }
 

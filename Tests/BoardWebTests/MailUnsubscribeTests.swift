@@ -52,6 +52,8 @@ struct MailUnsubscribeTests {
                     let done = try await HTTPProbe.get(target, port: port, method: "POST")
                     #expect(done.status == 200)
                     #expect(done.body.contains("Corkboard mails nothing more to o…@example.com"), "\(done.body)")
+                    // The command it gives to turn mail back on is one cork takes (`--email`, as `cork notify --help` says).
+                    #expect(done.body.contains("<code>cork notify --email ADDRESS</code>"), "\(done.body)")
                     #expect(!done.body.contains("owner@example.com"), "whoever holds the link does not learn the address")
                     #expect(try await alice.notifySettings().email == nil)
 

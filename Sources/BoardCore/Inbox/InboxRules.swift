@@ -77,9 +77,16 @@ public enum InboxRules {
         // Cards this change unblocked.
         if let id = activity.card, madeDone(activity, board: board) {
             let doneLabel = card == nil ? activity.names?.title.map { "\"\($0)\"" } ?? "a card" : label
+            // Archived or deleted is not finished: the words say which, so nobody starts work whose prerequisite
+            // was dropped thinking it was done.
+            let how = switch Op.Kind(rawValue: activity.kind) {
+            case .cardArchive: "was archived"
+            case .cardPurge: "was deleted"
+            default: "is done"
+            }
             for waiting in board.blocked(by: id) where !board.isBlocked(waiting) {
                 for user in watchers(of: waiting) {
-                    add(user, .unblocked, card: waiting.id, "#\(waiting.number) \"\(waiting.title)\" is no longer blocked: \(doneLabel) is done")
+                    add(user, .unblocked, card: waiting.id, "#\(waiting.number) \"\(waiting.title)\" is no longer blocked: \(doneLabel) \(how)")
                 }
             }
         }

@@ -119,8 +119,11 @@ struct Mailer {
         var status: Int32 = -1
         for await code in finished.stream { status = code }
         guard status == 0 else {
+            // One log record stays one line: the command's own line breaks (its last one most of all) become " / ".
             let said = String(decoding: output.fileHandleForReading.availableData.prefix(500), as: UTF8.self)
-            return .failure(Problem(description: "\(command) exited \(status): \(said)"))
+                .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                .joined(separator: " / ")
+            return .failure(Problem(description: "\(command) exited \(status)\(said.isEmpty ? "" : ": " + said)"))
         }
         return .success(())
     }
