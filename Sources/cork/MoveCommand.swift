@@ -28,8 +28,10 @@ struct MoveCommand: AsyncParsableCommand {
                 }, force: force, on: board)
                 return (op.card!, [op])
             }
-        } catch var failure as CorkFailure where failure.reject?.code == .rejected(.blocked) && force == nil {
-            // The refusal says a reason lets it through; here is how to give one.
+        } catch var failure as CorkFailure
+            where failure.reject?.code == .rejected(.blocked) && force == nil && failure.message.contains("move it with a reason")
+        {
+            // The refusal says a reason lets it through (to owners and editors); here is how to give one.
             failure.message += " (cork move \(card) \(column) --force REASON)"
             throw failure
         }

@@ -37,11 +37,19 @@ struct RecurCommand: AsyncParsableCommand {
             guard let value = Recurrence.Every(rawValue: every) else { throw ValidationError("--every must be day, weekday, week or month") }
             rule.every = value
         }
-        rule.days = on.map { $0.lowercased().split(separator: ",").map { String($0.prefix(3)) } }
+        // The days once each, in the week's order (mon,THU,mon is mon, thu).
+        rule.days = on.map { list in
+            let named = Set(list.lowercased().split(separator: ",").map { String($0.trimmingCharacters(in: .whitespaces).prefix(3)) })
+            return Recurrence.dayNames.filter(named.contains) + named.subtracting(Recurrence.dayNames).sorted()
+        }
         rule.day = day
+        if on != nil, rule.every != .week { throw ValidationError("--on goes with --every week (the days of the week)") }
+        if day != nil, rule.every != .month { throw ValidationError("--day goes with --every month (the day of the month)") }
         if let problem = rule.problem {
             throw ValidationError(problem.replacingOccurrences(of: "after_done_days", with: "--after-done")
-                .replacingOccurrences(of: "every week needs days", with: "--every week needs --on"))
+                .replacingOccurrences(of: "every week needs days", with: "--every week needs --on")
+                .replacingOccurrences(of: "every month needs day", with: "--every month needs --day")
+                .replacingOccurrences(of: "give every", with: "give --every"))
         }
         return rule
     }

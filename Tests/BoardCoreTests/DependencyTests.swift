@@ -53,6 +53,10 @@ import Testing
         #expect(refusal.code == .blocked)
         #expect(refusal.message.contains("#1 Fix login"), "\(refusal.message)")
         #expect(refusal.current == .array([.string("c1")]))
+        #expect(refusal.message.hasSuffix("finish those first, or move it with a reason"), "\(refusal.message)")
+        // A bot is not offered the forced move it would be refused.
+        let bots = try #require(rejection(of: .moveCard(card: "c2", column: "doing", placement: .bottom), on: Self.blocked, as: "ci"))
+        #expect(bots.message.hasSuffix("finish those first (an owner or editor may move it anyway, with a reason)"), "\(bots.message)")
     }
 
     @Test func otherColumnsAndReordersAreNotInProgress() throws {

@@ -69,6 +69,11 @@ import Testing
             #expect(made == "made #1 \"Water the plants\" recur every week on mon, thu — TODO\n", "\(made)")
             #expect(try await cork.ok(["show", "#1"]).contains("recurs: every week on mon, thu"))
             try await cork.fails(["recur", "#1", "--every", "week"], with: 2)
+            // Days go with a weekly rule only, and each once, in the week's order.
+            let dayly = try await cork.fails(["recur", "#1", "--every", "day", "--on", "mon"], with: 2)
+            #expect(dayly.contains("--on goes with --every week"), "\(dayly)")
+            let sameDays = try await cork.ok(["recur", "#1", "--every", "week", "--on", "thu,Mon,mon"])
+            #expect(sameDays.hasSuffix("(no change)\n"), "the same rule as mon,thu: \(sameDays)")
             try await cork.ok(["close", "#1"])
             var shown = ""
             for _ in 0..<100 {

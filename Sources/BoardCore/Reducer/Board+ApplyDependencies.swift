@@ -99,14 +99,18 @@ extension Board {
         let waiting = blockers(of: card)
         guard !waiting.isEmpty else { return .success(nil) }
         let name = self.column(column)?.name ?? column.rawValue
+        // Only owners and editors may force it: the others are not offered what they would be refused.
+        let mayForce = role == .owner || role == .editor
         guard let force else {
             return .failure(
                 Rejection(
-                    .blocked, "#\(card.number) is blocked by \(Board.list(waiting)); finish those first, or move it with a reason",
+                    .blocked,
+                    "#\(card.number) is blocked by \(Board.list(waiting)); finish those first"
+                        + (mayForce ? ", or move it with a reason" : " (an owner or editor may move it anyway, with a reason)"),
                     current: .strings(waiting.map(\.id.rawValue))))
         }
-        guard role == .owner || role == .editor else {
-            return .failure(Rejection(.forbidden, "only an editor can move a blocked card into \(name)"))
+        guard mayForce else {
+            return .failure(Rejection(.forbidden, "only an owner or editor can move a blocked card into \(name)"))
         }
         if let problem = Validate.text(force, "the reason", maxBytes: Limits.forceReasonMaxBytes, allowEmpty: false) {
             return .failure(problem)
