@@ -67,6 +67,21 @@ import Testing
         #expect(Self.entries(.moveCard(card: "c1", column: "doing", placement: .top), as: "ci", on: &board).isEmpty)
     }
 
+    /// A recurring card's next occurrence, added by the server, tells nobody: its assignees and the people its
+    /// description mentions were told of the first (a daily card would otherwise tell them, and mail them, daily).
+    /// The same card added by a person tells them.
+    @Test func aRecurringCardsNextOccurrenceTellsNobody() {
+        var add = AddCard(card: "r1", column: "todo", title: "Daily standup", ref: RecurrenceRules.refPrefix + "abc:2026-03-06")
+        add.description = "daily @bob"
+        add.assignees = ["vera", "bob"]
+        var board = Fixtures.board
+        #expect(Self.entries(.addCard(add), as: "alice", on: &board).isEmpty)
+        add.card = "k1"
+        add.ref = "standup"
+        var other = Fixtures.board
+        #expect(Self.summary(Self.entries(.addCard(add), as: "alice", on: &other)) == ["bob mention k1", "vera assigned k1"])
+    }
+
     @Test func finishingTheLastBlockerTellsTheWatchersOfTheCardItBlocked() {
         var board = Fixtures.board
         mustApply(.blockCard(card: "c2", by: "c1"), to: &board)

@@ -9,6 +9,8 @@
 ///   another column, unless the same change already mentions or assigns them.
 /// - `unblocked`: the watchers of each card whose last pending blocker this change made done (moved to the last
 ///   column, closed, archived or purged).
+///
+/// A recurring card's next occurrence, which the server adds, tells nobody: they were told of the first.
 public enum InboxRules {
     /// Longest `text` of an entry, in characters.
     public static let textMax = 200
@@ -30,6 +32,10 @@ public enum InboxRules {
         let label = card.map { "#\($0.number) \"\($0.title)\"" } ?? ""
         let kind = Op.Kind(rawValue: activity.kind)
         var mentioned: Set<UserID> = []
+        // The next occurrence of a recurring card, added by the server (``RecurrenceRules``): its description's
+        // mentions and its assignees were told of the first one; telling them again at every occurrence (a daily
+        // card: every day, by mail too) is noise. Its due date still reminds them as it comes.
+        if kind == .cardAdd, card?.ref?.hasPrefix(RecurrenceRules.refPrefix) == true { return [] }
 
         // Mentions.
         var mentionText: String?

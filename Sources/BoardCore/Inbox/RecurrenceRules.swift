@@ -14,7 +14,7 @@ public enum RecurrenceRules {
         else { return [] }
         let due = rule.next(due: card.due, done: today)
         let series = card.ref.flatMap(seriesOf) ?? digest(card.id.rawValue, 12)
-        let ref = "recur:\(series):\(due)"
+        let ref = "\(refPrefix)\(series):\(due)"
         let newID = CardID("r" + digest(ref, 20))
         var add = AddCard(card: newID, column: board.columns.first?.id, title: card.title, ref: ref)
         add.description = card.description
@@ -28,6 +28,9 @@ public enum RecurrenceRules {
         }
         return ops
     }
+
+    /// How the ref of an occurrence the server added begins (`recur:SERIES:DAY`).
+    public static let refPrefix = "recur:"
 
     /// The series part of an occurrence's ref (`recur:SERIES:DAY`).
     static func seriesOf(_ ref: String) -> String? {
