@@ -107,7 +107,23 @@ public enum CardOps {
         for text in others {
             let other = try self.card(text, on: board)
             if other.id == card.id { throw CorkFailure.usage("#\(card.number) cannot wait for itself") }
+            if !remove, other.archived {
+                // The server would take it and then never show it (an archived card blocks nothing).
+                throw CorkFailure(
+                    .rejected,
+                    "invalid: #\(other.number) is archived, so #\(card.number) would not wait for it; restore it first "
+                        + "(cork restore #\(other.number)); nothing was changed")
+            }
             ops.append(remove ? .unblockCard(card: card.id, by: other.id) : .blockCard(card: card.id, by: other.id))
+        }
+        // All or nothing: each --by is one change, so a cycle made by the third would otherwise leave the first two
+        // applied behind an error. Tried on a copy of the board first (the server checks again).
+        var trial = board
+        for op in ops {
+            let context = ApplyContext(actor: "cork", role: .owner, now: Timestamp(milliseconds: 0), seq: trial.seq + 1)
+            if case .failure(let rejection) = trial.apply(op, context: context) {
+                throw CorkFailure(.rejected, "\(rejection.code.rawValue): \(rejection.message); nothing was changed")
+            }
         }
         return (card.id, ops)
     }

@@ -54,6 +54,15 @@ import Testing
                 "owner marked #2 \"Ship the release\" as no longer blocked by #1 \"Fix login\"",
                 "owner marked column DONE as in progress",
             ])
+
+            // Several --by are all or nothing: the second would make a cycle, so the first is not applied either.
+            let partly = try await cork.fails(["block", "#3", "--by", "#2", "--by", "#4"], with: 3)
+            #expect(partly.contains("cycle:") && partly.contains("nothing was changed"), "\(partly)")
+            #expect(!(try await cork.ok(["show", "#3"])).contains("blocked by"), "a refused block left a dependency behind")
+            // An archived card blocks nothing: blocking on it is refused rather than accepted and never shown.
+            try await cork.ok(["archive", "#2"])
+            let archived = try await cork.fails(["block", "#3", "--by", "#2"], with: 3)
+            #expect(archived.contains("#2 is archived") && archived.contains("cork restore #2"), "\(archived)")
         }
     }
 
