@@ -32,6 +32,12 @@ extension TUIModelTests {
         _ = model.update(Self.loaded(t.board))
         #expect(Self.enter("/unblock #2", into: &model) == [.submit(.unblockCard(card: "k1", by: "k2"))])
         #expect(Self.enter("/unblock #1 2", into: &model) == [.submit(.unblockCard(card: "k1", by: "k2"))])
+        // An archived card blocks nothing: refused, not sent.
+        t.apply(.archiveCard(card: "k3"))
+        _ = model.update(Self.loaded(t.board))
+        let archived = Self.entered("/block #1 #3", into: &model)
+        #expect(archived.effects.isEmpty)
+        #expect(archived.notice?.hasPrefix("#3 is archived") == true, "\(archived.notice ?? "")")
     }
 
     @Test(arguments: [

@@ -28,6 +28,9 @@ extension TUIModel {
         let other = try CardReference.resolve(words[words.count - 1], in: board)
         if name == "/block" {
             guard other.id != card.id else { throw usage("#\(card.number) cannot wait for itself") }
+            guard !other.archived else {
+                throw usage("#\(other.number) is archived, so #\(card.number) would not wait for it: /restore it first")
+            }
             return [.submit(.blockCard(card: card.id, by: other.id))]
         }
         guard card.blockedBy.contains(other.id) else { throw usage("#\(card.number) does not wait for #\(other.number)") }
