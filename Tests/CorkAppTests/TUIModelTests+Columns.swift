@@ -61,6 +61,7 @@ extension TUIModelTests {
         _ = model.update(Self.key(.character("h")))
         #expect(model.update(Self.key(.character("x"))).isEmpty)
         #expect(model.notice == "DOING holds 1 card (archived ones count): move them first")
+        #expect(model.feed.last?.text == "DOING holds 1 card (archived ones count): move them first", "a refusal goes to the feed too")
 
         // j goes back down to the first card.
         _ = model.update(Self.key(.character("j")))

@@ -176,7 +176,7 @@ extension TUIModelTests {
         let move = Op.moveCard(card: "k1", column: "doing", placement: .bottom)
         let full = OpRejection(board: "main", mut: 3, code: .rejected(.wipLimit), message: "DOING is full")
         _ = model.update(.client(.rejected(RejectedOp(op: PendingOp(board: "main", mut: 3, request: .op(move)), reject: full))))
-        #expect(model.feed.last?.text == "#1 was not moved: DOING is full (1/1)")
+        #expect(model.feed.last?.text == "#1 was not moved: DOING is full (1/1): move a card out, or /column wip to raise it")
         #expect(Self.entered("/force because", into: &model).effects.isEmpty)
         // Switching boards forgets a blocked refusal.
         var (switched, _) = Self.refusedBlockedMove()

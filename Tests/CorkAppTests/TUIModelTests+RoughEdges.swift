@@ -30,7 +30,7 @@ extension TUIModelTests {
         #expect(model.selectedCard?.id == "k2", "selected \(model.selectedCard?.id.rawValue ?? "nothing")")
         #expect(model.column == 0)
         // Said in a sentence that names the card and why, not as the op's wire name.
-        #expect(model.feed.last?.text == "#2 was not moved: DOING is full (1/1)")
+        #expect(model.feed.last?.text == "#2 was not moved: DOING is full (1/1): move a card out, or /column wip to raise it")
     }
 
     /// Control keys are not their letters: Ctrl-L repaints, Ctrl-K and Ctrl-J do nothing on the board.

@@ -54,7 +54,8 @@ extension TUIModel {
         guard !isViewer else { return refuseViewer() }
         let held = board?.cards.values.filter { $0.column == removing.id }.count ?? 0
         guard held == 0 else {
-            notice = "\(removing.name) holds \(held) card\(held == 1 ? "" : "s") (archived ones count): move them first"
+            // A refusal as any other: on the status line and in the feed.
+            refuse("\(removing.name) holds \(held) card\(held == 1 ? "" : "s") (archived ones count): move them first")
             return []
         }
         return [.submit(.removeColumn(column: removing.id))]

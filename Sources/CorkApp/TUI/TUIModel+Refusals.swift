@@ -3,7 +3,7 @@ import BoardCore
 
 extension TUIModel {
     /// A refused op as a sentence: what was not done to which card, and why, in the person's words rather than the
-    /// op's wire name ("#5 was not moved: DOING is full (3/3)").
+    /// op's wire name ("#5 was not moved: DOING is full (3/3): move a card out, or /column wip to raise it").
     func refusalSentence(_ rejected: RejectedOp) -> String {
         let reject = rejected.reject
         let elsewhere = rejected.op.board == boardID ? "" : "on \(rejected.op.board): "
@@ -25,7 +25,9 @@ extension TUIModel {
         if reject.code == .rejected(.wipLimit), let column = op.destinationColumn, let board = shown,
             let name = board.column(column)?.name, let wip = board.column(column)?.wip
         {
-            reason = "\(name) is full (\(board.count(in: column))/\(wip.limit))"
+            // What to do about it: move a card out, or raise the limit.
+            reason = "\(name) is full (\(board.count(in: column))/\(wip.limit)): move a card out"
+                + (isViewer ? "" : ", or /column wip to raise it")
         } else {
             reason = reject.message.isEmpty ? reject.code.rawValue : reject.message
         }
