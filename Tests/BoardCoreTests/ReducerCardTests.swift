@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import BoardCore
@@ -254,6 +255,27 @@ import Testing
         #expect(throws: Never.self) {
             try accepted(.editCard(EditCard(card: "c3", description: "Bob's", baseSeq: nil)), on: board, as: "bob")
         }
+    }
+
+    /// A title edit may name the title it replaces (`base_title`): renamed since (say while the edit waited
+    /// offline), it is a conflict naming the title now, not a rename of someone else's title unseen.
+    @Test func aTitleEditBasedOnAnOldTitleIsAConflict() throws {
+        var board = board
+        mustApply(.editCard(EditCard(card: "c2", title: "Design settings (dark)")), to: &board)
+        let r = try #require(
+            rejection(of: .editCard(EditCard(card: "c2", title: "Settings page", baseTitle: "Design settings")), on: board, as: "bob"))
+        #expect(r.code == .conflict)
+        #expect(r.current == .object(["title": .string("Design settings (dark)")]))
+        #expect(r.message == #"#2 was renamed to "Design settings (dark)" since this edit began"#, "\(r.message)")
+        // Based on the title now, or giving the title it already has, or with no base: it goes through.
+        _ = try accepted(.editCard(EditCard(card: "c2", title: "Settings page", baseTitle: "Design settings (dark)")), on: board, as: "bob")
+        expectNoop(.editCard(EditCard(card: "c2", title: "Design settings (dark)", baseTitle: "Design settings")), on: board)
+        _ = try accepted(.editCard(EditCard(card: "c2", title: "Settings page")), on: board, as: "bob")
+        // The field goes over the wire and back.
+        let op = Op.editCard(EditCard(card: "c2", title: "Settings page", baseTitle: "Design settings"))
+        let json = try JSONEncoder().encode(op)
+        #expect(String(decoding: json, as: UTF8.self).contains(#""base_title":"Design settings""#))
+        #expect(try JSONDecoder().decode(Op.self, from: json) == op)
     }
 
     @Test func aStaleBaseDoesNotMatterForOtherFieldsOrTheSameText() throws {

@@ -166,11 +166,36 @@ extension TUIModelTests {
         #expect(model.notice?.contains(#"renamed to "Fix login (prod)""#) == true, "\(model.notice ?? "no notice")")
         #expect(model.input.text == "Fix login page", "the edit is still open")
         let effects = model.update(Self.key(.enter))
-        #expect(effects.contains(.submit(.editCard(EditCard(card: "k1", title: "Fix login page")))), "\(effects)")
+        // Replacing the title now shown: the edit says so (`base_title`), so a rename after it is refused, not lost.
+        #expect(
+            effects.contains(.submit(.editCard(EditCard(card: "k1", title: "Fix login page", baseTitle: "Fix login (prod)")))),
+            "\(effects)")
         // Without a rename meanwhile, Enter saves at once.
         _ = model.update(Self.key(.character("e")))
         Self.type("!", into: &model)
-        #expect(model.update(Self.key(.enter)).contains(.submit(.editCard(EditCard(card: "k1", title: "Fix login (prod)!")))))
+        #expect(
+            model.update(Self.key(.enter))
+                .contains(.submit(.editCard(EditCard(card: "k1", title: "Fix login (prod)!", baseTitle: "Fix login (prod)")))))
+    }
+
+    /// A title edit the server refuses because the card was renamed meanwhile (while it waited offline, say) comes
+    /// back to the input line, saying the new title; Enter then replaces that one on purpose.
+    @Test func aTitleEditRefusedAsAConflictComesBackToReplaceTheNewTitle() {
+        var model = Self.model()
+        let sent = EditCard(card: "k1", title: "Fix login page", baseTitle: "Fix login")
+        var t = Self.testBoard()
+        t.apply(.editCard(EditCard(card: "k1", title: "Fix login (prod)")), as: "bob")
+        _ = model.update(Self.loaded(t.board, changedByOthers: ["k1"]))
+        let pending = PendingOp(board: "main", mut: 9, request: .op(.editCard(sent)))
+        let reject = OpRejection(
+            board: "main", mut: 9, code: .rejected(.conflict), message: #"#1 was renamed to "Fix login (prod)" since this edit began"#,
+            current: .object(["title": .string("Fix login (prod)")]))
+        _ = model.update(.client(.rejected(RejectedOp(op: pending, reject: reject))))
+        #expect(model.input.text == "Fix login page", "the refused title is back in the input line")
+        #expect(model.notice?.contains(#"renamed to "Fix login (prod)""#) == true, "\(model.notice ?? "")")
+        #expect(
+            model.update(Self.key(.enter))
+                .contains(.submit(.editCard(EditCard(card: "k1", title: "Fix login page", baseTitle: "Fix login (prod)")))))
     }
 }
 

@@ -48,7 +48,8 @@ extension Op {
                 EditCard(
                     card: try r.text(.card), title: try r.optionalText(.title),
                     description: try r.optionalText(.description), baseSeq: try r.optionalSeq(.baseSeq),
-                    due: try r.clearable(.due), milestone: try r.clearable(.milestone), ref: try r.clearable(.ref)))
+                    due: try r.clearable(.due), milestone: try r.clearable(.milestone), ref: try r.clearable(.ref),
+                    baseTitle: try r.optionalText(.baseTitle)))
         case .cardMove:
             self = .moveCard(
                 card: try r.text(.card), column: try r.text(.toColumn), placement: try placement(),
@@ -163,6 +164,7 @@ extension Op {
             try w.clearable(.due, e.due)
             try w.clearable(.milestone, e.milestone)
             try w.clearable(.ref, e.ref)
+            try w.text(.baseTitle, e.baseTitle)
         case .moveCard(let card, let column, let p, let force):
             try w.text(.card, card)
             try w.text(.toColumn, column)

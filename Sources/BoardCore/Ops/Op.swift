@@ -161,6 +161,9 @@ public struct EditCard: Hashable, Sendable {
     public var description: String?
     /// The seq the description edit was based on: if the description changed after it, the edit is a `conflict`.
     public var baseSeq: UInt64?
+    /// The title the title edit was based on: if the card's title is another one now (someone renamed it meanwhile,
+    /// say while this edit waited offline), the edit is a `conflict` rather than a rename of their title unseen.
+    public var baseTitle: String?
     /// A new due date, or clear it.
     public var due: Clearable<Day>?
     /// A new milestone, or leave the milestone.
@@ -171,12 +174,14 @@ public struct EditCard: Hashable, Sendable {
     /// Makes an edit-card op.
     public init(
         card: CardID, title: String? = nil, description: String? = nil, baseSeq: UInt64? = nil,
-        due: Clearable<Day>? = nil, milestone: Clearable<MilestoneID>? = nil, ref: Clearable<String>? = nil
+        due: Clearable<Day>? = nil, milestone: Clearable<MilestoneID>? = nil, ref: Clearable<String>? = nil,
+        baseTitle: String? = nil
     ) {
         self.card = card
         self.title = title
         self.description = description
         self.baseSeq = baseSeq
+        self.baseTitle = baseTitle
         self.due = due
         self.milestone = milestone
         self.ref = ref

@@ -6,7 +6,7 @@
 public enum OpField: Sendable, CaseIterable {
     case kind, name, user, role, column, index, limit, hard, card, toColumn, after, before, rank, title, description
     case baseSeq, due, labels, assignees, milestone, ref, label, item, text, done, comment, color, by, force, recur
-    case inProgress, hours, createdAt
+    case inProgress, hours, createdAt, baseTitle
 
     /// The field's JSON name.
     public var name: StaticString {
@@ -27,6 +27,7 @@ public enum OpField: Sendable, CaseIterable {
         case .title: "title"
         case .description: "description"
         case .baseSeq: "base_seq"
+        case .baseTitle: "base_title"
         case .due: "due"
         case .labels: "labels"
         case .assignees: "assignees"

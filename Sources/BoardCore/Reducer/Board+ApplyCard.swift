@@ -70,6 +70,12 @@ extension Board {
         if let title = edit.title, let r = Validate.line(title, "title", max: Limits.titleMaxCharacters) {
             return .failure(r)
         }
+        if let title = edit.title, let base = edit.baseTitle, card.title != base, card.title != title {
+            return .failure(
+                Rejection(
+                    .conflict, "#\(card.number) was renamed to \"\(card.title)\" since this edit began",
+                    current: .object(["title": .string(card.title)])))
+        }
         if let description = edit.description {
             if let r = Validate.text(description, "description", maxBytes: Limits.descriptionMaxBytes, allowEmpty: true) {
                 return .failure(r)

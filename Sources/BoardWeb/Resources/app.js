@@ -1510,10 +1510,11 @@ function buildDetail() {
       const id = c.id;
       D.titleBase = c.title;
       toast(`#${c.number} was renamed to "${c.title}" while you edited it.`, 'error', 30000, [
-        { label: 'Save mine', run: () => { if (cardById(id)) op({ kind: 'card.edit', card: id, title: v }); } },
+        { label: 'Save mine', run: () => { const now = cardById(id); if (now) op({ kind: 'card.edit', card: id, title: v, base_title: now.card.title }); } },
         { label: 'Keep theirs', run: () => { D.titleBase = undefined; renderDetail(); } },
       ]);
-    } else if (c && v && v !== c.title) op({ kind: 'card.edit', card: c.id, title: v });
+    // based on the title shown: renamed by then on the server (say while this waited offline), it is refused, not lost
+    } else if (c && v && v !== c.title) op({ kind: 'card.edit', card: c.id, title: v, base_title: c.title });
     else if (c && !v) title.value = c.title;
   });
   colSel.addEventListener('change', () => { const c = detailCard(); if (c) op({ kind: 'card.move', card: c.id, to_column: colSel.value }); });

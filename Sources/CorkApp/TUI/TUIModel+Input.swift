@@ -92,8 +92,10 @@ extension TUIModel {
             selectWhenShown = card
             return [.submit(.addCard(AddCard(card: card, column: column, title: text)))]
         case .editTitle(let card):
-            guard !text.isEmpty, board?.cards[card]?.title != text else { return presenceViewing() }
-            return [.submit(.editCard(EditCard(card: card, title: text))), .presence(.viewing, card: card)]
+            guard !text.isEmpty, let shown = board?.cards[card]?.title, shown != text else { return presenceViewing() }
+            // Based on the title shown: if the server's is another one by the time it arrives (renamed meanwhile,
+            // or while this edit waited offline), it refuses it as a conflict instead of replacing theirs unseen.
+            return [.submit(.editCard(EditCard(card: card, title: text, baseTitle: shown))), .presence(.viewing, card: card)]
         case .comment(let card):
             guard !text.isEmpty else { return [] }
             return [.submit(.addComment(card: card, comment: IDGenerator.commentID(), text: text))]

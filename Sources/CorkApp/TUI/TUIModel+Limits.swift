@@ -80,6 +80,7 @@ extension TUIModel {
             return false
         }
         purpose = restored.0
+        if case .editTitle(let card) = restored.0 { titleEditBase = board?.cards[card]?.title }
         input = LineEditor(restored.1)
         focus = .input
         notice = "refused: \(reason); your text is back in the input line"
