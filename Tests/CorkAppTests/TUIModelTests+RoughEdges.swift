@@ -55,6 +55,40 @@ extension TUIModelTests {
         #expect(model.columns[model.column].id == "todo")
     }
 
+    /// The user's own `K` (and `J`, `H`/`L`, a drop) moves the selection with the card: once the board shows the
+    /// move, the selection is on the card moved, so `K` again moves it further up and `e` edits it.
+    @Test func theSelectionGoesWithTheCardTheUserMoves() {
+        var model = Self.model()
+        var board = model.board!
+        let context = ApplyContext(actor: "bob", role: .editor, now: Timestamp(milliseconds: 0), seq: 90)
+        _ = board.apply(.addCard(AddCard(card: "k4", column: "todo", title: "Third")), context: context)
+        _ = model.update(.client(.board(BoardUpdate(board: board, cause: .deltas, changes: .parts(cards: ["k4"], columns: ["todo"]), changedByOthers: ["k4"]))))
+        _ = model.update(Self.key(.down))
+        _ = model.update(Self.key(.down))
+        #expect(model.selectedCard?.id == "k4")
+        for expected in [1, 0] {
+            let effects = model.update(Self.key(.character("K")))
+            guard case .submit(let op)? = effects.first else {
+                Issue.record("K sent no move: \(effects)")
+                return
+            }
+            // The client shows the move at once (optimistic), as its own change.
+            _ = board.apply(op, context: ApplyContext(actor: "alice", role: .owner, now: Timestamp(milliseconds: 0), seq: 91))
+            _ = model.update(.client(.board(BoardUpdate(board: board, cause: .local, changes: .parts(cards: ["k4"], columns: ["todo"]), changedByOthers: []))))
+            #expect(model.selectedCard?.id == "k4", "selected \(model.selectedCard?.id.rawValue ?? "nothing")")
+            #expect(model.row == expected)
+        }
+        // Moved to the next column with L, it is still the one selected there.
+        let moved = model.update(Self.key(.character("L")))
+        guard case .submit(let op)? = moved.first else {
+            Issue.record("L sent no move: \(moved)")
+            return
+        }
+        _ = board.apply(op, context: ApplyContext(actor: "alice", role: .owner, now: Timestamp(milliseconds: 0), seq: 92))
+        _ = model.update(.client(.board(BoardUpdate(board: board, cause: .local, changes: .parts(cards: ["k4"], columns: ["todo", "doing"]), changedByOthers: []))))
+        #expect(model.selectedCard?.id == "k4", "selected \(model.selectedCard?.id.rawValue ?? "nothing")")
+    }
+
     @Test func ctrlLRepaintsAndUnboundControlKeysDoNothing() {
         var model = Self.model()
         #expect(model.update(Self.key(.character("l"), .ctrl)) == [.repaint])

@@ -95,14 +95,22 @@ extension TUIModel {
             // The selection is a place (column, row); it stays on its card when others reorder, add or remove cards
             // above it in the same column, so the keys act on the card the user chose and the others' marker
             // stays on it. A card that left the column leaves the selection at its place there.
-            let followed = carry == nil ? selectedCard.flatMap { card in columns.indices.contains(column) ? (card.id, columns[column].id) : nil } : nil
+            // A card this user moved is followed wherever it went.
+            let followed = carry != nil ? nil
+                : selectMoved.map { ($0, ColumnID?.none) }
+                ?? selectedCard.flatMap { card in columns.indices.contains(column) ? (card.id, columns[column].id) : nil }
+            selectMoved = nil
             board = update.board
             refreshVisibleCards(changes: update.changes, from: wasCurrent ? previous : nil)
-            if let (card, columnID) = followed, let index = columns.firstIndex(where: { $0.id == columnID }),
-                let position = visibleCards(index).firstIndex(where: { $0.id == card })
-            {
-                column = index
-                row = position
+            if let (card, columnID) = followed {
+                if columnID == nil {
+                    _ = select(card: card)
+                } else if let index = columns.firstIndex(where: { $0.id == columnID }),
+                    let position = visibleCards(index).firstIndex(where: { $0.id == card })
+                {
+                    column = index
+                    row = position
+                }
             }
             for card in update.changedByOthers { highlights[card] = tick + TUIModel.highlightTicks }
             let carryLost = carry != nil && (carried == nil || carried?.archived == true)

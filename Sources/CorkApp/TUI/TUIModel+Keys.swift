@@ -254,6 +254,7 @@ extension TUIModel {
         let neighbour = cards[row + offset]
         let placement = offset > 0 ? Placement(after: neighbour.id) : Placement(before: neighbour.id)
         row += offset
+        selectMoved = card.id
         return [.submit(.moveCard(card: card.id, column: columns[column].id, placement: placement))]
     }
 
@@ -268,6 +269,7 @@ extension TUIModel {
         marking = false
         let effects = moving.map { TUIEffect.submit(.moveCard(card: $0.id, column: destination, placement: .bottom)) }
         row = visibleCards(column).count + moving.count - 1
+        selectMoved = moving.last?.id
         return effects
     }
 
@@ -333,6 +335,7 @@ extension TUIModel {
         }
         column = carried.column
         row = carried.index
+        selectMoved = carried.card
         let op = Op.moveCard(card: carried.card, column: columns[carried.column].id, placement: placement)
         return [.submit(op), .presence(.viewing, card: carried.card)]
     }

@@ -164,6 +164,9 @@ public struct TUIModel: Sendable {
     public var away: String?
     /// A card this user just added, to select as soon as the board shows it.
     public var selectWhenShown: CardID?
+    /// A card this user just moved (`J`/`K`, `H`/`L`, a drop): the selection is already where it goes, and the next
+    /// board update puts it on that card wherever the move put it (not on whatever was at that place before).
+    public var selectMoved: CardID?
     /// The server's limits (from `welcome`), for checking the input line while it is typed.
     public var limits = WireLimits.defaults
     /// How joins and leaves show in the feed (`/set joins`).
