@@ -38,10 +38,7 @@ struct RecurCommand: AsyncParsableCommand {
             rule.every = value
         }
         // The days once each, in the week's order (mon,THU,mon is mon, thu).
-        rule.days = on.map { list in
-            let named = Set(list.lowercased().split(separator: ",").map { String($0.trimmingCharacters(in: .whitespaces).prefix(3)) })
-            return Recurrence.dayNames.filter(named.contains) + named.subtracting(Recurrence.dayNames).sorted()
-        }
+        rule.days = on.map { Recurrence.days($0.split(separator: ",").map(String.init)) }
         rule.day = day
         if on != nil, rule.every != .week { throw ValidationError("--on goes with --every week (the days of the week)") }
         if day != nil, rule.every != .month { throw ValidationError("--day goes with --every month (the day of the month)") }

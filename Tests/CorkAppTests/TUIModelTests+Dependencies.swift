@@ -76,6 +76,8 @@ extension TUIModelTests {
         ("/recur week mon,thu", "k1", Recurrence(every: .week, days: ["mon", "thu"])),
         ("/recur #2 week mon thu", "k2", Recurrence(every: .week, days: ["mon", "thu"])),
         ("/recur 2 week Monday,Friday", "k2", Recurrence(every: .week, days: ["mon", "fri"])),
+        // Each day once, in the week's order.
+        ("/recur week thu,Mon,mon", "k1", Recurrence(every: .week, days: ["mon", "thu"])),
         ("/recur every month 15", "k1", Recurrence(every: .month, day: 15)),
         ("/recur #3 after 3", "k3", Recurrence(afterDoneDays: 3)),
         ("/recur after 10 days", "k1", Recurrence(afterDoneDays: 10)),
@@ -150,6 +152,15 @@ extension TUIModelTests {
         let line = model.feed.last?.text ?? ""
         #expect(line.hasPrefix("#4 was not moved: #4 is blocked by"), "\(line)")
         #expect(line.hasSuffix(" — /force REASON moves it anyway"), "\(line)")
+        // A bot may not force it, so is not told to.
+        var botModel = Self.refusedBlockedMove(placement: Placement(after: "k3")).0
+        botModel.user = "ci"
+        var bots = botModel.board!
+        bots.members["ci"] = Member(id: "ci", role: .bot)
+        botModel.board = bots
+        let reject = OpRejection(board: "main", mut: 8, rejection: Rejection(.blocked, "#4 is blocked by #1 Fix login; finish those first"))
+        _ = botModel.update(.client(.rejected(RejectedOp(op: PendingOp(board: "main", mut: 8, request: .op(.moveCard(card: "k4", column: "doing", placement: .bottom))), reject: reject))))
+        #expect(botModel.feed.last?.text.contains("/force") == false, "\(botModel.feed.last?.text ?? "")")
         // Without a reason: how to give one, and no op.
         let bare = Self.entered("/force", into: &model)
         #expect(bare.effects.isEmpty)

@@ -33,6 +33,13 @@ public struct Recurrence: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The day names, Sunday first (as `Day.weekday` counts).
     public static let dayNames = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
 
+    /// Days as a person writes them (`thu, Mon,mon`, any case, names cut to three letters) as a rule keeps them: each
+    /// once, in the week's order; a word that is no day stays, after them, for ``problem`` to name.
+    public static func days(_ written: [String]) -> [String] {
+        let named = Set(written.map { String($0.trimmingCharacters(in: .whitespaces).lowercased().prefix(3)) }.filter { !$0.isEmpty })
+        return dayNames.filter(named.contains) + named.subtracting(dayNames).sorted()
+    }
+
     /// What is wrong with the rule, or nil.
     public var problem: String? {
         switch (every, afterDoneDays) {

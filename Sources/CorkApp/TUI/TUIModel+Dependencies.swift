@@ -66,7 +66,7 @@ extension TUIModel {
         case "day" where rest.isEmpty, "weekday" where rest.isEmpty:
             rule = Recurrence(every: Recurrence.Every(rawValue: first))
         case "week":
-            let days = rest.joined(separator: ",").split(separator: ",").map { String($0.prefix(3)) }
+            let days = Recurrence.days(rest.joined(separator: ",").split(separator: ",").map(String.init))
             rule = Recurrence(every: .week, days: days)
             guard rule.problem == nil else {
                 throw usage("/recur [CARD] week DAYS (DAYS of mon, tue, wed, thu, fri, sat, sun, as mon,thu)")

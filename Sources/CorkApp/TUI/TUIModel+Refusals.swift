@@ -32,7 +32,10 @@ extension TUIModel {
             reason = reject.message.isEmpty ? reject.code.rawValue : reject.message
         }
         // A blocked card's move can be made anyway, with a reason: say how.
-        let force = BlockedMove(refused: rejected, on: boardID) == nil ? "" : " — /force REASON moves it anyway"
+        // Only owners and editors may force it: nobody else is offered what they would be refused.
+        let role = user.flatMap { board?.members[$0]?.role }
+        let mayForce = role == .owner || role == .editor
+        let force = BlockedMove(refused: rejected, on: boardID) == nil || !mayForce ? "" : " — /force REASON moves it anyway"
         return "\(elsewhere)\(subject) was not \(op.refusedVerb): \(reason)\(force)"
     }
 
