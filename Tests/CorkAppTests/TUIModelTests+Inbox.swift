@@ -190,6 +190,9 @@ extension TUIModelTests {
         let page = (Int64(11)...60).reversed().map { Self.inboxEntry($0) }
         #expect(model.update(.inbox(page, unread: 60)) == [.markInboxRead(Array((Int64(11)...60).reversed()))])
         #expect(model.inbox.unread == 10, "the 10 older entries stay unread")
+        // The view says where they are.
+        let lines = model.render().lines
+        #expect(lines.contains { $0.contains("10 older unread: cork inbox --unread --before 11") }, "\(lines.suffix(3))")
     }
 
     @Test func slashInboxOpensTheViewAndEscCloses() {

@@ -195,9 +195,16 @@ extension TUIModel {
         } else {
             empty = inbox.loading ? "reading the inbox…" : "your inbox is empty"
         }
+        // The view lists one page; a full one may have older entries behind it, which the command line lists.
+        var footer = "Enter go to the card · Esc close"
+        if inbox.entries.count >= TUIModel.inboxPageSize, let oldest = inbox.entries.last?.id {
+            let olderUnread = inbox.unread ?? 0
+            footer += olderUnread > 0
+                ? " · \(olderUnread) older unread: cork inbox --unread --before \(oldest)" : " · older: cork inbox --before \(oldest)"
+        }
         renderList(
             title: "inbox", heading: [(heading, Style(foreground: .ansi(.cyan)))], rows: lines, empty: empty,
-            footer: "Enter go to the card · Esc close", into: &screen)
+            footer: footer, into: &screen)
     }
 }
 
