@@ -74,10 +74,17 @@ import Testing
         var add = AddCard(card: "r1", column: "todo", title: "Daily standup", ref: RecurrenceRules.refPrefix + "abc:2026-03-06")
         add.description = "daily @bob"
         add.assignees = ["vera", "bob"]
-        var board = Fixtures.board
-        #expect(Self.entries(.addCard(add), as: "alice", on: &board).isEmpty)
+        // The server applies it as itself.
+        let board = Fixtures.board
+        let context = ApplyContext(actor: ReminderRules.actor, role: .owner, now: Timestamp(milliseconds: 0), seq: board.seq + 1)
+        guard case .success(let change) = board.applying(.addCard(add), context: context) else {
+            Issue.record("the server's card.add was refused")
+            return
+        }
+        #expect(InboxRules.entries(for: change.activity, board: change.board).isEmpty)
+        // The same card added by a person (even with such a ref) tells them.
         add.card = "k1"
-        add.ref = "standup"
+        add.ref = RecurrenceRules.refPrefix + "abc:2026-03-07"
         var other = Fixtures.board
         #expect(Self.summary(Self.entries(.addCard(add), as: "alice", on: &other)) == ["bob mention k1", "vera assigned k1"])
     }

@@ -35,7 +35,9 @@ public enum InboxRules {
         // The next occurrence of a recurring card, added by the server (``RecurrenceRules``): its description's
         // mentions and its assignees were told of the first one; telling them again at every occurrence (a daily
         // card: every day, by mail too) is noise. Its due date still reminds them as it comes.
-        if kind == .cardAdd, card?.ref?.hasPrefix(RecurrenceRules.refPrefix) == true { return [] }
+        if kind == .cardAdd, activity.actor == ReminderRules.actor, card?.ref?.hasPrefix(RecurrenceRules.refPrefix) == true {
+            return []
+        }
 
         // Mentions.
         var mentionText: String?
