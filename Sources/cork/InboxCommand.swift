@@ -74,9 +74,14 @@ struct InboxCommand: AsyncParsableCommand {
             if json {
                 Output.line(CorkJSON.line(CorkJSON.Inbox(entries: entries, unread: unreadLeft)))
             } else {
-                Output.write(InboxText.list(entries, on: board, unreadOnly: unreadOnly))
+                if entries.isEmpty, let before {
+                    Output.line("nothing \(unreadOnly ? "unread " : "")older than entry \(before) in your inbox")
+                } else {
+                    Output.write(InboxText.list(entries, on: board, unreadOnly: unreadOnly))
+                }
                 if more, let oldest = entries.last?.id {
-                    Output.line("older entries: cork inbox\(unreadOnly ? " --unread" : "") --before \(oldest)")
+                    let options = (unreadOnly ? " --unread" : "") + (limit == 50 ? "" : " --limit \(limit)")
+                    Output.line("older entries: cork inbox\(options) --before \(oldest)")
                 }
             }
             // After printing: what was listed is read (or everything is).

@@ -42,6 +42,9 @@ struct RecurCommand: AsyncParsableCommand {
         rule.day = day
         if on != nil, rule.every != .week { throw ValidationError("--on goes with --every week (the days of the week)") }
         if day != nil, rule.every != .month { throw ValidationError("--day goes with --every month (the day of the month)") }
+        if let days = rule.days, let unknown = days.first(where: { !Recurrence.dayNames.contains($0) }) {
+            throw ValidationError("--on takes days of the week (mon, tue, wed, thu, fri, sat, sun), not \"\(unknown)\"")
+        }
         if let problem = rule.problem {
             throw ValidationError(problem.replacingOccurrences(of: "after_done_days", with: "--after-done")
                 .replacingOccurrences(of: "every week needs days", with: "--every week needs --on")

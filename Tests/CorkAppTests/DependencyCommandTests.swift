@@ -81,6 +81,8 @@ import Testing
             // Days go with a weekly rule only, and each once, in the week's order.
             let dayly = try await cork.fails(["recur", "#1", "--every", "day", "--on", "mon"], with: 2)
             #expect(dayly.contains("--on goes with --every week"), "\(dayly)")
+            let funday = try await cork.fails(["recur", "#1", "--every", "week", "--on", "funday"], with: 2)
+            #expect(funday.contains(#"--on takes days of the week (mon, tue, wed, thu, fri, sat, sun), not "fun""#), "\(funday)")
             let sameDays = try await cork.ok(["recur", "#1", "--every", "week", "--on", "thu,Mon,mon"])
             #expect(sameDays.hasSuffix("(no change)\n"), "the same rule as mon,thu: \(sameDays)")
             try await cork.ok(["close", "#1"])

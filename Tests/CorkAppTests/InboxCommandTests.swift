@@ -42,9 +42,11 @@ import Testing
             // A full list with older entries behind it says how to list them, and --before does.
             let first = try await owner.ok(["inbox", "--limit", "1"]).split(separator: "\n").map(String.init)
             let newestID = try #require(entries.first?["id"] as? Int)
-            #expect(first.count == 2 && first[1] == "older entries: cork inbox --before \(newestID)", "\(first)")
+            #expect(first.count == 2 && first[1] == "older entries: cork inbox --limit 1 --before \(newestID)", "\(first)")
             let older = try await owner.ok(["inbox", "--limit", "1", "--before", "\(newestID)"])
             #expect(older.contains("mentioned you") && !older.contains("older entries"), "\(older)")
+            let oldestID = try #require(entries.last?["id"] as? Int)
+            #expect(try await owner.ok(["inbox", "--before", "\(oldestID)"]) == "nothing older than entry \(oldestID) in your inbox\n")
 
             // --limit 1 --mark-read reads only what it listed.
             let marked = try await owner.ok(["inbox", "--unread", "--limit", "1", "--mark-read"])
