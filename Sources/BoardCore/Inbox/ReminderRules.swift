@@ -11,10 +11,9 @@ public enum ReminderRules {
     /// The reminders due on `board` at `now`, ids 0; `defaultLeadMs` for a board that did not set its own.
     public static func entries(board: Board, now: Timestamp, defaultLeadMs: Int64 = 86_400_000) -> [InboxEntry] {
         let leadMs = board.remindHours.map { Int64($0) * 3_600_000 } ?? defaultLeadMs
-        let last = board.columns.last?.id
         var entries: [InboxEntry] = []
         for card in board.cards.values.sorted(by: { $0.number < $1.number }) {
-            guard let due = card.due, !card.closed, !card.archived, card.column != last else { continue }
+            guard let due = card.due, !card.archived, !board.isDone(card) else { continue }
             let start = Int64(due.daysSinceEpoch) * 86_400_000
             let end = start + 86_400_000
             let kind: InboxEntry.Kind

@@ -5,9 +5,8 @@ extension Board {
     /// done (closed or in the last column). Empty when it can go ahead.
     public func blockers(of card: Card) -> [Card] {
         guard !card.blockedBy.isEmpty else { return [] }
-        let last = columns.last?.id
         return card.blockedBy.compactMap { cards[$0] }
-            .filter { !$0.archived && !$0.closed && $0.column != last }
+            .filter { !$0.archived && !isDone($0) }
             .sorted { $0.number < $1.number }
     }
 

@@ -2178,9 +2178,8 @@ function bindStatic() {
   // the filter's example fits a phone's width too (the whole one is cut off there)
   const filterBox = document.querySelector('input[name="filter"]');
   const narrow = window.matchMedia('(max-width: 720px)');
-  const fitPlaceholder = () => {
-    filterBox.placeholder = narrow.matches ? 'Filter: label:bug @me …' : 'Filter: label:bug @me due:overdue is:open "words"';
-  };
+  const wide = filterBox.placeholder; // index.html's
+  const fitPlaceholder = () => { filterBox.placeholder = narrow.matches ? 'Filter: label:bug @me …' : wide; };
   fitPlaceholder();
   narrow.addEventListener('change', fitPlaceholder);
   $('btn-undo').addEventListener('click', () => intent({ t: 'undo' }));

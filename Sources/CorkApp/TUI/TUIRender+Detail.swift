@@ -86,10 +86,8 @@ extension TUIModel {
             .filter { !$0.archived && !waitingFor.contains($0.id) }
             .sorted { $0.number < $1.number }
         let blocks = board.blocked(by: card.id)
-        let last = columns.last?.id
         func name(_ other: Card) -> String {
-            let isDone = other.closed || other.column == last
-            return "\(isDone ? "✓ " : "")#\(other.number) \(other.title)"
+            "\(board.isDone(other) ? "✓ " : "")#\(other.number) \(other.title)"
         }
         let textWidth = max(1, detailBoxWidth - 4)
         func wrapped(_ text: String, _ style: Style) -> [OverlayLine] {
