@@ -132,6 +132,22 @@ extension TUIModelTests {
         #expect(model.notice == "no description conflict to resolve")
     }
 
+    /// The marked text ends in a newline after `>>>>>>> theirs`; an editor keeps it under the merged lines. Two texts
+    /// that end without one merge into one without one (the description gained a blank line at its end); a side that
+    /// ended with one keeps it.
+    @Test func aMergeEndsAsTheTwoTextsDo() {
+        var model = Self.conflicted()
+        guard case .edit(let marked, let purpose)? = Self.enter("/merge", into: &model).last else {
+            Issue.record("no editor")
+            return
+        }
+        #expect(marked.hasSuffix("theirs\n"))
+        #expect(model.update(.edited(purpose, "mine and theirs\n")).first
+            == .submit(.editCard(EditCard(card: "k1", description: "mine and theirs", baseSeq: 9))))
+        let conflict = DescriptionConflict(card: "k1", mine: "a\n", theirs: "b", seq: 9)
+        #expect(conflict.merged("a and b\n") == "a and b\n")
+    }
+
     @Test func aMergeThatStillHasConflictMarkersIsNotSavedAndOpensAgainAsLeft() {
         var model = Self.conflicted()
         guard case .edit(_, let purpose)? = Self.enter("/merge", into: &model).last else {

@@ -265,9 +265,13 @@ extension TUIModel {
             return [viewing]
         }
         switch purpose {
-        case .description(let card, let base), .mergeDescription(let card, let base):
+        case .description(let card, let base):
             conflict = nil
             return [.submit(.editCard(EditCard(card: card, description: text, baseSeq: base))), viewing]
+        case .mergeDescription(let card, let base):
+            let merged = conflict?.merged(text) ?? text
+            conflict = nil
+            return [.submit(.editCard(EditCard(card: card, description: merged, baseSeq: base))), viewing]
         }
     }
 }
