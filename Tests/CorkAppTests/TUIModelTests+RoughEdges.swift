@@ -153,6 +153,20 @@ extension TUIModelTests {
         #expect(model.filter?.text == "label:bug", "a refused query leaves the filter as it was")
     }
 
+    /// A command refused before anything is sent (a typo in its name, a card that is not there) stays in the input
+    /// line to be mended; it was cleared, and a long `/add` had to be typed again.
+    @Test func aRefusedCommandStaysInTheInputLine() {
+        var model = Self.model()
+        for line in ["/mvoe 1 DONE", "/move 99 DONE", "/add --column NOWHERE -- a long title typed with care"] {
+            #expect(Self.enter(line, into: &model) == [], "\(line)")
+            #expect(model.input.text == line, "\(line): \(model.notice ?? "")")
+            #expect(model.focus == .input, "\(line)")
+            #expect(model.feed.last?.kind == .error, "\(line)")
+            model.input = LineEditor()
+        }
+        #expect(model.notice?.contains("NOWHERE") == true, "\(model.notice ?? "")")
+    }
+
     /// A terminal without cursor addressing is refused with a pointer to the commands that work there, instead of
     /// getting the alternate screen and cursor movements as garbage.
     @Test func aDumbTerminalIsSentToShowAndWatch() {

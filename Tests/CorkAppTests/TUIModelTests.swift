@@ -40,9 +40,11 @@ import Testing
         for c in text { _ = model.update(key(.character(c))) }
     }
 
-    /// `text` typed into the input line, then Enter: the effects of Enter.
+    /// `text` typed into the input line, then Enter: the effects of Enter. A line an earlier command left there (a
+    /// refused command stays to be mended) is cleared first with Ctrl-U, as a user would.
     static func enter(_ text: String, into model: inout TUIModel) -> [TUIEffect] {
         model.focus = .input
+        if model.purpose == .chat, model.input.text.hasPrefix("/") { _ = model.update(key(.character("u"), [.ctrl])) }
         type(text, into: &model)
         return model.update(key(.enter))
     }

@@ -211,9 +211,6 @@ extension TUIModel {
                     do {
                         filter = (rest, try Query.parse(rest))
                     } catch {
-                        // The query stays in the input line, to be mended rather than typed again.
-                        input = LineEditor("/filter " + rest)
-                        focus = .input
                         throw usage("filter: \(error)")
                     }
                 }
@@ -280,13 +277,23 @@ extension TUIModel {
                 throw usage("unknown command \(name); /help lists them")
             }
         } catch let error as ResolutionError {
-            refuse(error.message)
+            refuse(error.message, keeping: line)
         } catch let error as TUIUsage {
-            refuse(error.message)
+            refuse(error.message, keeping: line)
         } catch {
-            refuse("\(error)")
+            refuse("\(error)", keeping: line)
         }
         return []
+    }
+
+    /// A command refused before anything was sent stays in the input line, to be mended rather than typed again
+    /// (a typo in a long `/add` or `/move` would otherwise lose the whole line).
+    mutating func refuse(_ reason: String, keeping line: String) {
+        if input.text.isEmpty {
+            input = LineEditor(line)
+            focus = .input
+        }
+        refuse(reason)
     }
 
     /// A command the input line could not run: the reason on the status line, and whole in the feed, where a narrow
