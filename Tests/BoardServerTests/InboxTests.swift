@@ -78,6 +78,24 @@ import Testing
         }
     }
 
+    /// A mail level is kept only for a board the user can read: one for a board that is not there was stored and
+    /// listed as if it meant something. Removing one always works.
+    @Test func aBoardLevelNeedsABoardTheUserCanRead() async throws {
+        try await withTestServer { server in
+            let owner = try await server.connect()
+            try await owner.send(#"{"type":"notify","req":1,"board":"main","board_level":"all"}"#)
+            let set = try await Self.next("notify", from: owner)
+            #expect((set["settings"] as? [String: Any])?["boards"] as? [String: String] == ["main": "all"], "\(set)")
+            try await owner.send(#"{"type":"notify","req":2,"board":"nosuch","board_level":"none"}"#)
+            let refused = try await Self.next("error", from: owner)
+            #expect(refused["code"] as? String == "not_found" && refused["req"] as? Int == 2, "\(refused)")
+            try await owner.send(#"{"type":"notify","req":3,"board":"nosuch","board_level":null}"#)
+            let after = try await Self.next("notify", from: owner)
+            #expect((after["settings"] as? [String: Any])?["boards"] as? [String: String] == ["main": "all"], "\(after)")
+            await owner.close()
+        }
+    }
+
     @Test func theStoreKeepsEachEntryOnceAndTheCursorNeverGoesBack() async throws {
         try await withTestServer { server in
             let store = server.store

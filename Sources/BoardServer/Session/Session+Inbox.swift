@@ -33,6 +33,13 @@ extension Session {
                     }
                 }
             case .notify(let request):
+                // A level is set only for a board the user can read (`not_found` otherwise, as for `subscribe`); one
+                // already set can always be removed, also after the board went away.
+                if let board = request.board, case .set? = request.boardLevel,
+                    await member(board, ref, req: request.req, context: context, outbox: outbox) == nil
+                {
+                    return
+                }
                 var settings = try await context.store.notifySettings(user: ref.user) ?? NotifySettings()
                 if let email = request.email {
                     let address = email.isEmpty ? nil : email

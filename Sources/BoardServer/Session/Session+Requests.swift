@@ -257,7 +257,7 @@ extension Session {
     }
 
     /// The board's actor when it exists and the user is a member; otherwise answers `not_found` (the same for both).
-    private static func member(
+    static func member(
         _ id: BoardID, _ ref: SessionRef, req: RequestID? = nil, context: SessionContext, outbox: Outbox
     ) async -> BoardActor? {
         if let board = await context.registry.board(id), await board.isMember(ref.user) { return board }
