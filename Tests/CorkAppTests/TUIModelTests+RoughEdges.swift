@@ -443,3 +443,30 @@ extension TUIModelTests {
         #expect(pane.filter { $0.hasPrefix("…") }.count == 1, "\(pane)")
     }
 }
+
+extension TUIModelTests {
+    /// A card added while someone else added one first (offline, or in a race) is numbered by the server after
+    /// theirs: the number shown at first goes to the other card. The feed says so; the change was silent.
+    @Test func aCardRenumberedByTheServerIsSaidInTheFeed() {
+        var model = Self.model()
+        let confirmed = Self.testBoard()
+        _ = model.update(.client(.board(BoardUpdate(board: confirmed.board, cause: .snapshot, isConfirmed: true))))
+        var shown = confirmed
+        shown.apply(.addCard(AddCard(card: "mine", column: "todo", title: "Book the room")))
+        let provisional = shown.board.cards["mine"]?.number ?? 0
+        _ = model.update(.client(.board(BoardUpdate(board: shown.board, cause: .local, changes: .nothing))))
+        let before = model.feed.count
+        var server = confirmed
+        server.apply(.addCard(AddCard(card: "theirs", column: "todo", title: "Order lunch")), as: "bob")
+        server.apply(.addCard(AddCard(card: "mine", column: "todo", title: "Book the room")))
+        let number = server.board.cards["mine"]?.number ?? 0
+        #expect(number == provisional + 1)
+        _ = model.update(.client(.board(BoardUpdate(board: server.board, cause: .deltas, changes: .nothing, isConfirmed: true))))
+        let said = model.feed.dropFirst(before).map(\.text)
+        #expect(said == ["\"Book the room\" is #\(number) now, not #\(provisional): the server numbered it after cards others added first"], "\(said)")
+        // A confirmed board that changes again says nothing more.
+        server.apply(.editCard(EditCard(card: "theirs", title: "Order lunch for 8")), as: "bob")
+        _ = model.update(.client(.board(BoardUpdate(board: server.board, cause: .deltas, changes: .nothing, isConfirmed: true))))
+        #expect(model.feed.count == before + 1)
+    }
+}

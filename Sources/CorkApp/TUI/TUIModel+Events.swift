@@ -100,6 +100,8 @@ extension TUIModel {
                 : selectMoved.map { ($0, ColumnID?.none) }
                 ?? selectedCard.flatMap { card in columns.indices.contains(column) ? (card.id, columns[column].id) : nil }
             selectMoved = nil
+            if showsPending, let previous { noteRenumbered(from: previous, to: update.board) }
+            showsPending = !update.isConfirmed
             board = update.board
             refreshVisibleCards(changes: update.changes, from: wasCurrent ? previous : nil)
             if let (card, columnID) = followed {
@@ -242,6 +244,16 @@ extension TUIModel {
         let who = feed.last { $0.seq == UInt64(seq) }?.actor.map(\.rawValue) ?? "someone"
         post(FeedEntry("\(who) changed that description first: /keep mine, /theirs, or /merge in $EDITOR", kind: .info))
         return []
+    }
+
+    /// A card added while others added theirs (offline, or in a race) is numbered by the server in commit order, so
+    /// the number shown at first may go to another card: said in the feed, since the user may have written it down
+    /// or told someone.
+    mutating func noteRenumbered(from previous: Board, to now: Board) {
+        for (id, card) in previous.cards {
+            guard let number = now.cards[id]?.number, number != card.number else { continue }
+            post(FeedEntry("\"\(card.title)\" is #\(number) now, not #\(card.number): the server numbered it after cards others added first", kind: .info))
+        }
     }
 
     /// `$EDITOR` returned: the new text is submitted, and either way the others are told at once that this user

@@ -167,6 +167,9 @@ public struct TUIModel: Sendable {
     /// A card this user just moved (`J`/`K`, `H`/`L`, a drop): the selection is already where it goes, and the next
     /// board update puts it on that card wherever the move put it (not on whatever was at that place before).
     public var selectMoved: CardID?
+    /// Whether the board shown has this client's pending ops on top (the last update was not confirmed): only then
+    /// can a card's number change, when the server numbers a card added meanwhile after others' new cards.
+    public var showsPending = false
     /// The server's limits (from `welcome`), for checking the input line while it is typed.
     public var limits = WireLimits.defaults
     /// How joins and leaves show in the feed (`/set joins`).
