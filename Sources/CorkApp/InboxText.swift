@@ -94,11 +94,12 @@ public enum InboxText {
     /// The mark of an unread entry (a read one has a space).
     public static let unreadMark = "•"
 
-    /// One line of `cork inbox`: the id (right-aligned in `idWidth`), `•` when unread, the time and the sentence.
+    /// One line of `cork inbox`: the id (right-aligned in `idWidth`), `•` when unread, the time (UTC, as every time
+    /// and day cork shows: a due date is overdue by the UTC day) and the sentence.
     public static func line(_ entry: InboxEntry, on board: Board?, idWidth: Int = 4) -> String {
         let id = String(entry.id)
         let padded = String(repeating: " ", count: max(0, idWidth - id.count)) + id
-        return "\(padded) \(entry.read ? " " : unreadMark) \(time(entry.at)) \(sentence(entry, on: board))"
+        return "\(padded) \(entry.read ? " " : unreadMark) \(time(entry.at)) UTC \(sentence(entry, on: board))"
     }
 
     /// `cork inbox`'s output: the entries newest first, one line each (ids aligned), or a line saying there are

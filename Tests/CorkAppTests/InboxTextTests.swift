@@ -24,10 +24,10 @@ import Testing
     @Test func aLineHasTheIdTheMarkTheTimeAndTheSentence() {
         #expect(
             InboxText.line(Self.entry(12), on: Self.board)
-                == "  12 • 2026-11-29 10:41 bob mentioned you on main #3: Ship it: @alice can you look?")
+                == "  12 • 2026-11-29 10:41 UTC bob mentioned you on main #3: Ship it: @alice can you look?")
         #expect(
             InboxText.line(Self.entry(11, read: true), on: Self.board)
-                == "  11   2026-11-29 10:41 bob mentioned you on main #3: Ship it: @alice can you look?")
+                == "  11   2026-11-29 10:41 UTC bob mentioned you on main #3: Ship it: @alice can you look?")
     }
 
     @Test(arguments: [

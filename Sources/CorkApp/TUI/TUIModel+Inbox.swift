@@ -187,7 +187,7 @@ extension TUIModel {
         }
         let newCount = inbox.entries.filter { !$0.read || inbox.fresh.contains($0.id) }.count
         var heading = newCount == 0 ? "nothing new" : "\(newCount) new"
-        heading += " · all your boards, newest first"
+        heading += " · all your boards, newest first, times in UTC"
         if inbox.loading { heading += " · reading…" }
         let empty: String
         if let failure = inbox.failure {
