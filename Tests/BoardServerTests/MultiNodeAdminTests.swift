@@ -3,6 +3,7 @@ import BoardServer
 import BoardStore
 import BoardTesting
 import Foundation
+import NIOCore
 import Testing
 
 /// Several nodes on one PostgreSQL database act as one server for boards and admin commands: a board made
@@ -92,6 +93,55 @@ struct MultiNodeAdminTests {
                 await probe.close()
             }
             for watcher in watchers { await watcher.close() }
+        }
+    }
+}
+
+extension MultiNodeAdminTests {
+    /// A client the archive turns away asks for the board again at once (`cork watch` does). On the node applying the
+    /// archive, that request came between the board leaving and the store saying archived: the node loaded the board
+    /// again and served it, so the archive held on the other node only, and a later unarchive found it served and
+    /// did nothing while the store kept it archived.
+    @Test("a subscriber asking again during an archive does not bring the board back on any node")
+    func aResubscribeDuringAnArchiveDoesNotServeTheBoardAgain() async throws {
+        try await MultiNodeTests.withTwoNodes { _, one, two in
+            let create = try await one.store.enqueue(.createBoard(board: "b4", name: "Four", owner: "owner"), now: WallClock().now())
+            #expect(try await Self.settled(create, on: one) == .done)
+            var askers: [Task<Void, Never>] = []
+            var watchers: [WireProbe] = []
+            for node in [one, two] {
+                let watcher = try await node.connect()
+                let answer = try await Self.subscribe(watcher, to: "b4")
+                try #require(answer["type"] as? String == "subscribed", "subscribe answered \(answer)")
+                watchers.append(watcher)
+                let channel = watcher.channel.channel
+                askers.append(Task {
+                    while !Task.isCancelled {
+                        let line = ByteBuffer(string: #"{"type":"subscribe","board":"b4","presence":false}"# + "\n")
+                        guard (try? await channel.writeAndFlush(line)) != nil else { return }
+                        try? await Task.sleep(for: .milliseconds(1))
+                    }
+                })
+            }
+            let archive = try await one.store.enqueue(.archiveBoard(board: "b4"), now: WallClock().now())
+            #expect(try await Self.settled(archive, on: one) == .done)
+            try await Task.sleep(for: .milliseconds(300))
+            for asker in askers { asker.cancel() }
+            for watcher in watchers { await watcher.close() }
+            for (name, node) in [("one", one), ("two", two)] {
+                let probe = try await node.connect()
+                let answer = try await Self.subscribe(probe, to: "b4")
+                #expect(answer["code"] as? String == "not_found", "node \(name) serves the archived board: \(answer)")
+                await probe.close()
+            }
+            let unarchive = try await one.store.enqueue(.unarchiveBoard(board: "b4"), now: WallClock().now())
+            #expect(try await Self.settled(unarchive, on: one) == .done)
+            for (name, node) in [("one", one), ("two", two)] {
+                let probe = try await node.connect()
+                let answer = try await Self.subscribe(probe, to: "b4")
+                #expect(answer["type"] as? String == "subscribed", "node \(name) after unarchive: \(answer)")
+                await probe.close()
+            }
         }
     }
 }

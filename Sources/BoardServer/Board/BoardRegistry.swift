@@ -10,6 +10,13 @@ actor BoardRegistry {
     private var archived: Set<BoardID> = []
     /// Boards being looked up and loaded from a shared store (one load per board however many ask at once).
     private var loading: [BoardID: Task<BoardActor?, Never>] = [:]
+    /// Boards this node is archiving now: taken out of service, not yet marked archived in the store.
+    private var archiving: Set<BoardID> = []
+    /// How many times each board was archived here or by another node.
+    ///
+    /// A load from a shared store during an archive, or begun before one, is not served: what it read of the store
+    /// may predate the archive, and a subscriber the archive turned away asks again at once (`cork watch` does).
+    private var archives: [BoardID: Int] = [:]
     let store: any BoardStore
     /// The store as several nodes share it (nil: only this node serves it).
     let shared: (any SharedStore)?
@@ -79,8 +86,10 @@ actor BoardRegistry {
 
     /// Loads a board another node made or brought back; nil if the store has no such board or it is archived.
     private func loadShared(_ id: BoardID, _ shared: any SharedStore) async -> BoardActor? {
+        let archivesBefore = archives[id, default: 0]
+        let archivedMeanwhile = { self.archiving.contains(id) || self.archives[id, default: 0] != archivesBefore }
         do {
-            guard let record = try await shared.boardRecord(id) else { return nil }
+            guard !archivedMeanwhile(), let record = try await shared.boardRecord(id), !archivedMeanwhile() else { return nil }
             if record.archived {
                 archived.insert(id)
                 return nil
@@ -88,6 +97,7 @@ actor BoardRegistry {
             if let actor = boards[id] { return actor }
             let actor = try await BoardActor.load(id, store: store, configuration: configuration, clock: clock, logger: logger)
             if let actor = boards[id] { return actor }
+            guard !archivedMeanwhile() else { return nil }
             archived.remove(id)
             serve(actor)
             logger.info("serving board \(id), made or brought back by another node")
@@ -101,6 +111,7 @@ actor BoardRegistry {
     /// Another node archived the board: it stops being served here too (its subscribers get `not_found`).
     func archivedElsewhere(_ id: BoardID) async {
         archived.insert(id)
+        archives[id, default: 0] += 1
         guard let actor = boards.removeValue(forKey: id) else { return }
         await actor.drained()
         await actor.closeForArchive()
@@ -146,6 +157,11 @@ actor BoardRegistry {
         if boards[id] == nil { _ = await board(id) }
         if archived.contains(id) { return nil }
         guard let actor = boards.removeValue(forKey: id) else { return .noBoard(id) }
+        // Out of service from now on, before the awaits below: a subscriber the archive turns away asks again at once,
+        // and must not have the board loaded again from a store that does not say archived yet.
+        archiving.insert(id)
+        archives[id, default: 0] += 1
+        defer { archiving.remove(id) }
         await actor.drained()
         await actor.closeForArchive()
         actor.stop()
