@@ -109,11 +109,26 @@ final class SpawnedServer: Sendable {
     ) async throws -> SpawnedServer {
         var listen: ListenRecord?
         var ownerText: String?
+        var listeningSince: ContinuousClock.Instant?
         for _ in 0..<300 {
             listen = ListenRecord.read(in: directory)
             ownerText = try? String(contentsOf: directory.appendingPathComponent(InviteURL.ownerFileName), encoding: .utf8)
             if listen != nil && ownerText != nil { break }
             guard process.isRunning else { throw LoadError("spawn_failed", "corkd exited before listening") }
+            // The owner's URL is written by a store's first start, before corkd listens. A corkd listening without
+            // one was given a store that had its first start already: a PostgreSQL database named by CORKD_STORE.
+            if listen != nil {
+                let since = listeningSince ?? .now
+                listeningSince = since
+                if ContinuousClock.now - since > .seconds(3) {
+                    throw LoadError(
+                        "spawn_failed",
+                        "corkd started on a store that is in use (no first start, so no owner for the run): --spawn sets "
+                            + "up its own boards and users and needs an empty store. CORKD_STORE names a PostgreSQL "
+                            + "database: give it an empty one for the run, or unset CORKD_STORE for SQLite in a "
+                            + "temporary directory; to load a running server, use --urls-file")
+                }
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
         guard let listen, let ownerText, let ownerURL = InviteURL(ownerText.trimmingCharacters(in: .whitespacesAndNewlines)),

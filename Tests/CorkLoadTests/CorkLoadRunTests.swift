@@ -10,7 +10,9 @@ import Glibc
 @Suite(.startsProcesses(within: .minutes(3))) struct CorkLoadRunTests {
     static let executable = CorkdProcess.packageRoot.appendingPathComponent(".build/debug/cork-load")
 
-    func runLoad(_ arguments: [String]) async throws -> (exit: ProcessExit, report: [String: Any], stderr: String) {
+    func runLoad(
+        _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment
+    ) async throws -> (exit: ProcessExit, report: [String: Any], stderr: String) {
         guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else {
             throw TestFailure("cork-load is missing at \(Self.executable.path); run `swift build --build-tests` first")
         }
@@ -22,7 +24,7 @@ import Glibc
         let directory = Self.executable.deletingLastPathComponent().path
         let result = try await SpawnedProcess.run(
             URL(fileURLWithPath: "/bin/sh"), ["-c", "PATH=\"$0:$PATH\" exec cork-load \"$@\"", directory] + arguments,
-            timeout: .seconds(120), logDirectory: logs, name: "cork-load", unprivileged: true)
+            timeout: .seconds(120), logDirectory: logs, name: "cork-load", environment: environment, unprivileged: true)
         let object = (try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))) as? [String: Any]
         return (result.exit, object ?? [:], result.standardError)
     }
@@ -52,6 +54,25 @@ import Glibc
         #expect(sent > 0)
         #expect((run.report["seq"] as? [String: Any])?["contiguous"] as? Bool == true)
         #expect(run.stderr.contains("measure"))
+    }
+
+    /// `--spawn` with `CORKD_STORE` set runs its corkd on that PostgreSQL database. One used before has no first
+    /// start, so no owner's URL: cork-load waited 15 s for it and blamed corkd for not listening. It now says the
+    /// store is in use, and sets nothing up in it.
+    @Test(.enabled(if: PostgresTestDatabase.isEnabled))
+    func aSpawnOnAPostgresDatabaseInUseSaysSo() async throws {
+        try await PostgresTestDatabase.withDatabase { location in
+            let password = location.password.map { ":\($0)" } ?? ""
+            var environment = ProcessInfo.processInfo.environment
+            environment["CORKD_STORE"] = "postgres://\(location.user)\(password)@\(location.host):\(location.port)/\(location.database)"
+            let arguments = ["--spawn", "--publishers", "1", "--subscribers-per-board", "1", "--duration", "1", "--warmup", "0", "--json"]
+            let first = try await runLoad(arguments, environment: environment)
+            #expect(first.exit.isSuccess, "\(first.stderr.suffix(2000))")
+            let second = try await runLoad(arguments, environment: environment)
+            #expect(second.exit.reason == .exit && second.exit.status == 1, "\(second.exit)")
+            #expect(second.stderr.contains("corkd started on a store that is in use"), "\(second.stderr.suffix(2000))")
+            #expect(!second.stderr.contains("did not start listening"), "\(second.stderr.suffix(2000))")
+        }
     }
 
     @Test func spawnSetsTheServerUpThroughCorkdsOwnAdminCommands() async throws {
