@@ -293,10 +293,15 @@ extension ClientSession {
             answer(.error(error), &actions)
             return
         } else if let mut = error.mut {
-            // The op line did not decode (e.g. unknown_op): it will never apply.
+            // The op line did not decode (e.g. unknown_op, a text past the server's string limit): it will never
+            // apply. UIs hear of it as of a reject, so the person who made the change is told.
             if let op = pendingOp(mut) {
                 drop(op)
                 persist(&actions)
+                let reject = OpRejection(
+                    board: error.board ?? op.board, mut: mut,
+                    code: RejectCode(rawValue: error.code.rawValue) ?? .rejected(.invalid), message: error.message)
+                actions.append(.emit(.rejected(RejectedOp(op: op, reject: reject))))
                 publishBoard(.rollback, replica?.changes(removing: op) ?? .everything, &actions)
             }
             actions.append(.resolve(.opFailed(mut: mut, .server(error))))

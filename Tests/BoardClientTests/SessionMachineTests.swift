@@ -305,6 +305,12 @@ import Testing
             return
         }
         #expect(session.pendingOps.isEmpty)
+        // UIs are told as of a reject: the web page showed nothing when a description past the server's string
+        // limit was refused this way, and its text looked saved.
+        let told = actions.events.compactMap { if case .rejected(let rejected) = $0 { rejected } else { nil } }
+        #expect(told.map(\.reject.mut) == [mut] && told.first?.reject.message == "no such op", "\(actions.events)")
+        #expect(told.first?.op.request == .op(.closeCard(card: "c1")))
+        #expect(actions.updates.map(\.cause) == [.rollback])
     }
 
     /// A failed subscribe is reported to the waiter; with nobody waiting it is kept and reported once.
