@@ -88,4 +88,22 @@ import Testing
         #expect(Dictionary(known, uniquingKeysWith: { a, _ in a }) == LabelPalette.knownColors.mapValues(\.description))
         #expect(known.count == LabelPalette.knownColors.count)
     }
+
+    /// The web page's copies of the server's field limits (app.js stops a text there, or keeps it with a notice,
+    /// instead of sending it to be refused) are the reducer's.
+    @Test func theWebPagesLimitsAreTheReducers() throws {
+        let app = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/BoardWeb/Resources/app.js")
+        let text = try String(contentsOf: app, encoding: .utf8)
+        func constant(_ name: String) -> Int? {
+            let pattern = try! Regex("const \(name) = ([0-9]+);")
+            return text.firstMatch(of: pattern).flatMap { ($0.output[1].substring).flatMap { Int($0) } }
+        }
+        let expected = [
+            "TITLE_MAX": Limits.titleMaxCharacters, "LABEL_NAME_MAX": Limits.labelNameMaxCharacters,
+            "ITEM_MAX": Limits.checklistTextMaxCharacters, "DESC_MAX_BYTES": Limits.descriptionMaxBytes,
+            "COMMENT_MAX_BYTES": Limits.commentMaxBytes, "CHAT_MAX_BYTES": Limits.chatMaxBytes,
+        ]
+        for (name, limit) in expected { #expect(constant(name) == limit, "\(name)") }
+    }
 }

@@ -1478,6 +1478,49 @@ class Test:
         b.dismiss_toasts()
         self.passed("o", "a typed due date is one change; a new label has cork's colour; 'as bob'; a notice shows once", t)
 
+    def scenario_p(self):
+        t = time.monotonic()
+        b = self.bob
+        card = self.add("long-texts", "Paste the runbook")
+        number = self.numbers[card]
+        self.open_panel(b, card, "bob")
+
+        def error_with(words):
+            return b.js("""
+              const t = [...document.querySelectorAll('.toast.error')].find((x) => x.textContent.includes(arguments[0]));
+              return t ? t.textContent : null;""", words)
+
+        # a description past 16 KiB is not sent to be refused unseen (the box kept it, and it looked saved)
+        b.js("""const d = document.getElementById('d-desc'); d.focus(); d.value = 'x'.repeat(17000);
+                d.dispatchEvent(new Event('change'));""")
+        wait_for("bob's page to say the description is too long", lambda: error_with("The description is 17,000 bytes"),
+                 state=lambda: b.toasts())
+        check(b.js("return document.getElementById('d-desc').value.length") == 17000, "the long description left the box")
+        time.sleep(0.5)
+        shown = self.carol.json("show", f"#{number}")
+        check(not (shown.get("card") or shown).get("description"), "a description past the limit reached the server")
+        b.keys(Keys.ESCAPE)
+        wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
+        b.dismiss_toasts()
+        # a chat line past 4 KiB stays in the box with a notice
+        b.js("""const i = document.getElementById('chat-input'); i.value = 'y'.repeat(4200);
+                document.getElementById('chat-form').requestSubmit();""")
+        wait_for("bob's page to say the chat line is too long", lambda: error_with("The message is 4,200 bytes"),
+                 state=lambda: b.toasts())
+        check(b.js("return document.getElementById('chat-input').value.length") == 4200, "the long chat line left the box")
+        b.dismiss_toasts()
+        # a chat line the server refuses (a control character) comes back to the box to be mended
+        b.js("""const i = document.getElementById('chat-input'); i.value = 'ring \u0007 the bell';
+                document.getElementById('chat-form').requestSubmit();""")
+        wait_for("bob's page to say the chat line was refused", lambda: b.js(
+            "return document.querySelectorAll('.toast.error').length") or None, state=lambda: b.toasts())
+        wait_for("the refused chat line to come back to the box",
+                 lambda: b.js("return document.getElementById('chat-input').value") == "ring \u0007 the bell" or None,
+                 state=lambda: b.js("return document.getElementById('chat-input').value"))
+        b.js("document.getElementById('chat-input').value = ''")
+        b.dismiss_toasts()
+        self.passed("p", "texts past the server's limits stay where they were typed, with a notice; a refused chat line comes back", t)
+
     def run(self):
         os.makedirs(self.args.screenshots, exist_ok=True)
         # A failure's screenshots belong to the run that failed: none from an earlier run stays beside this one's.
@@ -1500,6 +1543,7 @@ class Test:
         self.scenario_m()
         self.scenario_n()
         self.scenario_o()
+        self.scenario_p()
 
 
 def main():

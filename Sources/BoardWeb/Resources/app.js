@@ -11,6 +11,10 @@ const EDIT_ROLES = new Set(['owner', 'editor', 'bot']);
 const TITLE_MAX = 200;
 const LABEL_NAME_MAX = 40;
 const ITEM_MAX = 200;
+// The limits in UTF-8 bytes (Limits.swift): a longer text stays where it was typed, with a notice, and is not sent.
+const DESC_MAX_BYTES = 16384;
+const COMMENT_MAX_BYTES = 8192;
+const CHAT_MAX_BYTES = 4096;
 
 // The colour cork gives a new label called `name` (CorkApp's LabelPalette, which a test holds these to): GitHub's for
 // well-known names, else a pick from the palette by the name's 64-bit FNV-1a hash, the same on every machine.
@@ -31,6 +35,26 @@ function labelColorFor(name) {
 }
 
 // ---------- DOM helpers ----------
+
+const utf8Bytes = (text) => new TextEncoder().encode(text).length;
+
+// Whether `text` is over `max` bytes, saying so when it is: nothing is sent, and the text stays to be shortened.
+function overLimit(text, max, what) {
+  const bytes = utf8Bytes(text);
+  if (bytes <= max) return false;
+  toast(`${what} is ${bytes.toLocaleString('en')} bytes and at most ${max.toLocaleString('en')} fit: it was not sent. ` +
+    'Shorten it and try again.', 'error', 15000);
+  return true;
+}
+
+// A field with a character limit (maxLength) cuts a longer paste: say so, instead of cutting it unseen.
+function notePasteCut(field, what) {
+  field.addEventListener('paste', (e) => {
+    const pasted = e.clipboardData ? e.clipboardData.getData('text') : '';
+    const room = field.maxLength - (field.value.length - (field.selectionEnd - field.selectionStart));
+    if (pasted.length > room) toast(`${what} hold at most ${field.maxLength} characters: the pasted text was cut.`, 'info', 8000);
+  });
+}
 
 const $ = (id) => document.getElementById(id);
 
@@ -632,6 +656,14 @@ function rejected(m) {
   const force = move && !move.force && (S.role === 'owner' || S.role === 'editor')
     ? [{ label: 'Move anyway…', run: () => askForce(move, m.reason) }] : [];
   toast(m.reason || m.code || 'The server refused the change.', 'error', force.length ? 20000 : undefined, force);
+  // A refused chat line, comment or checklist item goes back where it was typed (when that is still empty and, for a
+  // card's, its panel is still on that card), to be mended rather than typed again.
+  const typed = S.sentText;
+  if (typed && typed.kind === m.op && (typed.card === undefined || typed.card === m.card)) {
+    S.sentText = null;
+    const here = typed.card === undefined || S.detail === typed.card;
+    if (here && !typed.field.value) { typed.field.value = typed.text; if (typed.kind === 'comment.add') D.cmDrafts.set(typed.card, typed.text); }
+  }
   if (m.card && cardById(m.card)) {
     S.sel = { card: m.card, col: null };
     renderBoard();
@@ -831,6 +863,7 @@ function colEl(col) {
   const note = h('span', { class: 'col-note' });
   const list = h('ol', { class: 'cards' });
   const input = h('input', { class: 'add-input', placeholder: 'Title of the new card', maxLength: TITLE_MAX, dir: 'auto', 'aria-label': 'New card title' });
+  notePasteCut(input, 'Titles');
   const addBtn = h('button', { type: 'button', class: 'add-btn', text: '+ Add card' });
   const form = h('form', { class: 'add-form', hidden: true }, input,
     h('div', { class: 'add-row' }, h('button', { type: 'submit', text: 'Add' }), h('button', { type: 'button', class: 'add-cancel', text: 'Cancel' })));
@@ -1461,6 +1494,9 @@ function buildDetail() {
   const clList = h('ul', { class: 'd-checklist' });
   const clCount = h('span', { class: 'muted' });
   const clInput = h('input', { placeholder: 'New checklist item', maxLength: ITEM_MAX, dir: 'auto', 'aria-label': 'New checklist item' });
+  notePasteCut(title, 'Titles');
+  notePasteCut(lname, 'Label names');
+  notePasteCut(clInput, 'Checklist items');
   const cmList = h('ol', { class: 'd-comments' });
   const cmInput = h('textarea', { rows: 3, dir: 'auto', placeholder: 'Write a comment… (Ctrl-Enter sends)', 'aria-label': 'New comment' });
   const state = h('span', { class: 'd-state' });
@@ -1534,6 +1570,7 @@ function buildDetail() {
   desc.addEventListener('change', () => {
     const c = detailCard();
     if (!c || desc.value === c.description) return;
+    if (overLimit(desc.value, DESC_MAX_BYTES, 'The description')) return;
     // kept until the answer: a conflict gives the text back instead of losing it (descConflict)
     D.descSent = { card: c.id, text: desc.value };
     D.descDraft = null;
@@ -1562,13 +1599,17 @@ function buildDetail() {
     e.preventDefault();
     const c = detailCard();
     const text = clInput.value.replace(/[\r\n]+/g, ' ').trim();
-    if (c && text) op({ kind: 'checklist.add', card: c.id, text });
+    if (c && text) { S.sentText = { kind: 'checklist.add', card: c.id, text, field: clInput }; op({ kind: 'checklist.add', card: c.id, text }); }
     clInput.value = '';
   });
   cmInput.form.addEventListener('submit', (e) => {
     e.preventDefault();
     const c = detailCard();
-    if (c && cmInput.value.trim()) op({ kind: 'comment.add', card: c.id, text: cmInput.value });
+    if (c && cmInput.value.trim()) {
+      if (overLimit(cmInput.value, COMMENT_MAX_BYTES, 'The comment')) return;
+      S.sentText = { kind: 'comment.add', card: c.id, text: cmInput.value, field: cmInput };
+      op({ kind: 'comment.add', card: c.id, text: cmInput.value });
+    }
     cmInput.value = '';
     if (c) D.cmDrafts.delete(c.id);
   });
@@ -2165,6 +2206,8 @@ function bindStatic() {
     e.preventDefault();
     const input = $('chat-input');
     if (!input.value.trim()) return;
+    if (overLimit(input.value, CHAT_MAX_BYTES, 'The message')) return;
+    S.sentText = { kind: 'chat', card: undefined, text: input.value, field: input };
     op({ kind: 'chat', text: input.value });
     input.value = '';
   });
