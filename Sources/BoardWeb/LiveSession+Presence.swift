@@ -20,6 +20,13 @@ extension LiveSession {
             presenceSet = [:]
             presenceLeft = []
             presenceFull = true
+        // Until the whole list has gone to the page, a change goes into that list: a flush sends the list alone, so
+        // a session that joined between the list and the flush (everyone subscribing at once after a restart) was
+        // dropped, and the page missed that person until their next change.
+        case .updated(let entry) where presenceFull:
+            presenceNow[entry.session] = entry
+        case .left(let session, _) where presenceFull:
+            presenceNow[session] = nil
         case .updated(let entry):
             presenceLeft.remove(entry.session)
             presenceSet[entry.session] = entry
