@@ -143,6 +143,16 @@ final class LiveSession {
     /// How either task of a web session ends it.
     private struct Ended: Error {}
 
+    /// A refusal of a change to card `number` that names the card: several refused at once (a bulk move into a full
+    /// column, or changes queued offline) each said only `DOING is at its WIP limit of 3`, and not which card stayed.
+    static func naming(_ number: Int, in reason: String) -> String {
+        let name = "#\(number)"
+        let named = reason.ranges(of: name).contains { range in
+            range.upperBound == reason.endIndex || !reason[range.upperBound].isNumber
+        }
+        return named ? reason : "\(name): \(reason)"
+    }
+
     /// What a page says of an undo (or redo) the server refused: which change, why, and what the same key does now.
     static func undoRefusal(_ direction: UndoStack.Direction, entry: UndoStack.Entry, reason: String, next: UndoStack) -> String {
         let key = direction == .undo ? "Ctrl-Z" : "Ctrl-Shift-Z"
@@ -220,6 +230,8 @@ final class LiveSession {
                 // change before it, and the notice says which, so it is not undone unawares.
                 _ = undoStack.skip(direction)
                 reason = Self.undoRefusal(direction, entry: entry, reason: reason, next: undoStack)
+            } else if let card = Self.card(of: rejected.op.request), let number = await client.board?.cards[card]?.number {
+                reason = Self.naming(number, in: reason)
             }
             await send(
                 LiveMessage.Rejected(

@@ -732,20 +732,33 @@ function filterAnswer(m) {
 function fatal(m) {
   stop();
   const code = String(m.code || '');
+  // the server's codes (Protocol.md's error codes), and the page's own for a session the server ended
   const titles = {
+    token_revoked: 'Your access was revoked',
     revoked: 'Your access was revoked',
+    auth_failed: 'This invite link does not work',
+    token_expired: 'This invite link has expired',
     unauthenticated: 'You are signed out',
     forbidden: 'You may not open this board',
     not_found: 'No such board',
     unsupported_version: 'This page is out of date',
   };
+  const newLink = 'Ask the board’s owner for a new invite link (corkd invite …) and open it.';
   const hints = {
-    revoked: 'Ask the board’s owner for a new invite link (corkd invite …).',
+    token_revoked: newLink,
+    revoked: newLink,
+    auth_failed: 'Its token is not one this server knows: copied only in part, or from another server. ' + newLink,
+    token_expired: newLink,
     unauthenticated: 'Open the invite link you were given (corkd invite …).',
     forbidden: 'Ask the board’s owner to add you.',
     not_found: 'The board does not exist, or you are not a member of it.',
     unsupported_version: 'Reload the page.',
   };
+  // a token that no longer works is forgotten, so that the page asks for an invite link next time instead of
+  // trying it again
+  if (['token_revoked', 'revoked', 'auth_failed', 'token_expired', 'unauthenticated'].includes(code)) {
+    fetch('/session', { method: 'DELETE', credentials: 'same-origin' }).catch(() => {});
+  }
   showGate(titles[code] || 'The session ended', m.message || code, hints[code] || '', code === 'not_found' || code === 'unsupported_version');
 }
 
