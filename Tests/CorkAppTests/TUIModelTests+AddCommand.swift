@@ -63,9 +63,12 @@ extension TUIModelTests {
         // A due date counted from today (2026-03-10, a Tuesday), as /due takes it too.
         #expect(try #require(Self.addedCard(Self.enter("/add Soon --due tomorrow", into: &model))).due == Day(year: 2026, month: 3, day: 11))
         #expect(Self.enter("/due #1 fri", into: &model).last == .submit(.editCard(EditCard(card: "k1", due: .set(Day(year: 2026, month: 3, day: 13)!)))))
-        // /edit the same way.
-        #expect(Self.enter("/edit #1 \"Fix: the login\"", into: &model).last == .submit(.editCard(EditCard(card: "k1", title: "Fix: the login"))))
-        #expect(Self.enter("/edit #1 Rename \"Done\"", into: &model).last == .submit(.editCard(EditCard(card: "k1", title: "Rename \"Done\""))))
+        // /edit the same way, based on the title shown (edited offline, or racing a rename, it is refused as a
+        // conflict rather than replacing the other person's title unseen).
+        #expect(Self.enter("/edit #1 \"Fix: the login\"", into: &model).last
+            == .submit(.editCard(EditCard(card: "k1", title: "Fix: the login", baseTitle: "Fix login"))))
+        #expect(Self.enter("/edit #1 Rename \"Done\"", into: &model).last
+            == .submit(.editCard(EditCard(card: "k1", title: "Rename \"Done\"", baseTitle: "Fix login"))))
     }
 
     @Test(arguments: [

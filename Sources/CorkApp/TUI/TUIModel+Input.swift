@@ -143,7 +143,9 @@ extension TUIModel {
                 let (card, typed) = try cardAndText(words, in: board)
                 let title = AddCommandLine.unquoted(typed)
                 guard !title.isEmpty else { throw usage("/edit [CARD] TITLE") }
-                return [.submit(.editCard(EditCard(card: card.id, title: title)))]
+                // Based on the title shown, as `e` is: the server refuses it as a conflict if the card was renamed
+                // meanwhile (offline, or in a race), and the text comes back to the input line.
+                return [.submit(.editCard(EditCard(card: card.id, title: title, baseTitle: card.title)))]
             case "/desc":
                 let (card, _) = try cardAndText(words, in: board)
                 return editDescription(card.id)
