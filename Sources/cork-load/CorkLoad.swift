@@ -146,6 +146,10 @@ struct CorkLoad: AsyncParsableCommand {
         }
         if rate != nil && closedLoop { throw ValidationError("--rate and --closed-loop exclude each other") }
         if let boards, boards < 1 { throw ValidationError("--boards must be at least 1") }
+        if let twice = Dictionary(grouping: boardNames, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+            // Its subscribers would all be on the one board, twice as many as the header says.
+            throw ValidationError("--board \(twice) is given twice; each --board names another board")
+        }
         if let subscribersPerBoard, subscribersPerBoard < 0 { throw ValidationError("--subscribers-per-board must be at least 0") }
         if let clients, clients < 1 { throw ValidationError("--clients must be at least 1") }
         do { _ = try OpMix(parsing: mix) } catch { throw ValidationError(error.message) }

@@ -26,6 +26,8 @@ struct LoadReport: Sendable {
     var idle = Idle()
     var cpuStart: CPUSample?
     var cpuEnd: CPUSample?
+    /// The seconds measured when the run stopped early (nil: the whole `--duration`).
+    var measuredSeconds: Int?
     /// The server's state of each board at the end, and why it could not be read.
     var serverBoards: [Convergence.ServerBoard]?
     var checkError: String?
@@ -54,7 +56,8 @@ struct LoadReport: Sendable {
 
     /// The figures, as one JSON-encodable value (`--json`).
     var summary: Summary {
-        let seconds = Double(plan.duration)
+        let measured = measuredSeconds ?? plan.duration
+        func perSecond(_ count: Int) -> Double { measured > 0 ? Double(count) / Double(measured) : 0 }
         func latency(_ histogram: Histogram<UInt64>?) -> Summary.Latency? {
             guard let histogram, histogram.totalCount > 0 else { return nil }
             func ms(_ percentile: Double) -> Double { Double(histogram.valueAtPercentile(percentile)) / 1000 }
@@ -94,10 +97,10 @@ struct LoadReport: Sendable {
             server: first.map { "\($0.host):\($0.port)" } ?? "", boards: layout.boards,
             subscribersPerBoard: layout.subscribersPerBoard, publishers: layout.publishers, idleConnections: layout.idle,
             window: plan.rate == nil ? plan.window : nil, rate: plan.rate, mix: plan.mix.description,
-            warmupS: plan.warmup, durationS: plan.duration, cardsPerBoard: plan.cardsPerBoard,
+            warmupS: plan.warmup, durationS: plan.duration, measuredS: measured, cardsPerBoard: plan.cardsPerBoard,
             users: publishers.users.union(subscribers.users).count + idle.tally.connected, serverRateOpsPerS: publishers.rateOpsPerS,
-            opsAcked: acked, opsPerS: Double(acked) / seconds, sent: publishers.sent, deliveries: deliveries,
-            deliveriesPerS: Double(deliveries) / seconds, ackMs: latency(publishers.latency),
+            opsAcked: acked, opsPerS: perSecond(acked), sent: publishers.sent, deliveries: deliveries,
+            deliveriesPerS: perSecond(deliveries), ackMs: latency(publishers.latency),
             fanoutMs: latency(subscribers.fanout), fanoutOverruns: subscribers.fanoutOverruns,
             errors: errors, bytesIn: publishers.bytes.received + subscribers.bytes.received,
             bytesOut: publishers.bytes.sent + subscribers.bytes.sent,

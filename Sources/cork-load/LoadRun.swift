@@ -177,6 +177,9 @@ struct LoadRun {
             let clients = plan.layout.publishers + plan.layout.boards * plan.layout.subscribersPerBoard
             if clients > 0, second < seconds, live.ended.load(ordering: .relaxed) >= clients {
                 progress("every client's connection has ended; the run stops early")
+                // The figures are per second of what was measured, not of the whole --duration.
+                report.measuredSeconds = max(0, second - plan.warmup)
+                if report.cpuStart != nil { report.cpuEnd = sampleCPU() }
                 return
             }
         }

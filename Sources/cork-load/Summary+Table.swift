@@ -8,11 +8,12 @@ extension Summary {
         rows.append((
             "run",
             "\(boards) board(s) × \(subscribersPerBoard) subscriber(s), \(publishers) publisher(s), \(paced); \(durationS) s after \(warmupS) s warm-up"
+                + (measuredS < durationS ? " (stopped after \(measuredS) s measured)" : "")
         ))
         rows.append(("ops", "mix \(mix); each publisher keeps ≤ \(cardsPerBoard) cards per board (adds then purges)"))
         rows.append(("server", "\(server), \(users) user(s)" + (serverRateOpsPerS.map { ", rate limit \($0) ops/s per user" } ?? "")))
         if publishers > 0 {
-            rows.append(("ops acked", "\(opsAcked) in the measured \(durationS) s  (\(number(opsPerS)) ops/s)"))
+            rows.append(("ops acked", "\(opsAcked) in the measured \(measuredS) s  (\(number(opsPerS)) ops/s)"))
             let kinds = sent.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             let total = sent.values.reduce(0, +)
             rows.append(("ops sent", kinds.isEmpty ? "none" : "\(total) over the whole run, warm-up included: \(kinds)"))
@@ -39,7 +40,7 @@ extension Summary {
         }
         rows.append(("convergence", convergenceText))
         if cpu.serverS != nil || cpu.loadS != nil {
-            var text = "server \(seconds(cpu.serverS)), cork-load \(seconds(cpu.loadS)) over \(durationS) s"
+            var text = "server \(seconds(cpu.serverS)), cork-load \(seconds(cpu.loadS)) over \(measuredS) s"
             if let perOp = cpu.serverUsPerOp { text += "; server \(number(perOp)) µs/op" }
             if let perDelivery = cpu.serverUsPerDelivery { text += ", \(number(perDelivery)) µs/delivery" }
             if let perDelivery = cpu.loadUsPerDelivery { text += "; cork-load \(number(perDelivery)) µs/delivery" }
@@ -119,6 +120,6 @@ extension Summary {
 
     private func seconds(_ value: Double?) -> String {
         guard let value else { return "?" }
-        return String(format: "%.2f s CPU (%.0f %%)", value, value / Double(max(1, durationS)) * 100)
+        return String(format: "%.2f s CPU (%.0f %%)", value, value / Double(max(1, measuredS)) * 100)
     }
 }

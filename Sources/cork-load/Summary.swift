@@ -51,6 +51,8 @@ struct Summary: Encodable, Sendable {
     var mix: String
     var warmupS: Int
     var durationS: Int
+    /// The seconds measured: `durationS`, or fewer when the run stopped early (every connection ended).
+    var measuredS: Int
     var cardsPerBoard: Int
     var users: Int
     var serverRateOpsPerS: Int?
