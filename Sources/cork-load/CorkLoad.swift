@@ -291,6 +291,10 @@ extension CorkLoad {
             throw ValidationError("--web-sessions needs --spawn (and corkd beside cork-load, or --corkd PATH)")
         }
         guard count >= 1 else { throw ValidationError("--web-sessions must be at least 1") }
+        if let boards, boards != 1 { throw ValidationError("--web-sessions runs on one board: --boards does not apply") }
+        if subscribersPerBoard != nil || clients != nil || idle > 0 {
+            throw ValidationError("--web-sessions replaces the TLS subscribers: --subscribers-per-board, --clients and --idle do not apply")
+        }
         let layout = LoadPlan.Layout(boards: 1, subscribersPerBoard: count, publishers: 1, idle: 0)
         try checkRoom(for: 2 * count + 8)
         Self.cleanUpOnSignals()

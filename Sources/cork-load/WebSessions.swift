@@ -76,6 +76,7 @@ struct WebSessionsRun {
         progress(String(format: "web: %d cards on %@ in %.1f s", cards, board, Date().timeIntervalSince(started)))
 
         // The sessions open, each with its own user's cookie.
+        progress("web: 12 s for corkd's memory trim, then its memory before the sessions")
         try await Task.sleep(for: .seconds(12))
         let rssBefore = ProcStats.rssKiB(server.pid) ?? 0
         let tokens = server.targets.dropFirst().prefix(sessions).map(\.token)
@@ -93,6 +94,7 @@ struct WebSessionsRun {
         }
         for page in pages.suffix(pages.count % 50) { _ = try await page.next(containing: #""t":"board""#, timeout: .seconds(120)) }
         // corkd hands freed memory back every 10 s (MemoryTrim): measure after that, as an operator would see it.
+        progress("web: \(sessions) web sessions open; 12 s for corkd's memory trim, then its memory with them")
         try await Task.sleep(for: .seconds(12))
         let rssAfter = ProcStats.rssKiB(server.pid) ?? 0
         progress("web: \(sessions) web sessions on the board; corkd RSS \(rssBefore) → \(rssAfter) KiB")

@@ -117,12 +117,12 @@ import Glibc
     @Test(arguments: [
         ["--rate", "inf"], ["--rate", "nan"], ["--duration", "100000000000"], ["--warmup", "9223372036854775807"],
         ["--window", "4294967296"], ["--boards", "-1"], ["--publishers", "-3"], ["--publishers", "100000"],
-        ["--board", "b1", "--board", "b1"],
+        ["--board", "b1", "--board", "b1"], ["--web-sessions", "1", "--boards", "2"],
     ])
     func valuesOutOfRangeAreAUsageError(_ arguments: [String]) async throws {
         let run = try await runLoad(["--spawn"] + arguments)
         #expect(run.exit.reason == .exit && run.exit.status == 64, "\(arguments): \(run.exit) \(run.stderr.suffix(500))")
-        let option = arguments[0] == "--publishers" && arguments[1] == "100000" ? "connections" : arguments[0]
+        let option = arguments[0] == "--publishers" && arguments[1] == "100000" ? "connections" : arguments.count > 2 ? arguments[2] : arguments[0]
         #expect(run.stderr.contains(option), "\(run.stderr.suffix(500))")
         #expect(!run.stderr.contains("Missing value"))
         let lines = run.stderr.split(separator: "\n")
