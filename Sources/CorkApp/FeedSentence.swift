@@ -109,6 +109,7 @@ public enum FeedSentence {
         }
         if let change = n.change("name") {
             if change.new.text?.isEmpty ?? true { return "cleared the display name of \(user)" }
+            if change.old.text?.isEmpty ?? true { return "named member \(user) \(quoted(change.new.text))" }
             return "renamed member \(user) \(quoted(change.old.text)) → \(quoted(change.new.text))"
         }
         return "updated member \(user)"

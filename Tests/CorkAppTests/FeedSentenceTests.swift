@@ -22,6 +22,9 @@ import Testing
             (.setMember(user: "dave", role: .editor, name: "Dave"), "alice", "alice added dave as editor (Dave)"),
             (.setMember(user: "dave", role: .owner, name: nil), "alice", "alice changed dave's role editor → owner"),
             (.setMember(user: "dave", role: .owner, name: "David"), "alice", "alice renamed member dave \"Dave\" → \"David\""),
+            // A first display name is given, not renamed from "" (the feed said `renamed member erin "" → "Erin"`).
+            (.setMember(user: "erin", role: .viewer, name: nil), "alice", "alice added erin as viewer"),
+            (.setMember(user: "erin", role: .viewer, name: "Erin"), "alice", "alice named member erin \"Erin\""),
             (.removeMember(user: "dave"), "alice", "alice removed dave from the board"),
             (.addColumn(column: "review", name: "REVIEW", index: 2), "alice", "alice added column REVIEW"),
             (.renameColumn(column: "review", name: "IN REVIEW"), "alice", "alice renamed column REVIEW → IN REVIEW"),

@@ -1002,10 +1002,18 @@ class Test:
         wait_for("the card to leave bob's page", lambda: card["id"] not in b.card_ids() or None)
         wait_for("cork to list the card as archived", lambda: any(c["id"] == card["id"] and c["archived"] for c in self.carol.board()["cards"]) or None)
         o.dismiss_toasts()
+        meanwhile = self.add("archived-meanwhile", "Archived while the list is open")
+        o.wait_card_in(meanwhile, "todo")
         o.driver.find_element(By.ID, "btn-archived").click()
         restore = wait_for("the card in the owner's Archived list", lambda: next(
             (li.find_element(By.TAG_NAME, "button") for li in o.driver.find_elements(By.CSS_SELECTOR, "#archive-list li")
              if "Epsilon from bob's page" in li.text), None))
+        # the open list follows the board: a card carol archives now shows in it (it stayed as it was opened)
+        self.carol.run("archive", f"#{self.numbers[meanwhile]}")
+        wait_for("the open Archived list to show the card carol archived", lambda: any(
+            "Archived while the list is open" in li.text for li in o.driver.find_elements(By.CSS_SELECTOR, "#archive-list li")) or None)
+        restore = next(li.find_element(By.TAG_NAME, "button") for li in o.driver.find_elements(By.CSS_SELECTOR, "#archive-list li")
+                       if "Epsilon from bob's page" in li.text)
         restore.click()
         b.wait_card_in(card["id"], "todo", " (restored)")
         o.keys(Keys.ESCAPE)

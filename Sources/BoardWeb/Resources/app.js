@@ -542,6 +542,8 @@ const fail = (why) => { throw new DiffMismatch(why); };
 
 function applyDiff(m) {
   if (S.resyncing || !S.boardId) return;
+  // The archive list, while open, follows the board: a card someone else restored or archived meanwhile.
+  if ($('archive').open && !S.archiveAsk) S.archiveAsk = setTimeout(() => { S.archiveAsk = 0; raw({ t: 'archived' }); }, 300);
   const touched = new Set();
   let structural = false;
   try {
