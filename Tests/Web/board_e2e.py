@@ -1557,7 +1557,19 @@ class Test:
                  state=lambda: b.js("return document.getElementById('chat-input').value"))
         b.js("document.getElementById('chat-input').value = ''")
         b.dismiss_toasts()
-        self.passed("p", "texts past the server's limits stay where they were typed, with a notice; a refused chat line comes back", t)
+        # a description being typed when someone archives the card stays readable in the panel, to copy
+        going = self.add("archived-while-typed", "Archived while typed")
+        self.open_panel(b, going, "bob")
+        b.driver.find_element(By.ID, "d-desc").send_keys("words not saved yet")
+        self.carol.run("archive", f"#{self.numbers[going]}")
+        draft = "const t = document.querySelector('.d-gone textarea'); return t && !t.hidden && !t.closest('[hidden]') ? t.value : null"
+        wait_for("bob's panel to keep his unsaved description after the archive", lambda: b.js(draft) == "words not saved yet" or None,
+                 state=lambda: b.js(draft))
+        b.keys(Keys.ESCAPE)
+        wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
+        b.dismiss_toasts()
+        self.passed("p", "texts past the server's limits stay where they were typed, with a notice; a refused chat line comes back; "
+                    "a description typed when the card went stays readable", t)
 
     def run(self):
         os.makedirs(self.args.screenshots, exist_ok=True)

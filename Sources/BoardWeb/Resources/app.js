@@ -1518,7 +1518,12 @@ function buildDetail() {
   const pres = h('span', { class: 'd-pres' });
   const closeBtn = h('button', { type: 'button', class: 'd-close' });
   const markBtn = h('button', { type: 'button' });
-  const gone = h('p', { class: 'd-gone', hidden: true, text: 'This card is no longer on the board (archived or removed).' });
+  const gone = h('div', { class: 'd-gone', hidden: true },
+    h('p', { text: 'This card is no longer on the board (archived or removed).' }));
+  // what was typed in the description and not saved when the card went: shown to copy, not lost with the panel
+  const goneDraft = h('textarea', { class: 'd-desc u', rows: 5, dir: 'auto', readOnly: true, hidden: true, 'aria-label': 'Your unsaved description' });
+  const goneDraftNote = h('p', { class: 'muted', hidden: true, text: 'Your unsaved description, to copy before you close this:' });
+  gone.append(goneDraftNote, goneDraft);
   const depWaiting = h('ul', { class: 'd-deplist' });
   const depDone = h('ul', { class: 'd-deplist' });
   const depBlocks = h('ul', { class: 'd-deplist' });
@@ -1548,7 +1553,7 @@ function buildDetail() {
     h('div', { class: 'phead' }, h('h2', { id: 'detail-h', class: 'num' }), state, pres,
       h('button', { type: 'button', class: 'close-x', 'aria-label': 'Close', text: '×', onclick: () => dlg.close() })),
     gone, edit);
-  Object.assign(D, { dlg, title, colSel, due, ms, labels, lname, lcolor, people, desc, clList, clCount, clInput, cmList, cmInput, state, pres, closeBtn, markBtn, gone, edit, deps, depWaiting, depDone, depBlocks, recur, descBase: 0, descShown: null, cmDrafts: new Map() });
+  Object.assign(D, { dlg, title, colSel, due, ms, labels, lname, lcolor, people, desc, clList, clCount, clInput, cmList, cmInput, state, pres, closeBtn, markBtn, gone, goneDraft, goneDraftNote, edit, deps, depWaiting, depDone, depBlocks, recur, descBase: 0, descShown: null, cmDrafts: new Map() });
 
   title.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); title.blur(); } });
   title.addEventListener('input', fitTitle);
@@ -1679,7 +1684,16 @@ function renderDetail() {
   const at = cardById(S.detail);
   D.gone.hidden = !!at;
   D.edit.hidden = !at;
-  if (!at) { D.state.textContent = ''; return; }
+  if (!at) {
+    D.state.textContent = '';
+    // the description being typed when the card went stays readable (the box it was in is hidden with the card)
+    const draft = D.desc.value !== (D.descShown ?? '') ? D.desc.value : '';
+    if (draft) D.goneDraft.value = draft;
+    D.goneDraft.hidden = D.goneDraftNote.hidden = !D.goneDraft.value;
+    return;
+  }
+  D.goneDraft.value = '';
+  D.goneDraft.hidden = D.goneDraftNote.hidden = true;
   const c = at.card;
   const a = document.activeElement;
   const keep = (el) => el === a || (el.contains && el.contains(a));
