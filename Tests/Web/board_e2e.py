@@ -1403,6 +1403,14 @@ class Test:
         wait_for("the tab to sign in as dave (a viewer), whose invite link it was given", lambda: readonly() or None,
                  state=readonly)
         o.wait_live()
+        # a viewer who tries to drag a card is told why nothing moves
+        o.dismiss_toasts()
+        first = o.driver.find_element(By.CSS_SELECTOR, '[data-column-id="todo"] .card')
+        (ActionChains(o.driver).move_to_element(first).click_and_hold().pause(0.1).move_by_offset(40, 10).pause(0.1)
+         .release().perform())
+        wait_for("dave's page to say a viewer cannot move cards", lambda: any(
+            "only read this board" in x["text"] for x in o.toasts()) or None, state=lambda: o.toasts())
+        o.dismiss_toasts()
         # a link whose token the server does not know says so and what to do; the tab forgets it, so the page asks
         # for an invite link when opened again (it showed the same failure, with no way out)
         base = dave["web_url"].split("#")[0]

@@ -1351,6 +1351,11 @@ let suppressClick = false;
 
 function onPointerDown(e) {
   const cardNode = e.target.closest('.card');
+  if (cardNode && e.button === 0 && !canEdit()) {
+    // a viewer who tries to drag is told why nothing moves (a click still opens the card)
+    P = { viewer: true, pid: e.pointerId, x0: e.clientX, y0: e.clientY };
+    return;
+  }
   if (!cardNode || e.button !== 0 || S.drag || !canEdit()) return;
   if (e.target.closest('button, input, textarea, select, a')) return;
   P = { id: cardNode.dataset.cardId, pid: e.pointerId, x0: e.clientX, y0: e.clientY, x: e.clientX, y: e.clientY, type: e.pointerType, el: cardNode, timer: 0 };
@@ -1382,6 +1387,12 @@ function moveFloat(x, y) {
 
 function onPointerMove(e) {
   if (!P || e.pointerId !== P.pid) return;
+  if (P.viewer) {
+    if (Math.hypot(e.clientX - P.x0, e.clientY - P.y0) < 6) return;
+    P = null;
+    toast(`You can only read this board (your role is ${S.role}): cards cannot be moved.`, 'info');
+    return;
+  }
   P.x = e.clientX;
   P.y = e.clientY;
   if (!S.drag) {
