@@ -208,6 +208,7 @@ struct CorkLoad: AsyncParsableCommand {
             guard let path = corkd ?? SpawnedServer.siblingCorkd() else {
                 throw ValidationError("--spawn needs corkd beside cork-load (swift build --product corkd) or --corkd PATH")
             }
+            guard FileManager.default.isExecutableFile(atPath: path) else { throw ValidationError("--corkd \(path) is not an executable file") }
             let layout = try layout(boards: boards ?? 1)
             Self.cleanUpOnSignals()
             let server: SpawnedServer
@@ -221,21 +222,25 @@ struct CorkLoad: AsyncParsableCommand {
             spawned = server
             plan = makePlan(layout: layout, targets: server.targets, checker: server.owner, boards: server.boards, pid: server.pid, mix: mix, runID: runID)
         } else {
-            var texts = urls
+            // Each URL with where it came from, for a refusal that says which one is wrong.
+            var texts = urls.map { (text: $0, place: "--url") }
             if let urlsFile {
                 guard let data = FileManager.default.contents(atPath: urlsFile), let contents = String(data: data, encoding: .utf8)
                 else { throw ValidationError("cannot read --urls-file \(urlsFile): no such readable UTF-8 file") }
-                texts += contents.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-                    .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+                for (index, line) in contents.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let text = line.trimmingCharacters(in: .whitespaces)
+                    if !text.isEmpty && !text.hasPrefix("#") { texts.append((text, "\(urlsFile) line \(index + 1)")) }
+                }
             }
-            let targets: [Target]
-            do { targets = try texts.map { text throws(LoadError) in try Target(url: text, board: nil) } } catch {
-                throw ValidationError("\(error)")
+            var targets: [Target] = []
+            for (text, place) in texts {
+                do { targets.append(try Target(url: text, board: nil)) } catch { throw ValidationError("\(place): \(error)") }
             }
             guard let first = targets.first else { throw ValidationError("no invite URLs") }
             let names = boardNames.isEmpty ? [first.board] : boardNames
             if let boards, boards != names.count { throw ValidationError("with --url, --boards must equal the number of --board options") }
             let layout = try layout(boards: names.count)
+            Self.cleanUpOnSignals(spawned: false)
             plan = makePlan(layout: layout, targets: targets, checker: first, boards: names, pid: serverPID, mix: mix, runID: runID)
             // Each board must be there for the first URL's account before any load starts: a misspelt --board used to
             // run the whole duration on not_found rejects before the run failed.
@@ -255,12 +260,13 @@ struct CorkLoad: AsyncParsableCommand {
 
     /// Ctrl-C or SIGTERM at any moment of a `--spawn` run, its set-up included: stop corkd (and an admin command
     /// still running) and remove the data directory, then exit with 128 + the signal's number (130, 143).
-    private static func cleanUpOnSignals() {
+    private static func cleanUpOnSignals(spawned: Bool = true) {
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                try? FileHandle.standardError.write(contentsOf: Data("cork-load: interrupted; stopping corkd\n".utf8))
+                let said = spawned ? "stopping corkd" : "the run did not finish, so there are no figures"
+                try? FileHandle.standardError.write(contentsOf: Data("cork-load: interrupted; \(said)\n".utf8))
                 Task {
                     await SpawnCleanup.shared.interrupt()
                     Foundation.exit(128 + number)

@@ -295,6 +295,13 @@ final class SpawnCleanup: Sendable {
         for process in state.commands + (state.server.map { [$0] } ?? []) {
             _ = await SpawnedServer.reap(process, within: .seconds(10))
         }
-        if let directory = state.directory, !state.keep { try? FileManager.default.removeItem(at: directory) }
+        if let directory = state.directory {
+            if state.keep {
+                // Said at the end too: the path was only in the first lines of the run.
+                try? FileHandle.standardError.write(contentsOf: Data("spawn: corkd's data is kept in \(directory.path)\n".utf8))
+            } else {
+                try? FileManager.default.removeItem(at: directory)
+            }
+        }
     }
 }

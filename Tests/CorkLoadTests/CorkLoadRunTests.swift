@@ -111,13 +111,21 @@ import Glibc
         let unknown = try await runLoad(["--bogus"])
         #expect(unknown.exit.reason == .exit && unknown.exit.status == 64, "\(unknown.exit)")
         #expect(unknown.stderr.hasPrefix("cork-load: Unknown option '--bogus'"), "\(unknown.stderr)")
+        // A bad line of a --urls-file is named by its number.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("urls-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try "# accounts\ncork://127.0.0.1:1/main?token=abc\n\nnot-a-url\n".write(to: file, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        let urls = try await runLoad(["--urls-file", file.path])
+        #expect(urls.exit.reason == .exit && urls.exit.status == 64, "\(urls.exit)")
+        #expect(urls.stderr.contains("\(file.path) line 4: invalid_url"), "\(urls.stderr)")
     }
 
     /// Values that crashed or hung cork-load (a load tester's audit): each is refused before anything starts.
     @Test(arguments: [
         ["--rate", "inf"], ["--rate", "nan"], ["--duration", "100000000000"], ["--warmup", "9223372036854775807"],
         ["--window", "4294967296"], ["--boards", "-1"], ["--publishers", "-3"], ["--publishers", "100000"],
-        ["--board", "b1", "--board", "b1"], ["--web-sessions", "1", "--boards", "2"],
+        ["--board", "b1", "--board", "b1"], ["--web-sessions", "1", "--boards", "2"], ["--corkd", "/nonexistent"],
     ])
     func valuesOutOfRangeAreAUsageError(_ arguments: [String]) async throws {
         let run = try await runLoad(["--spawn"] + arguments)
