@@ -121,6 +121,24 @@ import Glibc
         #expect(urls.stderr.contains("\(file.path) line 4: invalid_url"), "\(urls.stderr)")
     }
 
+    /// With too few open files to start corkd, --spawn failed with Foundation's "Bad file descriptor"; it is a usage
+    /// error that says what to raise. A soft limit below the hard one is raised, so the same run then works.
+    @Test func tooFewOpenFilesForASpawnIsAUsageError() async throws {
+        let logs = FileManager.default.temporaryDirectory.appendingPathComponent("cork-load-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: logs) }
+        let arguments = ["--spawn", "--publishers", "1", "--subscribers-per-board", "1", "--duration", "1", "--warmup", "0"]
+        let low = try await SpawnedProcess.run(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "ulimit -n 250 && exec \"$0\" \"$@\"", Self.executable.path] + arguments,
+            timeout: .seconds(120), logDirectory: logs, name: "cork-load-low", unprivileged: true)
+        #expect(low.exit.reason == .exit && low.exit.status == 64, "\(low.exit) \(low.standardError.suffix(500))")
+        #expect(low.standardError.contains("--spawn needs at least 256 open files"), "\(low.standardError.suffix(500))")
+        let soft = try await SpawnedProcess.run(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "ulimit -S -n 250 && exec \"$0\" \"$@\"", Self.executable.path] + arguments,
+            timeout: .seconds(120), logDirectory: logs, name: "cork-load-soft", unprivileged: true)
+        #expect(soft.exit.isSuccess, "\(soft.exit) \(soft.standardError.suffix(1000))")
+    }
+
     /// Values that crashed or hung cork-load (a load tester's audit): each is refused before anything starts.
     @Test(arguments: [
         ["--rate", "inf"], ["--rate", "nan"], ["--duration", "100000000000"], ["--warmup", "9223372036854775807"],
