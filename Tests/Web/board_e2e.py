@@ -1459,6 +1459,7 @@ class Test:
 
         seen = wait_for("bob's page to say the card was renamed while he edited it", notice, state=lambda: b.toasts())
         check("(prod)" in seen, f"the notice does not give the title as it is now: {seen!r}")
+        check("before Friday" in seen, f"the notice does not give bob's own title, which the box no longer shows: {seen!r}")
         time.sleep(0.5)
         check(titled() == "Rotate TLS certificate (prod)", f"bob's title replaced carol's unseen: {titled()!r}")
         b.driver.find_element(By.XPATH, "//button[contains(@class, 'toast-action') and text()='Save mine']").click()

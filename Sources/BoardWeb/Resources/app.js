@@ -653,6 +653,14 @@ function applyDiff(m) {
 function rejected(m) {
   const sent = D.descSent;
   if (m.code === 'conflict' && m.op === 'card.edit' && sent && m.card === sent.card) { descConflict(sent, m); return; }
+  // a title edit refused because the card was renamed since (say while it waited offline): the same choice as when
+  // the rename comes in during the edit, with the user's text, which the panel no longer shows
+  const titled = S.titleSent;
+  if (m.code === 'conflict' && m.op === 'card.edit' && titled && m.card === titled.card && cardById(titled.card)) {
+    S.titleSent = null;
+    titleConflict(cardById(titled.card).card, titled.text);
+    return;
+  }
   const move = m.op === 'card.move' && m.code === 'blocked' ? S.lastMoves.get(m.card) : null;
   // a blocked card may still be moved with a reason, which its history keeps (owners and editors)
   const force = move && !move.force && (S.role === 'owner' || S.role === 'editor')
@@ -671,6 +679,20 @@ function rejected(m) {
     renderBoard();
     focusSelection();
   }
+}
+
+// Someone renamed a card this user was renaming: theirs is not replaced unseen. The notice gives both titles and
+// offers to save this user's over theirs or keep theirs.
+function titleConflict(card, mine) {
+  const id = card.id;
+  D.titleBase = card.title;
+  toast(`#${card.number} was renamed to "${card.title}" while you edited it. Yours: "${mine}".`, 'error', 30000, [
+    { label: 'Save mine', run: () => {
+      const now = cardById(id);
+      if (now) { S.titleSent = { card: id, text: mine }; op({ kind: 'card.edit', card: id, title: mine, base_title: now.card.title }); }
+    } },
+    { label: 'Keep theirs', run: () => { D.titleBase = undefined; renderDetail(); } },
+  ]);
 }
 
 // Asks why a blocked card should move anyway (in the page, not a browser prompt, so it looks like the rest and can
@@ -1574,14 +1596,12 @@ function buildDetail() {
     const v = title.value.replace(/[\r\n]+/g, ' ').trim();
     if (c && v && v !== c.title && D.titleBase !== undefined && D.titleBase !== c.title) {
       // renamed by someone else while this edit was open: theirs is not replaced unseen
-      const id = c.id;
-      D.titleBase = c.title;
-      toast(`#${c.number} was renamed to "${c.title}" while you edited it.`, 'error', 30000, [
-        { label: 'Save mine', run: () => { const now = cardById(id); if (now) op({ kind: 'card.edit', card: id, title: v, base_title: now.card.title }); } },
-        { label: 'Keep theirs', run: () => { D.titleBase = undefined; renderDetail(); } },
-      ]);
+      titleConflict(c, v);
     // based on the title shown: renamed by then on the server (say while this waited offline), it is refused, not lost
-    } else if (c && v && v !== c.title) op({ kind: 'card.edit', card: c.id, title: v, base_title: c.title });
+    } else if (c && v && v !== c.title) {
+      S.titleSent = { card: c.id, text: v };
+      op({ kind: 'card.edit', card: c.id, title: v, base_title: c.title });
+    }
     else if (c && !v) title.value = c.title;
   });
   colSel.addEventListener('change', () => { const c = detailCard(); if (c) op({ kind: 'card.move', card: c.id, to_column: colSel.value }); });
