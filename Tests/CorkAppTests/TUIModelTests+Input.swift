@@ -213,6 +213,19 @@ extension TUIModelTests {
             model.update(Self.key(.enter))
                 .contains(.submit(.editCard(EditCard(card: "k1", title: "Fix login page", baseTitle: "Fix login (prod)")))))
     }
+
+    /// The same refusal while the user is typing something else: the input line is theirs, and the feed keeps the
+    /// refused title (it was dropped without a word).
+    @Test func aRefusedTitleWhileTypingGoesToTheFeed() {
+        var model = Self.model()
+        model.focus = .input
+        Self.type("r", into: &model)
+        let pending = PendingOp(board: "main", mut: 9, request: .op(.editCard(EditCard(card: "k1", title: "Fix login page", baseTitle: "Fix login"))))
+        let reject = OpRejection(board: "main", mut: 9, code: .rejected(.conflict), message: "#1 was renamed since this edit began")
+        _ = model.update(.client(.rejected(RejectedOp(op: pending, reject: reject))))
+        #expect(model.input.text == "r")
+        #expect(model.feed.contains { $0.text.contains("Fix login page") && $0.kind == .error }, "\(model.feed.suffix(3).map(\.text))")
+    }
 }
 
 extension TUIModelTests {

@@ -1411,6 +1411,15 @@ class Test:
         wait_for("dave's page to say a viewer cannot move cards", lambda: any(
             "only read this board" in x["text"] for x in o.toasts()) or None, state=lambda: o.toasts())
         o.dismiss_toasts()
+        # the panel's buttons that would change the board are off for him (Archive said it archived, and did not)
+        if not o.js("return document.getElementById('detail').open"):  # the drag's release may have opened it
+            o.driver.find_element(By.CSS_SELECTOR, '[data-card-id] .title').click()
+        wait_for("dave's panel to open", lambda: o.js("return document.getElementById('detail').open") or None)
+        usable = o.js("return [...document.querySelectorAll('#detail form button, #detail .d-actions button')]"
+                      ".filter(b => !b.disabled).map(b => b.textContent)")
+        check(usable == [], f"a viewer's panel has buttons that change the board: {usable}")
+        o.keys(Keys.ESCAPE)
+        wait_for("dave's panel to close", lambda: not o.js("return document.getElementById('detail').open"))
         # a link whose token the server does not know says so and what to do; the tab forgets it, so the page asks
         # for an invite link when opened again (it showed the same failure, with no way out)
         base = dave["web_url"].split("#")[0]
@@ -1566,6 +1575,14 @@ class Test:
                  state=lambda: b.js("return document.getElementById('chat-input').value"))
         b.js("document.getElementById('chat-input').value = ''")
         b.dismiss_toasts()
+        # Esc in the title leaves it as it was (leaving the field saved what was typed)
+        self.open_panel(b, card, "bob")
+        b.driver.find_element(By.ID, "d-title").send_keys(Keys.END, " typo")
+        b.keys(Keys.ESCAPE)
+        wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
+        time.sleep(0.5)
+        shown = self.carol.json("show", f"#{number}")
+        check((shown.get("card") or shown).get("title") == "Paste the runbook", f"Esc saved the title: {shown}")
         # a description being typed when someone archives the card stays readable in the panel, to copy
         going = self.add("archived-while-typed", "Archived while typed")
         self.open_panel(b, going, "bob")

@@ -665,15 +665,23 @@ function rejected(m) {
   // a blocked card may still be moved with a reason, which its history keeps (owners and editors)
   const force = move && !move.force && (S.role === 'owner' || S.role === 'editor')
     ? [{ label: 'Move anyway…', run: () => askForce(move, m.reason) }] : [];
-  toast(m.reason || m.code || 'The server refused the change.', 'error', force.length ? 20000 : undefined, force);
-  // A refused chat line, comment or checklist item goes back where it was typed (when that is still empty and, for a
-  // card's, its panel is still on that card), to be mended rather than typed again.
+  // A refused chat line, comment or checklist item goes back where it was typed (when that is still empty and usable
+  // and, for a card's, its panel is still on that card), to be mended rather than typed again; else the notice
+  // carries it, so that it is not lost (a comment queued offline by someone made a viewer meanwhile).
   const typed = S.sentText;
+  let lost = '';
   if (typed && typed.kind === m.op && (typed.card === undefined || typed.card === m.card)) {
     S.sentText = null;
     const here = typed.card === undefined || S.detail === typed.card;
-    if (here && !typed.field.value) { typed.field.value = typed.text; if (typed.kind === 'comment.add') D.cmDrafts.set(typed.card, typed.text); }
+    if (here && !typed.field.value && !typed.field.disabled) {
+      typed.field.value = typed.text;
+      if (typed.kind === 'comment.add') D.cmDrafts.set(typed.card, typed.text);
+    } else {
+      lost = typed.text.length > 1000 ? typed.text.slice(0, 1000) + '…' : typed.text;
+    }
   }
+  const said = (m.reason || m.code || 'The server refused the change.') + (lost ? ` Your text: “${lost}”` : '');
+  toast(said, 'error', force.length || lost ? 30000 : undefined, force);
   if (m.card && cardById(m.card)) {
     S.sel = { card: m.card, col: null };
     renderBoard();
@@ -1212,6 +1220,7 @@ function toggleMark(id) {
 function archiveCard(id) {
   const at = cardById(id);
   if (!at) return;
+  if (!canEdit()) { toast('You can only read this board (your role is ' + S.role + ').', 'error'); return; }
   // the selection goes to a neighbour
   const shown = shownCards(at.col);
   const i = shown.indexOf(at.card);
@@ -1588,7 +1597,11 @@ function buildDetail() {
     gone, edit);
   Object.assign(D, { dlg, title, colSel, due, ms, labels, lname, lcolor, people, desc, clList, clCount, clInput, cmList, cmInput, state, pres, closeBtn, markBtn, gone, goneDraft, goneDraftNote, edit, deps, depWaiting, depDone, depBlocks, recur, descBase: 0, descShown: null, cmDrafts: new Map() });
 
-  title.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); title.blur(); } });
+  title.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') { e.preventDefault(); title.blur(); }
+    // Esc leaves the title as it was (the panel closes, and leaving the field would save what was typed)
+    if (e.key === 'Escape') { const c = detailCard(); if (c) title.value = c.title; }
+  });
   title.addEventListener('input', fitTitle);
   title.addEventListener('focus', () => { const c = detailCard(); if (c) D.titleBase = c.title; });
   title.addEventListener('change', () => {
@@ -1750,6 +1763,8 @@ function renderDetail() {
     D.ms.value = c.milestone || '';
   }
   for (const el of [D.colSel, D.due, D.ms, D.lname, D.lcolor, D.clInput, D.cmInput]) el.disabled = ro;
+  // a viewer's panel: the buttons that would change the board are off too (Archive said it archived, and did not)
+  for (const b of D.edit.querySelectorAll('form button, .d-actions button')) b.disabled = ro;
   if (!keep(D.labels)) {
     D.labels.replaceChildren(...S.meta.labels.map((l) => {
       const on = (c.labels || []).includes(l.id);

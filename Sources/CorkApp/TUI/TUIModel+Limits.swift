@@ -61,9 +61,9 @@ extension TUIModel {
     }
 
     /// A refused op whose text the user typed: it comes back to the input line (with its purpose) when the line is
-    /// empty, so nothing typed is lost. Returns whether it came back.
+    /// empty, so nothing typed is lost; when the user is typing something else, the feed keeps it instead. Returns
+    /// whether it came back to the input line.
     mutating func restoreRefusedText(_ request: OpRequest, reason: String) -> Bool {
-        guard input.text.isEmpty else { return false }
         let restored: (InputPurpose, String)
         switch request {
         case .op(.addCard(let add)):
@@ -77,6 +77,10 @@ extension TUIModel {
         case .op(.chat(let text)):
             restored = (.chat, text)
         default:
+            return false
+        }
+        guard input.text.isEmpty else {
+            post(FeedEntry("your refused text, to type again: \(restored.1)", kind: .error))
             return false
         }
         purpose = restored.0
