@@ -87,6 +87,8 @@ final class SpawnedServer: Sendable {
                 "serve", "--config", "/dev/null", "--data-dir", directory.path, "--port", "0",
                 "--rate", "10000000", "--burst", "10000000",
                 "--members-max", "\(max(members, Limits.membersDefault))", "--log-level", "warning", "--exit-with-parent",
+                // No mail: nobody reads a load test's inbox, and a missing sendmail's warning is noise in its log.
+                "--no-mail",
             ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = try FileHandle(forWritingTo: errors)
