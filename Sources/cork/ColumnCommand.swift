@@ -51,9 +51,13 @@ struct ColumnCommand: AsyncParsableCommand {
             discussion: "The id defaults to the name in lower case with dashes (In review → in-review).")
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The column's name.") var name: String
-        @Option(help: "Its position, counting from 1 (default: the right end).") var at: Int?
+        @Option(parsing: .unconditional, help: "Its position, counting from 1 (default: the right end).") var at: Int?
         @Option(help: "Its id (default: made from the name).") var id: String?
         @Flag(help: "Print JSON.") var json = false
+
+        func validate() throws {
+            if let at, at < 1 { throw ValidationError("--at counts from 1") }
+        }
 
         func run() async throws {
             let (name, at, id) = (name, at, id)

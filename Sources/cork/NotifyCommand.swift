@@ -20,7 +20,7 @@ struct NotifyCommand: AsyncParsableCommand {
     @Option(help: "Your mail address.") var email: String?
     @Option(help: "off: remove your address and mail nothing.") var mail: String?
     @Option(help: "all, mentions or none (with --board: that board's; default removes it).") var level: String?
-    @Option(help: "Minutes an entry stays unread before it is mailed (1–1440).") var delay: Int?
+    @Option(parsing: .unconditional, help: "Minutes an entry stays unread before it is mailed (1–1440).") var delay: Int?
     @Flag(help: "Print JSON.") var json = false
 
     func validate() throws {

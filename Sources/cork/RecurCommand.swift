@@ -17,8 +17,8 @@ struct RecurCommand: AsyncParsableCommand {
     @Argument(help: "The card.") var card: String
     @Option(help: "day, weekday, week or month.") var every: String?
     @Option(help: "With --every week: the days, e.g. mon,thu.") var on: String?
-    @Option(help: "With --every month: the day of the month (1–31).") var day: Int?
-    @Option(name: .customLong("after-done"), help: "Come back this many days after it is done (1–365).") var afterDone: Int?
+    @Option(parsing: .unconditional, help: "With --every month: the day of the month (1–31).") var day: Int?
+    @Option(name: .customLong("after-done"), parsing: .unconditional, help: "Come back this many days after it is done (1–365).") var afterDone: Int?
     @Flag(help: "Stop it recurring.") var off = false
     @Flag(help: "Print JSON.") var json = false
 

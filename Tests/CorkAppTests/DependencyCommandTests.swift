@@ -83,6 +83,9 @@ import Testing
             #expect(dayly.contains("--on goes with --every week"), "\(dayly)")
             let funday = try await cork.fails(["recur", "#1", "--every", "week", "--on", "funday"], with: 2)
             #expect(funday.contains(#"--on takes days of the week (mon, tue, wed, thu, fri, sat, sun), not "fun""#), "\(funday)")
+            // A negative number is the option's value, refused for its range (it was "Missing value for '--after-done'").
+            let negative = try await cork.fails(["recur", "#1", "--after-done", "-3"], with: 2)
+            #expect(negative.contains("--after-done must be 1–365"), "\(negative)")
             let sameDays = try await cork.ok(["recur", "#1", "--every", "week", "--on", "thu,Mon,mon"])
             #expect(sameDays.hasSuffix("(no change)\n"), "the same rule as mon,thu: \(sameDays)")
             try await cork.ok(["close", "#1"])
