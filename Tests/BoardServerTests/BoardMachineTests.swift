@@ -142,6 +142,32 @@ import Testing
         #expect(machine.adminChange(at: 5) == .durable)
     }
 
+    /// A card waits only for a card that can be finished, and only a card on the board waits: blocking with an
+    /// archived card on either side is refused (`invalid`), by the server, for new ops only (the reducer, which
+    /// replays the log, still accepts it).
+    @Test func blockingWithAnArchivedCardIsRefused() throws {
+        var machine = Self.machine()
+        let owner = Self.session("s1")
+        for (mut, card) in [(1, "a"), (2, "b"), (3, "c")] {
+            _ = Self.submit(&machine, .addCard(AddCard(card: CardID(card), title: card)), mut: UInt64(mut), from: owner)
+        }
+        _ = Self.submit(&machine, .archiveCard(card: "c"), mut: 4, from: owner)
+        let (_, byArchived) = Self.submit(&machine, .blockCard(card: "a", by: "c"), mut: 5, from: owner)
+        let (_, archivedWaits) = Self.submit(&machine, .blockCard(card: "c", by: "a"), mut: 6, from: owner)
+        var answered: [BoardMachine.Action] = []
+        for batch in 1...3 { answered += machine.written(.success(()), batch: UInt64(batch)) }
+        #expect(try Self.sent(byArchived + archivedWaits + answered, to: owner).filter { $0.hasPrefix("reject") }
+            == ["reject 5 invalid", "reject 6 invalid"])
+        let (_, allowed) = Self.submit(&machine, .blockCard(card: "a", by: "b"), mut: 7, from: owner)
+        #expect(try Self.sent(allowed, to: owner).filter { $0.hasPrefix("reject") } == [])
+        var board = Self.board()
+        for card in ["a", "c"] { _ = board.apply(.addCard(AddCard(card: CardID(card), title: card)), context: ApplyContext(actor: "owner", role: .owner, now: Self.t0, seq: board.seq + 1)) }
+        _ = board.apply(.archiveCard(card: "c"), context: ApplyContext(actor: "owner", role: .owner, now: Self.t0, seq: board.seq + 1))
+        if case .failure(let rejection) = board.apply(.blockCard(card: "a", by: "c"), context: ApplyContext(actor: "owner", role: .owner, now: Self.t0, seq: board.seq + 1)) {
+            Issue.record("the reducer refuses what a replayed log may hold: \(rejection)")
+        }
+    }
+
     @Test func aClientsAnswersOnABoardKeepTheOrderOfItsOps() throws {
         var machine = Self.machine()
         let owner = Self.session("s1")

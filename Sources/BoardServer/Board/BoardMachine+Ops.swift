@@ -253,7 +253,7 @@ extension BoardMachine {
             result = head.applyUndo(of: target.activity, inverse: target.inverse, context: context)
         } else if case .op(let requested) = submission.request {
             op = requested
-            result = head.apply(op, context: context)
+            result = Self.refusal(of: requested, on: head).map { .failure($0) } ?? head.apply(op, context: context)
         } else {
             return .answered
         }
@@ -280,6 +280,20 @@ extension BoardMachine {
             handOver()
         }
         return .answered
+    }
+
+    /// A rule for new ops that the reducer does not hold (a board that replays its log must replay the changes it
+    /// accepted before the rule), or nil: a card waits only for a card that can be finished, and only a card on the
+    /// board waits. Blocking with an archived card made a dependency that could never count until the card came back.
+    static func refusal(of op: Op, on board: Board) -> Rejection? {
+        guard case .blockCard(let card, let blocker) = op else { return nil }
+        if let waiting = board.cards[card], waiting.archived {
+            return Rejection(.invalid, "#\(waiting.number) is archived: restore it before it waits for another card")
+        }
+        if let other = board.cards[blocker], other.archived {
+            return Rejection(.invalid, "#\(other.number) is archived: a card cannot wait for it (restore it first)")
+        }
+        return nil
     }
 
     /// After the op waited for the store: true when the same mutation was committed meanwhile (answered with its
