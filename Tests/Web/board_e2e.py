@@ -1412,8 +1412,9 @@ class Test:
             "only read this board" in x["text"] for x in o.toasts()) or None, state=lambda: o.toasts())
         o.dismiss_toasts()
         # the panel's buttons that would change the board are off for him (Archive said it archived, and did not)
-        if not o.js("return document.getElementById('detail').open"):  # the drag's release may have opened it
-            o.driver.find_element(By.CSS_SELECTOR, '[data-card-id] .title').click()
+        time.sleep(0.2)
+        check(not o.js("return document.getElementById('detail').open"), "a viewer's drag also opened the card")
+        o.driver.find_element(By.CSS_SELECTOR, '[data-card-id] .title').click()
         wait_for("dave's panel to open", lambda: o.js("return document.getElementById('detail').open") or None)
         usable = o.js("return [...document.querySelectorAll('#detail form button, #detail .d-actions button')]"
                       ".filter(b => !b.disabled).map(b => b.textContent)")

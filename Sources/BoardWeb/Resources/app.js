@@ -1419,8 +1419,8 @@ function moveFloat(x, y) {
 function onPointerMove(e) {
   if (!P || e.pointerId !== P.pid) return;
   if (P.viewer) {
-    if (Math.hypot(e.clientX - P.x0, e.clientY - P.y0) < 6) return;
-    P = null;
+    if (P.told || Math.hypot(e.clientX - P.x0, e.clientY - P.y0) < 6) return;
+    P.told = true;
     toast(`You can only read this board (your role is ${S.role}): cards cannot be moved.`, 'info');
     return;
   }
@@ -1456,6 +1456,12 @@ function trackPointer(x, y) {
 function onPointerUp(e) {
   if (!P || e.pointerId !== P.pid) return;
   clearTimeout(P.timer);
+  if (P.viewer) {
+    // a viewer's drag that was told why nothing moves does not also open the card it began on
+    if (P.told) { suppressClick = true; setTimeout(() => { suppressClick = false; }, 0); }
+    P = null;
+    return;
+  }
   if (S.drag && S.drag.mode === 'pointer') {
     trackPointer(e.clientX, e.clientY);
     endDrag(true);
