@@ -26,8 +26,15 @@ struct MailDigestTests {
             $0.mail.scanInterval = .milliseconds(100)
         }) { server in
             let owner = try await server.connect()
-            try await owner.send(#"{"type":"notify","req":1,"email":"owner@example.com","delay_ms":1500}"#)
-            let settings = try await InboxTests.next("notify", from: owner)
+            // The delay is read at each scan: held at an hour while the mentions are made and read, so that a busy
+            // machine cannot make one due early; then at a second, when every unread one is due at once.
+            var req = 0
+            func notify(_ fields: String) async throws -> [String: Any] {
+                req += 1
+                try await owner.send(#"{"type":"notify","req":\#(req),\#(fields)}"#)
+                return try await InboxTests.next("notify", from: owner)
+            }
+            let settings = try await notify(#""email":"owner@example.com","delay_ms":3600000"#)
             #expect((settings["settings"] as? [String: Any])?["email"] as? String == "owner@example.com", "\(settings)")
             let bob = try await server.connect(token: try await server.invite("bob"))
             var mut = 0
@@ -37,6 +44,7 @@ struct MailDigestTests {
             // Both reach the inbox; neither is read.
             _ = try await InboxTests.next("inbox.entry", from: owner)
             _ = try await InboxTests.next("inbox.entry", from: owner)
+            _ = try await notify(#""delay_ms":1000"#)
 
             let first = try await mailbox.waitForMail(count: 1)
             #expect(first.contains("X-Envelope-To: owner@example.com"), "\(first)")
@@ -44,20 +52,24 @@ struct MailDigestTests {
             #expect(first.contains("@owner the build is red") && first.contains("@owner and the deploy is stuck"), "\(first)")
             #expect(first.contains("cork notify --mail off"))
 
-            // A third mention, read in time: never mailed.
+            // A third mention, read before it is due: never mailed, also once a second has passed.
+            _ = try await notify(#""delay_ms":3600000"#)
             try await say("@owner never mind")
             let third = try #require(try await InboxTests.next("inbox.entry", from: owner)["entry"] as? [String: Any])
-            try await owner.send(#"{"type":"inbox.read","req":2,"ids":[\#(try #require(third["id"] as? Int))]}"#)
+            req += 1
+            try await owner.send(#"{"type":"inbox.read","req":\#(req),"ids":[\#(try #require(third["id"] as? Int))]}"#)
             _ = try await InboxTests.next("ok", from: owner)
+            _ = try await notify(#""delay_ms":1000"#)
             try await Task.sleep(for: .seconds(2))
-            #expect(try mailbox.mails().count == 1, "the read entry went out anyway")
+            let afterRead = try mailbox.mails()
+            #expect(afterRead.count == 1, "the read entry went out anyway: \(afterRead.dropFirst())")
 
             // Mail off: a fourth mention stays in the inbox only.
-            try await owner.send(#"{"type":"notify","req":3,"email":""}"#)
-            _ = try await InboxTests.next("notify", from: owner)
+            _ = try await notify(#""email":"""#)
             try await say("@owner one more")
             try await Task.sleep(for: .seconds(2))
-            #expect(try mailbox.mails().count == 1)
+            let afterOff = try mailbox.mails()
+            #expect(afterOff.count == 1, "mailed with mail off: \(afterOff.dropFirst())")
             for probe in [owner, bob] { await probe.close() }
         }
     }
