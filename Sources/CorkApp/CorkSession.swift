@@ -116,7 +116,21 @@ public struct CorkSession: Sendable {
         switch outcome {
         case .applied(let seq): return (seq, false)
         case .noop(let seq): return (seq, true)
-        case .rejected(let reject): throw CorkFailure(reject: reject)
+        case .rejected(let reject):
+            // A label this command creates (`cork add --label new`, `cork label … +new`) that a job running at the
+            // same time created first: it is there, as the command wanted, and the card's own op goes on.
+            // Its change may still be on its way to this client: looked for a little while.
+            if reject.code == .rejected(.duplicateID), case .createLabel(let label, let name, _) = op {
+                for _ in 0..<100 {
+                    if let board = await client.board,
+                        board.labels.contains(where: { $0.id == label && $0.name.lowercased() == name.lowercased() })
+                    {
+                        return (board.seq, true)
+                    }
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            throw CorkFailure(reject: reject)
         }
     }
 
