@@ -33,6 +33,10 @@ enum HookSender {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: timeout, read: timeout))
         configuration.connectionPool = .init(idleTimeout: .seconds(1))
+        // A receiver that refuses the connection fails the attempt at once: the hook's queue retries with its own
+        // backoff, and the client's retries until the connect timeout made a refused connection take the whole
+        // request timeout (10 s by default) for each attempt and each `cork hook test`.
+        configuration.connectionPool.retryConnectionEstablishment = false
         // Connect to exactly the address that was checked (no second lookup a rebinding name could answer
         // differently); TLS still verifies the certificate for the host name.
         if let ip = address.ipAddress, ip != target.host { configuration.dnsOverride = [target.host: ip] }
