@@ -15,3 +15,4 @@ try:
             subprocess.run(["cork", "say", f"{card} is a bug: @{oncall} has it"])
 finally:
     watch.terminate()  # else cork watch outlives the bot, still connected
+sys.exit(watch.wait())  # cork watch's own status when it ends (4: the bot's access was revoked), for its supervisor

@@ -150,6 +150,10 @@ import Darwin
             #expect(shown.standardOutput.contains(#""assignees":["alice"]"#), "\(shown.standardOutput)")
             let other = try await checkout.run("cork show 1 --json", exported: true, name: "readme-show")
             #expect(other.standardOutput.contains(#""assignees":[]"#), "\(other.standardOutput)")
+            // Its access revoked, the bot ends with cork watch's status (4), not 0: a supervisor sees that it died.
+            _ = try await corkd.admin(["revoke", "--user", "triage"])
+            let ended = await bot.waitForExit(timeout: .seconds(30))
+            #expect(ended?.reason == .exit && ended?.status == 4, "\(String(describing: ended)) \(bot.standardError)")
             await owner.close()
         }
     }
