@@ -113,18 +113,22 @@ public enum InboxText {
 }
 
 extension CorkJSON {
-    /// `cork inbox --json`: `{"entries":[…],"unread":N}`, the entries newest first in the protocol's shape
-    /// (Protocol.md, "inbox"), and how many entries of the whole inbox are unread.
+    /// `cork inbox --json`: `{"entries":[…],"unread":N,"more":B}`, the entries newest first in the protocol's
+    /// shape (Protocol.md, "inbox"), how many entries of the whole inbox are unread, and whether older entries than
+    /// these are left (`--before` the last one's id lists them).
     public struct Inbox: Encodable, Sendable {
         /// The entries, newest first.
         public var entries: [InboxEntry]
         /// Unread entries in the whole inbox.
         public var unread: Int
+        /// Whether entries older than the last listed are left.
+        public var more: Bool
 
         /// Makes a result.
-        public init(entries: [InboxEntry], unread: Int) {
+        public init(entries: [InboxEntry], unread: Int, more: Bool = false) {
             self.entries = entries
             self.unread = unread
+            self.more = more
         }
     }
 }

@@ -54,7 +54,7 @@ struct InboxCommand: AsyncParsableCommand {
             let entries = page.entries.sorted { $0.id > $1.id }
             // A full page may have more behind it: one entry past the oldest says whether there is.
             var more = false
-            if entries.count == limit, !json, let oldest = entries.last?.id {
+            if entries.count == limit, let oldest = entries.last?.id {
                 more = !(try await client.inbox(unread: unreadOnly, limit: 1, before: oldest).entries.isEmpty)
             }
             // Card numbers come from the board connected to, when an entry is about one of its cards: best effort
@@ -72,7 +72,7 @@ struct InboxCommand: AsyncParsableCommand {
                 unreadLeft = max(0, page.unread - marking.count)
             }
             if json {
-                Output.line(CorkJSON.line(CorkJSON.Inbox(entries: entries, unread: unreadLeft)))
+                Output.line(CorkJSON.line(CorkJSON.Inbox(entries: entries, unread: unreadLeft, more: more)))
             } else {
                 if entries.isEmpty, let before {
                     Output.line("nothing \(unreadOnly ? "unread " : "")older than entry \(before) in your inbox")

@@ -43,6 +43,9 @@ import Testing
             let first = try await owner.ok(["inbox", "--limit", "1"]).split(separator: "\n").map(String.init)
             let newestID = try #require(entries.first?["id"] as? Int)
             #expect(first.count == 2 && first[1] == "older entries: cork inbox --limit 1 --before \(newestID)", "\(first)")
+            // --json says so too, for a script (it had no sign of an older page).
+            #expect(try await owner.json(["inbox", "--limit", "1"])["more"] as? Bool == true)
+            #expect(try await owner.json(["inbox", "--limit", "2"])["more"] as? Bool == false)
             let older = try await owner.ok(["inbox", "--limit", "1", "--before", "\(newestID)"])
             #expect(older.contains("mentioned you") && !older.contains("older entries"), "\(older)")
             let oldestID = try #require(entries.last?["id"] as? Int)
