@@ -12,7 +12,9 @@ extension Summary {
         ))
         rows.append(("ops", "mix \(mix); each publisher keeps ≤ \(cardsPerBoard) cards per board (adds then purges)"))
         rows.append(("server", "\(server), \(users) user(s)" + (serverRateOpsPerS.map { ", rate limit \($0) ops/s per user" } ?? "")))
-        if publishers > 0 {
+        if publishers == 0 {
+            rows.append(("ops acked", "none: no publishers (--publishers 0), so nothing was sent"))
+        } else {
             rows.append(("ops acked", "\(opsAcked) in the measured \(measuredS) s  (\(number(opsPerS)) ops/s)"))
             let kinds = sent.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             let total = sent.values.reduce(0, +)
