@@ -13,10 +13,11 @@ struct InboxCommand: AsyncParsableCommand {
             One line per entry: its id, • when unread, the time (UTC), and what happened. Cards of the board \
             connected to (--board, else the URL's) show as #N, cards of other boards as BOARD #N. When more \
             entries are older than the last one listed, a last line says so and gives the --before ID that lists \
-            them (in text; with --json, list again with --before the smallest id). --mark-read marks the \
+            them (with --json, "more" says so: list again with --before the smallest id). --mark-read marks the \
             entries listed read after printing them, --all-read every entry. With --json: \
-            {"entries":[…],"unread":N}: the entries as they were listed (an entry --mark-read then marked still \
-            says "read":false), N the unread entries left in the whole inbox after the marking.
+            {"entries":[…],"unread":N,"more":B}: the entries as they were listed (an entry --mark-read then \
+            marked still says "read":false), N the unread entries left in the whole inbox after the marking, B \
+            whether older entries are left.
 
             Exit codes: 0 done; 1 the server has no inbox, or another failure; 2 a bad option; 4 cannot connect.
             """)
