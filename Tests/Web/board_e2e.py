@@ -605,6 +605,25 @@ class Test:
         log(f"refusal shown: {toast['text']!r}")
         # which card stayed: several refused at once each said only the column's limit
         check(f"#{self.numbers[gamma]}" in toast["text"], f"the refusal does not name the card: {toast['text']!r}")
+        # a bulk move of two cards into the full column: one notice naming both (it was one identical notice each)
+        self.owner.dismiss_toasts()
+        beta = self.cards["beta"]
+        for card in (beta, gamma):
+            self.owner.focus_card(card)
+            self.owner.keys("v")
+        self.owner.js("const s = document.getElementById('bulk-col'); s.value = 'doing'; document.getElementById('bulk-move').click();")
+        pair = {f"#{self.numbers[beta]}", f"#{self.numbers[gamma]}"}
+
+        def both():
+            for x in self.owner.toasts():
+                head = x["text"].split(":")[0]
+                if "error" in x["cls"] and set(head.split(", ")) == pair:
+                    return x["text"]
+            return None
+
+        wait_for("one notice naming both refused cards", both, state=lambda: self.owner.toasts())
+        self.owner.keys(Keys.ESCAPE)
+        self.owner.dismiss_toasts()
         self.owner.shot(os.path.join(self.args.screenshots, "wip-refused-1280.png"))
         time.sleep(0.3)
         for p in (self.owner, self.bob):

@@ -2212,12 +2212,26 @@ function placeToasts() {
 function toast(text, kind = 'info', ms, actions = []) {
   placeToasts();
   const box = $('toasts');
+  // Refusals of the same kind for several cards (a bulk move into a full column) make one notice naming them all:
+  // `#4, #5, #6: DOING is at its WIP limit of 3`.
+  const named = !actions.length && /^((?:#\d+, )*#\d+): ([\s\S]+)$/.exec(text);
+  if (named) {
+    const [, cards, reason] = named;
+    const same = [...box.children].find((t) => t.dataset.reason === kind + '\n' + reason);
+    if (same) {
+      const all = [...new Set([...same.dataset.cards.split(', '), ...cards.split(', ')])];
+      same.remove();
+      text = `${all.join(', ')}: ${reason}`;
+    }
+  }
   const buttons = actions.map((a) => h('button', { type: 'button', class: 'toast-action', text: a.label,
     onclick: () => { el.remove(); a.run(); } }));
   const el = h('div', { class: 'toast ' + kind, role: kind === 'error' ? 'alert' : 'status' }, utext('span', '', text),
     ...buttons, h('button', { type: 'button', class: 'icon', 'aria-label': 'Dismiss', text: '×', onclick: () => el.remove() }));
   // The same notice again replaces the one shown (its time starts again) instead of stacking copies.
   el.dataset.say = kind + '\n' + text;
+  const cardsNamed = !actions.length && /^((?:#\d+, )*#\d+): ([\s\S]+)$/.exec(text);
+  if (cardsNamed) { el.dataset.cards = cardsNamed[1]; el.dataset.reason = kind + '\n' + cardsNamed[2]; }
   if (!actions.length) for (const old of [...box.children]) if (old.dataset.say === el.dataset.say) old.remove();
   box.append(el);
   while (box.childElementCount > 4) box.firstChild.remove();
