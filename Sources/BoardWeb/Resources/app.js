@@ -2209,12 +2209,15 @@ function placeToasts() {
   if (box.parentElement !== home) home.append(box);
 }
 
+// A notice about cards: `#4, #5: the reason`.
+const CARDS_NAMED = /^((?:#\d+, )*#\d+): ([\s\S]+)$/;
+
 function toast(text, kind = 'info', ms, actions = []) {
   placeToasts();
   const box = $('toasts');
   // Refusals of the same kind for several cards (a bulk move into a full column) make one notice naming them all:
   // `#4, #5, #6: DOING is at its WIP limit of 3`.
-  const named = !actions.length && /^((?:#\d+, )*#\d+): ([\s\S]+)$/.exec(text);
+  const named = !actions.length && CARDS_NAMED.exec(text);
   if (named) {
     const [, cards, reason] = named;
     const same = [...box.children].find((t) => t.dataset.reason === kind + '\n' + reason);
@@ -2230,7 +2233,7 @@ function toast(text, kind = 'info', ms, actions = []) {
     ...buttons, h('button', { type: 'button', class: 'icon', 'aria-label': 'Dismiss', text: '×', onclick: () => el.remove() }));
   // The same notice again replaces the one shown (its time starts again) instead of stacking copies.
   el.dataset.say = kind + '\n' + text;
-  const cardsNamed = !actions.length && /^((?:#\d+, )*#\d+): ([\s\S]+)$/.exec(text);
+  const cardsNamed = !actions.length && CARDS_NAMED.exec(text);
   if (cardsNamed) { el.dataset.cards = cardsNamed[1]; el.dataset.reason = kind + '\n' + cardsNamed[2]; }
   if (!actions.length) for (const old of [...box.children]) if (old.dataset.say === el.dataset.say) old.remove();
   box.append(el);
