@@ -32,7 +32,10 @@ public final class AcceptedConnections: Sendable {
         deinit {
             guard !taken.load(ordering: .relaxed) else { return }
             let connection = self.connection
-            Task { try? await connection.executeThenClose { _, _ in } }
+            // Immediate: the close starts on this thread before the deinit returns (the body does not suspend), so
+            // it does not wait for a free thread of the cooperative pool, which a busy process may not have for
+            // seconds. Only the wait for the close to complete runs later.
+            Task.immediate { try? await connection.executeThenClose { _, _ in } }
         }
     }
 
