@@ -18,6 +18,14 @@ public enum BuildInfo {
     public static func usageLine(message: String, full: String) -> String {
         var reason = message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
         if reason.hasPrefix("Error: ") { reason.removeFirst("Error: ".count) }
+        // ArgumentParser reads `-1` as an option's name wherever it does not expect a value, such as a positional
+        // number (`cork column wip DOING -1`): what the user wrote is a negative number.
+        if reason.hasPrefix("Unknown option '-"), let end = reason.dropFirst("Unknown option '".count).firstIndex(of: "'") {
+            let word = reason[reason.index(reason.startIndex, offsetBy: "Unknown option '".count)..<end]
+            if word.count > 1, word.dropFirst().allSatisfy(\.isASCII), word.dropFirst().allSatisfy(\.isNumber) {
+                reason = "\(word) is a negative number, which is not valid here"
+            }
+        }
         if let see = full.range(of: "See '"), let end = full[see.upperBound...].firstIndex(of: "'") {
             reason += " (see '\(full[see.upperBound..<end])')"
         }

@@ -207,6 +207,9 @@ import Darwin
             // A usage error is one line, as every failure (docs/scripting.md), with where the usage is.
             let bogus = try await cork.fails(["move", "#1", "doing", "--bogus"], with: 2)
             #expect(bogus == "cork: Unknown option '--bogus'. Did you mean '--board'? (see 'cork move --help')\n", "\(bogus)")
+            // A negative number where a positional number goes is named as such, not as an unknown option.
+            let negative = try await cork.fails(["column", "wip", "DOING", "-1"], with: 2)
+            #expect(negative == "cork: -1 is a negative number, which is not valid here (see 'cork column wip --help')\n", "\(negative)")
             let format = try await cork.fails(["export", "--format", "xml"], with: 2)
             #expect(format.hasPrefix("cork: The value 'xml' is invalid for '--format <format>'.") && format.split(separator: "\n").count == 1, "\(format)")
             try await cork.fails(["show", "--bogus"], with: 2)
