@@ -42,7 +42,7 @@ import Testing
                     // and the activity.
                     var sawInsert = false
                     var sawActivity = false
-                    let deadline = ContinuousClock.now + .seconds(10)
+                    let deadline = ContinuousClock.now + .seconds(30)
                     while !(sawInsert && sawActivity), ContinuousClock.now < deadline {
                         guard let event = await bobEvents.next() else { break }
                         switch event {

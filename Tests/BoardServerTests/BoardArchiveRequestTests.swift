@@ -38,9 +38,9 @@ import Testing
         }
     }
 
-    /// Subscribes once the membership (applied through the admin queue) has taken effect: at most 10 s.
+    /// Subscribes once the membership (applied through the admin queue) has taken effect: at most 30 s.
     static func subscribe(_ probe: WireProbe, _ board: String) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             try await probe.send(#"{"type":"subscribe","board":"\#(board)"}"#)
             reading: while true {

@@ -19,7 +19,7 @@ import Testing
             let session = SessionRef(id: "s1", user: "owner", clientID: "c1", outbox: Outbox(channel: channel))
             // `run()` is not running: only the answers (acks, fan-out) wait for it, not the commit.
             await board.submit(.op(.chat(text: "straight to the writer")), mut: 1, from: session)
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(30)
             var stored: [StoredEvent] = []
             while stored.isEmpty, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
@@ -61,7 +61,7 @@ import Testing
             #expect(try await Self.lines(followerChannel) == ["snapshot 0", "subscribed 0", "presence.state"])
             // `run()` is not running: the writer publishes, the board's loop never hears of it.
             await board.submit(.op(.addCard(AddCard(card: "c9", title: "in the window"))), mut: 1, from: sender)
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(30)
             var seen: [String] = []
             while seen.isEmpty, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))

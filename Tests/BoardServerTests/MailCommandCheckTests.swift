@@ -8,7 +8,7 @@ struct MailCommandCheckTests {
     @Test func aMailCommandThatIsNotInstalledIsSaidAtStart() async throws {
         try await withCorkd(options: ["--mail-command", "/nonexistent/sendmail -t"]) { corkd in
             let said = "the mail command's /nonexistent/sendmail is not installed"
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(30)
             while !corkd.standardError.contains(said), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
             }

@@ -80,7 +80,7 @@ import Testing
         let exists = { (path: String) in FileManager.default.fileExists(atPath: path) }
         #expect(reader != writer && exists(reader) && exists(writer), "\(reader), \(writer)")
         threads = nil
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline, exists(reader) || exists(writer) {
             try await Task.sleep(for: .milliseconds(20))
         }

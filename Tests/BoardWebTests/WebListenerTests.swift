@@ -51,7 +51,7 @@ import Testing
             // A later start names the link without the token, which would otherwise reach the journal every start.
             _ = try await corkd.terminate()
             try await corkd.restart()
-            let later = ContinuousClock.now + .seconds(10)
+            let later = ContinuousClock.now + .seconds(30)
             while !corkd.standardOutput.contains("owner in a browser"), ContinuousClock.now < later {
                 try await Task.sleep(for: .milliseconds(50))
             }
