@@ -1,4 +1,5 @@
 import NIOSSL
+import X509
 
 /// What a client needs to open TLS connections: the context and the trust it was built for.
 ///
@@ -9,10 +10,15 @@ public struct ClientTLS: Sendable {
     public let context: NIOSSLContext
     /// How the server's certificate is checked.
     public let trust: ServerTrust
+    /// For ``ServerTrust/pinned(_:)``: the roots that may vouch for a certificate that replaced the pinned one (a
+    /// CA-issued certificate renewed), together with the host name; nil: the system's trusted roots, read only
+    /// when a certificate differs from its pin.
+    public let renewalRoots: CertificateStore?
 
-    /// Builds the context for `trust`.
-    public init(trust: ServerTrust) throws {
+    /// Builds the context for `trust`; `renewalRoots` replaces the system's roots for a renewed certificate.
+    public init(trust: ServerTrust, renewalRoots: CertificateStore? = nil) throws {
         self.context = try TLSSetup.clientContext(trust: trust)
         self.trust = trust
+        self.renewalRoots = renewalRoots
     }
 }

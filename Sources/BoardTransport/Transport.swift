@@ -130,14 +130,13 @@ public enum Transport {
         limits: TransportLimits = .client, makeHandler: @escaping @Sendable () -> any ChannelHandler
     ) async throws -> any Channel {
         let hostname = serverHostname ?? host
-        let sni = isIPLiteral(hostname) ? nil : hostname
         let connection = try await ClientBootstrap(group: group)
             .connectTimeout(limits.handshakeTimeout)
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try setNoDelay(channel)
                     let handshake = channel.eventLoop.makePromise(of: Void.self)
-                    let (tlsHandler, pinning) = try clientTLSHandler(tls, sni: sni)
+                    let (tlsHandler, pinning) = try clientTLSHandler(tls, hostname: hostname)
                     try install(
                         channel, tlsHandler: tlsHandler, pinning: pinning, limits: limits, finalLine: nil,
                         handshakeCompletion: handshake)
@@ -214,10 +213,12 @@ public enum Transport {
 
     // MARK: Internals
 
-    private static func clientTLSHandler(_ tls: ClientTLS, sni: String?) throws -> (NIOSSLHandler, PinningHandler?) {
+    /// The client's TLS handler for `hostname` (sent as SNI unless it is an IP literal), and its pin check.
+    private static func clientTLSHandler(_ tls: ClientTLS, hostname: String?) throws -> (NIOSSLHandler, PinningHandler?) {
+        let sni = hostname.flatMap { isIPLiteral($0) ? nil : $0 }
         switch tls.trust {
         case .pinned(let pin):
-            let pinning = PinningHandler(pin: pin)
+            let pinning = PinningHandler(pin: pin, hostname: hostname, renewalRoots: tls.renewalRoots)
             let handler = try NIOSSLClientHandler(
                 context: tls.context, serverHostname: sni,
                 customVerificationCallback: { certificates, promise in
@@ -238,8 +239,7 @@ public enum Transport {
         _ channel: any Channel, tls: ClientTLS, serverHostname: String?, limits: TransportLimits,
         handshake: EventLoopPromise<Void>?
     ) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
-        let sni = serverHostname.flatMap { isIPLiteral($0) ? nil : $0 }
-        let (tlsHandler, pinning) = try clientTLSHandler(tls, sni: sni)
+        let (tlsHandler, pinning) = try clientTLSHandler(tls, hostname: serverHostname)
         return try configure(
             channel, tlsHandler: tlsHandler, pinning: pinning, limits: limits, finalLine: nil,
             handshakeCompletion: handshake)
@@ -295,7 +295,7 @@ public enum Transport {
         try channel.syncOptions?.setOption(.tcpOption(.tcp_nodelay), value: 1)
     }
 
-    private static func isIPLiteral(_ host: String) -> Bool {
+    static func isIPLiteral(_ host: String) -> Bool {
         (try? SocketAddress(ipAddress: host, port: 0)) != nil
     }
 }

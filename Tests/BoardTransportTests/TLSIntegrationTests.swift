@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import Testing
+import X509
 
 /// Tier 4: the real pipeline over real TLS on 127.0.0.1, port 0, every wait bounded.
 @Suite("TLS over loopback", .serialized)
@@ -16,7 +17,8 @@ struct TLSIntegrationTests {
                 tls: ClientTLS(trust: .pinned(certificate.fingerprint)), serverHostname: "localhost")
             try await client.executeThenClose { inbound, outbound in
                 var lines = inbound.makeAsyncIterator()
-                #expect(try await lines.next().map(text) == "greeting")
+                let greeting = try await lines.next()
+                #expect(greeting.map(text) == "greeting")
                 try await outbound.write(buffer("{\"type\":\"ping\"}\r\n"))
                 try await outbound.write(buffer("split "))
                 try await outbound.write(buffer("line\n\nlast\n"))
@@ -110,6 +112,48 @@ struct TLSIntegrationTests {
                 _ = try await Transport.connect(
                     host: "127.0.0.1", port: port, group: group, tls: ClientTLS(trust: .roots([root])))
             }
+        }
+    }
+
+    @Test("a pinned client accepts a certificate that replaced the pin when a trusted CA vouches for it and the host")
+    func renewedCertificate() async throws {
+        let authority = try TestCertificateAuthority()
+        let issued = try authority.issue(dnsNames: ["corkd.test"])
+        let renewed = try TestCertificate(certificate: issued.certificate, key: issued.key)
+        let old = try TestCertificate(hosts: ["corkd.test"]).fingerprint
+        let root = try Certificate(derEncoded: authority.root.toDERBytes())
+        let otherRoot = try Certificate(derEncoded: TestCertificateAuthority().root.toDERBytes())
+        try await withTestServer(certificate: renewed) { port, group in
+            // The CA the client trusts issued it, for the name the client dialled: the renewal is accepted.
+            let client = try await Transport.connect(
+                host: "127.0.0.1", port: port, group: group,
+                tls: ClientTLS(trust: .pinned(old), renewalRoots: CertificateStore([root])), serverHostname: "corkd.test")
+            try await client.executeThenClose { inbound, _ in
+                var lines = inbound.makeAsyncIterator()
+                let greeting = try await lines.next()
+                #expect(greeting.map(text) == "greeting")
+            }
+            // Another CA, another name, or an IP address the certificate does not name: the pin's refusal stands.
+            for (roots, hostname) in [([otherRoot], "corkd.test"), ([root], "wrong.test"), ([root], nil)] {
+                let error = await #expect(throws: TransportError.self) {
+                    _ = try await Transport.connect(
+                        host: "127.0.0.1", port: port, group: group,
+                        tls: ClientTLS(trust: .pinned(old), renewalRoots: CertificateStore(roots)), serverHostname: hostname)
+                }
+                #expect(error?.code == .pinMismatch, "\(String(describing: hostname))")
+            }
+        }
+        // A self-signed certificate that replaced the pin is refused even by a client whose CA store has it: it is
+        // not a CA, so no chain can be built to it.
+        let selfSigned = try TestCertificate(hosts: ["corkd.test"])
+        let itself = try Certificate(derEncoded: selfSigned.certificate.toDERBytes())
+        try await withTestServer(certificate: selfSigned) { port, group in
+            let error = await #expect(throws: TransportError.self) {
+                _ = try await Transport.connect(
+                    host: "127.0.0.1", port: port, group: group,
+                    tls: ClientTLS(trust: .pinned(old), renewalRoots: CertificateStore([itself])), serverHostname: "corkd.test")
+            }
+            #expect(error?.code == .pinMismatch)
         }
     }
 
