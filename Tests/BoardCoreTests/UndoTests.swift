@@ -307,6 +307,36 @@ func withoutBookkeeping(_ board: Board) -> Board {
         #expect(r.code == .notEmpty)
     }
 
+    @Test func undoOfALabelOrMilestoneCreationIsRefusedWhileACardHasIt() throws {
+        var board = Fixtures.board
+        let label = try #require(
+            mustApply(.createLabel(label: "urgent", name: "urgent", color: HexColor(red: 1, green: 2, blue: 3)), to: &board))
+        let milestone = try #require(
+            mustApply(.createMilestone(milestone: "s48", title: "Sprint 48", description: nil, due: nil), to: &board))
+        mustApply(.addLabel(card: "c2", label: "urgent"), to: &board, as: "bob")
+        mustApply(.addLabel(card: "c3", label: "urgent"), to: &board, as: "bob")
+        mustApply(.editCard(EditCard(card: "c2", milestone: .set("s48"))), to: &board, as: "bob")
+        // The deletion would take bob's work off his cards, and it could not be redone.
+        guard case .failure(let r) = undo(label, on: board, as: "alice") else {
+            Issue.record("the undo took the label off bob's cards")
+            return
+        }
+        #expect(r.code == .undoConflict)
+        #expect(r.message == "label urgent is on 2 cards now; undoing its creation would take it off those cards (remove it from them first)")
+        #expect(r.current == .int(2))
+        guard case .failure(let m) = undo(milestone, on: board, as: "alice") else {
+            Issue.record("the undo took the milestone off bob's card")
+            return
+        }
+        #expect(m.message == "milestone Sprint 48 has 1 card now; undoing its creation would take it off that card (remove it from it first)")
+        // Once no card has them, their creations are undone.
+        mustApply(.removeLabel(card: "c2", label: "urgent"), to: &board, as: "bob")
+        mustApply(.removeLabel(card: "c3", label: "urgent"), to: &board, as: "bob")
+        mustApply(.editCard(EditCard(card: "c2", milestone: .clear)), to: &board, as: "bob")
+        #expect(try undo(label, on: board, as: "alice").get().board.labels.contains { $0.id == "urgent" } == false)
+        #expect(try undo(milestone, on: board, as: "alice").get().board.milestones.contains { $0.id == "s48" } == false)
+    }
+
     @Test func undoOfADescriptionEditTakesANewDescriptionSeq() throws {
         var board = Fixtures.board
         let mine = try #require(mustApply(.editCard(EditCard(card: "c3", description: "New", baseSeq: 10)), to: &board))

@@ -5,7 +5,8 @@ extension Board {
     /// longer holds the value it set (changed since by anyone, the actor included; a field set back to that value
     /// holds it), with `gone` when the change was to a card purged since, with `not_undoable` when the change has no
     /// inverse (chat, purges, deletions of labels, milestones and comments, member changes), and with `forbidden`
-    /// when the change was someone else's. The resulting activity carries `undo_of`.
+    /// when the change was someone else's. The creation of a label or milestone that a card has now is refused with
+    /// `undo_conflict` too. The resulting activity carries `undo_of`.
     public func applyingUndo(
         of activity: Activity, inverse: Op?, context: ApplyContext
     ) -> Result<Change, Rejection> {
@@ -58,7 +59,32 @@ extension Board {
                 return .failure(Rejection(.undoConflict, Self.undoConflictMessage(field), current: now))
             }
         }
+        if let refusal = undoTakesAwayFromCards(inverse) { return .failure(refusal) }
         return .success(inverse)
+    }
+
+    /// Undoing the creation of a label or a milestone deletes it, which takes it off every card that has it since:
+    /// work of others too, and a deletion cannot be redone. Refused while any card has it (archived ones included).
+    func undoTakesAwayFromCards(_ inverse: Op) -> Rejection? {
+        let (what, count, current): (String, Int, String)
+        switch inverse {
+        case .deleteLabel(let label):
+            count = cards.values.count { $0.labels.contains(label) }
+            what = "label \(labels.first { $0.id == label }?.name ?? label.rawValue)"
+            current = "is on"
+        case .deleteMilestone(let milestone):
+            count = cards.values.count { $0.milestone == milestone }
+            what = "milestone \(milestones.first { $0.id == milestone }?.title ?? milestone.rawValue)"
+            current = "has"
+        default:
+            return nil
+        }
+        guard count > 0 else { return nil }
+        let (cardsWord, those, them) = count == 1 ? ("1 card", "that card", "it") : ("\(count) cards", "those cards", "them")
+        return Rejection(
+            .undoConflict,
+            "\(what) \(current) \(cardsWord) now; undoing its creation would take it off \(those) (remove it from \(them) first)",
+            current: .int(Int64(count)))
     }
 
     /// Why an undo is refused, in a person's words: `its column was changed since; undoing would overwrite that`.
