@@ -33,6 +33,10 @@ struct Revoke: AsyncParsableCommand {
         let failures = try await admin.apply([.revoke(user: user)], with: administration)
         await administration.close()
         if let exit = CorkdExit.worst(failures) { throw exit }
+        if count == 0 {
+            // Nothing to revoke is not a failure (revoking twice is safe), but a misspelt name must not pass as done.
+            Console.error("corkd: \(user) had no token left to revoke: no such user, or revoked already\n")
+        }
         try Console.result(admin.json ? CorkdJSON.line(Printed(user: user.rawValue, revoked: count)) : "revoked \(count) token(s) of \(user)\n")
     }
 }

@@ -74,6 +74,16 @@ import Darwin
             }
             #expect(corkd.server?.isRunning == true, "corkd exited: \(corkd.standardError.suffix(2000))")
             #expect(!corkd.standardError.contains("accept loop ended"), "\(corkd.standardError.suffix(2000))")
+            // The log has each login and each refused one with the peer's address (the trail after an incident),
+            // and never the token.
+            let bad = try await WireProbe.connect(port: corkd.port, fingerprint: try corkd.pinned())
+            try await bad.send(#"{"type":"hello","version":1,"client":"process-test","token":"ck_not-a-token"}"#)
+            _ = try await bad.expect(type: "error")
+            await bad.close()
+            let log = corkd.standardError
+            #expect(log.contains("address=127.0.0.1") && log.contains("client=round-3") && log.contains("logged in"), "\(log.suffix(3000))")
+            #expect(log.contains("code=auth_failed") && log.contains("login refused"), "\(log.suffix(3000))")
+            #expect(!log.contains(corkd.ownerToken) && !log.contains("ck_not-a-token"), "a token reached the log")
         }
     }
 

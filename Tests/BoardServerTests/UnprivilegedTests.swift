@@ -56,4 +56,31 @@ import Glibc
         #expect(result.exit.reason == .exit && result.exit.status == 2, "\(result.exit): \(result.standardError)")
         #expect(result.standardError.contains("is not writable by this user"), "\(result.standardError)")
     }
+
+    /// A data directory root made for the service (`mkdir /var/lib/corkd` before the user existed) is refused with
+    /// the command that fixes it, a chown, not a chmod the service's user could not run; and the admin commands say
+    /// the same, not that there is no store.
+    @Test(.enabled(if: Unprivileged.isActive, "needs root to own the directory and nobody to run corkd"))
+    func aDataDirectoryOwnedByAnotherUserNamesTheChown() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("rootowned-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data")
+        let logs = root.appendingPathComponent("logs")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        try Unprivileged.handOver(logs)
+        chmod(root.path, 0o755)
+        chmod(data.path, 0o700)
+        let serve = try await SpawnedProcess.run(
+            CorkdProcess.executable, ["serve", "--data-dir", data.path, "--host", "127.0.0.1", "--port", "0"],
+            logDirectory: logs, name: "corkd-rootowned", unprivileged: true)
+        #expect(serve.exit.reason == .exit && serve.exit.status == 2, "\(serve.exit): \(serve.standardError)")
+        #expect(serve.standardError.contains("it belongs to root: chown -R nobody \(data.path)"), "\(serve.standardError)")
+        let invite = try await SpawnedProcess.run(
+            CorkdProcess.executable, ["invite", "--data-dir", data.path, "--user", "alice", "--config", "/dev/null"],
+            logDirectory: logs, name: "corkd-rootowned-invite", unprivileged: true)
+        #expect(invite.exit.status == 1, "\(invite.exit): \(invite.standardError)")
+        #expect(invite.standardError.contains("cannot open \(data.path) as nobody"), "\(invite.standardError)")
+        #expect(!invite.standardError.contains("no store in"), "\(invite.standardError)")
+    }
 }

@@ -40,6 +40,11 @@ import Darwin
             defer { watch.killAndReap() }
             let revoke = try await corkd.admin(["revoke", "--user", "frank"])
             #expect(revoke.exit.isSuccess, "\(revoke.standardError)")
+            #expect(!revoke.standardError.contains("no token left"), "\(revoke.standardError)")
+            // A misspelt name revokes nothing, and says so.
+            let typo = try await corkd.admin(["revoke", "--user", "frnak"])
+            #expect(typo.exit.isSuccess && typo.standardOutput == "revoked 0 token(s) of frnak\n", "\(typo)")
+            #expect(typo.standardError.contains("corkd: frnak had no token left to revoke: no such user, or revoked already"), "\(typo.standardError)")
             let exit = await watch.waitForExit(timeout: .seconds(20))
             #expect(exit?.reason == .exit && exit?.status == 4, "\(exit?.description ?? "still running"); \(watch.standardError)")
             #expect(watch.standardError.contains("token_revoked"), "\(watch.standardError)")

@@ -140,7 +140,12 @@ struct AdminPoller {
             } else {
                 failure = await apply(command)
             }
-            if let failure { logger.warning("admin command not applied", metadata: ["command": "\(command)", "reason": "\(failure)"]) }
+            if let failure {
+                logger.warning("admin command not applied", metadata: ["command": "\(command)", "reason": "\(failure)"])
+            } else {
+                // An operator's trail of who was let in, given a role or revoked, and which boards changed.
+                logger.info("admin command applied", metadata: ["command": "\(command)"])
+            }
             failures.append(failure)
         }
         // Durable before anyone is told it is done (a failed commit rolls its ops back).

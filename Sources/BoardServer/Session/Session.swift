@@ -328,15 +328,22 @@ final class Session {
     private static func admit(
         _ hello: ClientMessage.Hello, context: SessionContext, outbox: Outbox, address: String, logger: Logger
     ) async -> HelloOutcome {
+        // Every login and refused login at info, with the peer's address (never the token): the trail an operator
+        // reads after an incident.
         switch await check(hello, context: context, outbox: outbox) {
         case .failure(let error):
+            logger.info("login refused", metadata: ["address": "\(address)", "code": "\(error.code.rawValue)", "reason": "\(error.message)"])
             if error.code == .authFailed {
                 await slowDownFailedLogin(context: context, address: address, logger: logger)
             }
             return .refused(error)
         case .success(let ref):
-            guard await context.directory.register(ref) else { return .full(ref) }
+            guard await context.directory.register(ref) else {
+                logger.info("login refused", metadata: ["address": "\(address)", "user": "\(ref.user)", "code": "server_full"])
+                return .full(ref)
+            }
             await context.directory.leftPreauth(address, outbox)
+            logger.info("logged in", metadata: ["address": "\(address)", "user": "\(ref.user)", "session": "\(ref.id)", "client": "\(ref.clientID)"])
             return .admitted(ref)
         }
     }

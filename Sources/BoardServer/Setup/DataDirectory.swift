@@ -68,8 +68,23 @@ public enum DataDirectory {
     public static func writabilityProblem(_ directory: URL) -> String? {
         guard access(directory.path, W_OK | X_OK) != 0 else { return nil }
         let reason = String(cString: strerror(errno))
-        return "the data directory \(directory.path) is not writable by this user (uid \(geteuid())): \(reason); "
-            + "corkd writes listen.json, owner.url and its marks there (chmod u+rwx it, or run corkd as its owner)"
+        return "the data directory \(directory.path) is not writable by this user (\(userName(geteuid()))): \(reason); "
+            + "corkd writes listen.json, owner.url and its marks there (\(ownershipAdvice(directory.path)))"
+    }
+
+    /// What to do about a path this process may not change: chown it when another user owns it, else chmod it.
+    static func ownershipAdvice(_ path: String) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "check that it exists" }
+        let me = geteuid()
+        guard info.st_uid != me else { return "chmod u+rw it" }
+        let recursive = (info.st_mode & S_IFMT) == S_IFDIR ? "-R " : ""
+        return "it belongs to \(userName(info.st_uid)): chown \(recursive)\(userName(me)) \(path), or run corkd as \(userName(info.st_uid))"
+    }
+
+    /// A user's name, or `uid N` when it has none.
+    static func userName(_ uid: uid_t) -> String {
+        getpwuid(uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(uid)"
     }
 
     /// Removes the group and other bits of `path` when any is set (a directory becomes 0700, a file 0600).

@@ -52,7 +52,7 @@ public struct ServerSetup: Sendable {
         // Every board and token hash is in here: nothing may be open to other local users.
         for correction in DataDirectory.secure(directory) {
             guard correction.failure == nil else {
-                throw ServerError(.configuration, "\(correction); fix it (chmod go= …) or run corkd as the owner")
+                throw ServerError(.configuration, "\(correction); \(DataDirectory.ownershipAdvice(correction.path))")
             }
             logger.warning("\(correction)")
         }
