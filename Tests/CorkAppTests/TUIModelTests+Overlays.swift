@@ -70,6 +70,10 @@ extension TUIModelTests {
         // The owner makes carol an editor: select her, press e.
         _ = model.update(Self.key(.character("G")))
         #expect(model.update(Self.key(.character("e"))) == [.submit(.setMember(user: "carol", role: .editor, name: nil))])
+        // Made an owner, carol is still the selected row: the next key is hers, not someone else's.
+        t.apply(.setMember(user: "carol", role: .owner, name: nil))
+        model.board = t.board
+        #expect(model.update(Self.key(.character("v"))) == [.submit(.setMember(user: "carol", role: .viewer, name: nil))])
         // Someone who is not an owner is told so, and nothing is sent.
         model.user = "bob"
         #expect(model.update(Self.key(.character("o"))).isEmpty)

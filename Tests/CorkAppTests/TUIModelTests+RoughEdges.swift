@@ -137,6 +137,44 @@ extension TUIModelTests {
         #expect(model.input.text == "/filter label:bug ")
     }
 
+    /// Ctrl-U in a filter opened with `/` clears the query, not `/filter ` with it: the next words were posted to
+    /// everyone as chat. Enter on the bare `/filter ` then clears the filter.
+    @Test func ctrlUInAFilterClearsTheQueryOnly() {
+        var model = Self.model()
+        _ = model.update(Self.key(.character("/")))
+        Self.type("label:bug", into: &model)
+        _ = model.update(Self.key(.enter))
+        _ = model.update(Self.key(.character("/")))
+        _ = model.update(Self.key(.character("u"), .ctrl))
+        #expect(model.input.text == "/filter ")
+        Self.type("due:overdue", into: &model)
+        #expect(model.update(Self.key(.enter)) == [], "nothing is sent")
+        #expect(model.filter?.text == "due:overdue")
+        _ = model.update(Self.key(.character("/")))
+        _ = model.update(Self.key(.character("u"), .ctrl))
+        _ = model.update(Self.key(.enter))
+        #expect(model.filter == nil)
+        // In a chat line Ctrl-U still clears it all.
+        _ = model.update(Self.key(.tab))
+        Self.type("typo", into: &model)
+        _ = model.update(Self.key(.character("u"), .ctrl))
+        #expect(model.input.text == "")
+    }
+
+    /// `/` on the board, then the name of a command without arguments (`members`): the command, not a filter that
+    /// empties the board, unless some card matches the word.
+    @Test func aCommandNameTypedAsAFilterRunsTheCommand() {
+        var model = Self.model()
+        _ = model.update(Self.key(.character("/")))
+        Self.type("members", into: &model)
+        _ = model.update(Self.key(.enter))
+        #expect(model.filter == nil)
+        #expect(model.overlay == .members, "\(String(describing: model.overlay))")
+        #expect(TUIModel.commandTypedAsFilter("/who") == "/who")
+        #expect(TUIModel.commandTypedAsFilter("members only") == nil)
+        #expect(TUIModel.commandTypedAsFilter("quit") == nil, "never a command that could end or change anything")
+    }
+
     /// `/filter` typed as a command in the input line stays there: a chat line typed next must not be read as board
     /// keys (`e` editing a title, `h` moving the selection). A query the parser refuses stays in the line to mend.
     @Test func aFilterTypedInTheInputLineKeepsTheFocusThere() {

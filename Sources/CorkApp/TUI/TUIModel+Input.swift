@@ -9,7 +9,9 @@ extension TUIModel {
             switch c {
             case "a": input.home()
             case "e": input.end()
-            case "u": input.set("")
+            // Refining a filter opened with `/`: the query goes, `/filter ` stays (Enter on it clears the filter),
+            // so the next words are not posted as chat.
+            case "u": input.set(filterFromBoard && input.text.hasPrefix("/filter ") ? "/filter " : "")
             case "w": input.deleteWord()
             default: break
             }
@@ -72,6 +74,16 @@ extension TUIModel {
             break
         }
         return []
+    }
+
+    /// A filter query that is only the name of a command without arguments (`members`, `/who`), as typed after `/`
+    /// on the board by someone who meant the command: the command (`/members`), or nil.
+    public static func commandTypedAsFilter(_ query: String) -> String? {
+        let word = query.hasPrefix("/") ? String(query.dropFirst()) : query
+        guard !word.isEmpty, !word.contains(" ") else { return nil }
+        let name = "/" + word.lowercased()
+        let bare: Set<String> = ["/milestones", "/members", "/inbox", "/who", "/help"]
+        return bare.contains(name) ? name : nil
     }
 
     mutating func submitInput(_ text: String, purpose: InputPurpose) -> [TUIEffect] {
@@ -206,6 +218,13 @@ extension TUIModel {
                 guard rest.isEmpty else { throw usage("\(name) [skip]") }
                 return undoKey(direction)
             case "/filter":
+                if filterFromBoard, let command = Self.commandTypedAsFilter(rest),
+                    !(board.cards.values.contains { !$0.archived && (try? Query.parse(rest))?.matches($0, in: board, context: QueryContext(today: today, me: user)) == true })
+                {
+                    // `/` from the board, then a command's name (`members`): that command, not an empty board.
+                    filterFromBoard = false
+                    return self.command(command)
+                }
                 if rest.isEmpty {
                     filter = nil
                     notice = "filter cleared"

@@ -10,14 +10,11 @@ extension TUIModel {
         return []
     }
 
-    /// The members as the overlay lists them: owners, editors, bots, viewers, each by user name.
+    /// The members as the overlay lists them: by user name, whatever their role, so that a role given with `o`, `e`,
+    /// `v` or `b` leaves the member on the selected row (sorted by role, they moved away from the cursor, and the
+    /// next key changed someone else's role).
     var memberRows: [Member] {
-        let order: [Role] = [.owner, .editor, .bot, .viewer]
-        return (board?.members.values.map { $0 } ?? []).sorted {
-            let a = order.firstIndex(of: $0.role) ?? 0
-            let b = order.firstIndex(of: $1.role) ?? 0
-            return a != b ? a < b : $0.id.rawValue < $1.id.rawValue
-        }
+        (board?.members.values.map { $0 } ?? []).sorted { $0.id.rawValue < $1.id.rawValue }
     }
 
     /// Whether `user` is online here, and away.
