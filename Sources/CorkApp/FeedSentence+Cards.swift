@@ -80,7 +80,7 @@ extension FeedSentence {
         let card = n.card
         if fields == ["description"] {
             guard let text = n.new("description"), !text.isEmpty else { return "cleared the description of \(card)" }
-            return "edited the description of \(card): \(FeedText.truncate(text, max: n.textMax))"
+            return "edited the description of \(card): \(FeedText.truncate(text, max: min(n.textMax, FeedSentence.descriptionMax)))"
         }
         if fields == ["due"] {
             if let due = n.new("due") { return "set the due date of \(card) to \(due)" }

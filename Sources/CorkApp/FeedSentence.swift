@@ -13,6 +13,10 @@ public enum FeedSentence {
     public static let titleMax = FeedText.titleMax
     /// Longest comment or chat text shown, in characters (the `…` included).
     public static let textMax = FeedText.textMax
+    /// Longest description text shown, in every feed (the `…` included): a description runs to 16 KiB, and the
+    /// full-screen feed, which shows chat and comments whole, would give a long one a screenful in everyone's feed.
+    /// The card's detail has the rest.
+    public static let descriptionMax = FeedText.textMax
 
     /// The sentence for `activity`, given the board after the change and, when known, the board before it.
     /// `textMax` cuts long comment, chat and description text with `…` (one line for `cork watch`); the full-screen
@@ -149,7 +153,7 @@ public enum FeedSentence {
         }
         if fields == ["description"] {
             guard let text = n.new("description"), !text.isEmpty else { return "cleared the description of milestone \(subject)" }
-            return "edited the description of milestone \(subject): \(FeedText.truncate(text, max: n.textMax))"
+            return "edited the description of milestone \(subject): \(FeedText.truncate(text, max: min(n.textMax, FeedSentence.descriptionMax)))"
         }
         var clauses: [String] = []
         if n.change("title") != nil { clauses.append("title \(quoted(n.old("title"))) → \(quoted(n.new("title")))") }

@@ -64,7 +64,12 @@ enum CardChange {
                         board: board.id, card: card, seq: seq, noop: noop ? true : nil, existing: existing ? true : nil)))
         } else {
             let column = board.column(card.column)?.name ?? card.column.rawValue
-            let suffix = noop ? " (no change)" : ""
+            var suffix = noop ? " (no change)" : ""
+            // A soft limit lets the card in; say so, as the feed does (a hard one would have refused it).
+            if !noop, verb == "moved" || verb == "added", let limit = board.column(card.column)?.wip {
+                let count = board.cards(in: card.column).count
+                if count > limit.limit { suffix += " (\(column) is over its WIP limit: \(count)/\(limit.limit))" }
+            }
             Output.line("\(verb) \(BoardText.cardLine(card, in: board, today: today)) — \(column)\(suffix)")
         }
     }

@@ -27,6 +27,12 @@ import Testing
             try await cork.ok(["add", "One", "--column", "review"])
             let refused = try await cork.fails(["add", "Two", "--column", "review"], with: 3)
             #expect(refused.contains("wip_limit:"), "\(refused)")
+            // A soft limit lets a card in, and the line says the column is over it.
+            try await cork.ok(["column", "wip", "review", "1"])
+            let over = try await cork.ok(["add", "Two", "--column", "review"])
+            #expect(over.hasSuffix("— Review (Review is over its WIP limit: 2/1)\n"), "\(over)")
+            let number = over.split(separator: " ").first { $0.hasPrefix("#") }.map(String.init) ?? "?"
+            try await cork.ok(["archive", number])
             #expect(try await cork.ok(["column", "wip", "review", "--none"]).hasPrefix("cleared the WIP limit of Review"))
             try await cork.fails(["column", "wip", "review", "3", "--hard", "--soft"], with: 2)
             try await cork.fails(["column", "wip", "review", "3", "--none"], with: 2)

@@ -232,6 +232,20 @@ import Testing
         #expect(chat.count == "<alice> ".count + FeedSentence.textMax)
     }
 
+    /// The full-screen feed shows chat and comments whole, but a long description is cut there too: a 5 KB one
+    /// took a screenful of everyone's feed.
+    @Test func aLongDescriptionIsCutEvenWhereChatIsShownWhole() {
+        var t = TestBoard.standard()
+        let long = (1...60).map { "Line \($0): lorem ipsum dolor sit amet" }.joined(separator: "\n")
+        guard let (edit, _) = t.apply(.editCard(EditCard(card: "c2", description: long))),
+            let (chat, _) = t.apply(.chat(text: String(repeating: "y", count: 400)))
+        else { return }
+        let line = FeedSentence.render(edit.activity, after: edit.board, textMax: .max)
+        #expect(line.hasPrefix("alice edited the description of #2 \"Write docs\": Line 1: lorem ipsum dolor sit amet Line 2:"), "\(line)")
+        #expect(line.hasSuffix("…") && line.count < 300, "\(line.count) characters")
+        #expect(FeedSentence.render(chat.activity, after: chat.board, textMax: .max).count > 400, "chat stays whole")
+    }
+
     /// The reducer never accepts escape sequences, but a feed line may come from an old or hostile server:
     /// the sentence still must not carry control characters to the terminal.
     @Test func controlCharactersNeverReachTheSentence() {

@@ -55,6 +55,14 @@ extension TUIModelTests {
         #expect(wip == [.submit(.setWIPLimit(column: "in-review", limit: WIPLimit(limit: 2, hard: true)))])
         Self.applied(wip, to: &t, model: &model)
         #expect(model.render().lines[0].contains("In review 0/2"))
+        // Again: the line starts empty, with the limit in the prompt, so `1` is 1, not 21; Enter alone changes nothing.
+        _ = model.update(Self.key(.character("w")))
+        #expect(model.input.text == "")
+        #expect(model.render().lines.contains { $0.contains("WIP limit of In review, now 2 hard (N [hard] | none):") })
+        Self.type("1", into: &model)
+        #expect(model.update(Self.key(.enter)) == [.submit(.setWIPLimit(column: "in-review", limit: WIPLimit(limit: 1, hard: false)))])
+        _ = model.update(Self.key(.character("w")))
+        #expect(model.update(Self.key(.enter)) == [])
 
         // x removes an empty column; a column with cards says why not, and sends nothing.
         #expect(model.update(Self.key(.character("x"))) == [.submit(.removeColumn(column: "in-review"))])

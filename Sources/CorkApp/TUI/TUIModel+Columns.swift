@@ -22,7 +22,8 @@ extension TUIModel {
         case (.character("a"), _):
             return startInput(.newColumn(index: column + 1), text: "")
         case (.character("w"), _), (.character("W"), _):
-            return startInput(.wipLimit(selected.id), text: selected.wip.map(TUIModel.wipText) ?? "")
+            // Empty, with the limit now in the prompt: a prefilled `2` took a typed `1 hard` as `21 hard`.
+            return startInput(.wipLimit(selected.id), text: "")
         case (.character("H"), _), (.left, true):
             return moveColumn(selected, to: column - 1)
         case (.character("L"), _), (.right, true):
@@ -105,6 +106,8 @@ extension TUIModel {
             column = min(index, columns.count)
             return [.submit(.addColumn(column: newColumnID(for: text), name: text, index: index))]
         case .wipLimit(let id):
+            // Nothing typed changes nothing (`none` clears the limit).
+            guard !text.isEmpty else { return [] }
             do {
                 return [.submit(try wipOp(text, column: id))]
             } catch {

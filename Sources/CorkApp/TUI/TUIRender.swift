@@ -380,7 +380,10 @@ extension TUIModel {
         case .comment(let card): prompt = "comment on #\(board?.cards[card]?.number ?? 0): "
         case .renameColumn(let column): prompt = "rename \(board?.column(column)?.name ?? column.rawValue): "
         case .newColumn: prompt = "new column: "
-        case .wipLimit(let column): prompt = "WIP limit of \(board?.column(column)?.name ?? column.rawValue) (N [hard] | none): "
+        case .wipLimit(let column):
+            let shown = board?.column(column)
+            let now = shown?.wip.map { "now \(TUIModel.wipText($0))" } ?? "none now"
+            prompt = "WIP limit of \(shown?.name ?? column.rawValue), \(now) (N [hard] | none): "
         case .checklistItem(let card): prompt = "checklist item on #\(board?.cards[card]?.number ?? 0): "
         case .newMilestone: prompt = "new milestone (TITLE [YYYY-MM-DD]): "
         case .newBoard: prompt = "new board (ID NAME): "
