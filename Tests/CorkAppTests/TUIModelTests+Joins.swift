@@ -36,7 +36,19 @@ extension TUIModelTests {
         Self.presence("bob", session: "s-b", joins: false, in: &model)
         Self.presence("bob", session: "s-b2", joins: true, in: &model)
         #expect(model.feed.count == before + 1)
-        #expect(model.feed.last?.text == "bob joined and left ×2 · carol joined")
+        // Told in order, ending with where bob is now: here (it read "joined and left" while he was online).
+        #expect(model.feed.last?.text == "bob joined, left and came back · carol joined")
+        Self.presence("carol", session: "s-c", joins: false, in: &model)
+        Self.presence("carol", session: "s-c2", joins: true, in: &model)
+        #expect(model.feed.last?.text == "bob joined, left and came back · carol joined, left and came back")
+        // Someone who was here before the line began, quits and starts again: here now, as the line ends.
+        var tally = PresenceTally()
+        tally.add("dave", joined: false)
+        tally.add("dave", joined: true)
+        tally.add("erin", joined: false)
+        tally.add("erin", joined: true)
+        tally.add("erin", joined: false)
+        #expect(tally.text == "dave left and came back · erin left, came back and left")
         #expect(model.unread == 1)
 
         // 500 one-shot commands: 500 lines of their own, and one line of comings and goings, kept at the bottom.
