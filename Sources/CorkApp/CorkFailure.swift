@@ -12,6 +12,9 @@ public struct CorkFailure: Error, Hashable, Sendable, CustomStringConvertible {
     /// Set when the server had no room for another session before it welcomed this one (`server_full`): nothing
     /// was sent, and the command may try again.
     public var serverFullBeforeWelcome = false
+    /// The server could not be reached at all (nothing listening, no route, no answer in time): a person starting
+    /// the full-screen board may wait for it to come back. Never set for a refusal (a token, a certificate).
+    public var unreachable = false
 
     /// Makes a failure.
     public init(_ exitCode: CorkExitCode, _ message: String) {
@@ -51,7 +54,10 @@ public struct CorkFailure: Error, Hashable, Sendable, CustomStringConvertible {
     /// exist (or that the user is not a member of) exit 5, a reject exit 3.
     public init(_ error: ClientError) {
         switch error.code {
-        case .cannotConnect, .tls:
+        case .cannotConnect:
+            self.init(.cannotConnect, error.message)
+            unreachable = true
+        case .tls:
             self.init(.cannotConnect, error.message)
         case .server:
             switch error.server?.code {

@@ -169,7 +169,9 @@ public struct CorkSession: Sendable {
         guard clientError.code == .timeout else { return error }
         var reason = "no welcome from the server in time"
         if case .reconnecting(_, let last) = await client.state, !last.isEmpty { reason += " (last attempt: \(last))" }
-        return CorkFailure(.cannotConnect, "\(reason): is corkd running there, and is that its client port?")
+        var failure = CorkFailure(.cannotConnect, "\(reason): is corkd running there, and is that its client port?")
+        failure.unreachable = true
+        return failure
     }
 
     /// Runs `body` (a whole connection); a server with no room for this user's session yet (`server_full`, e.g.

@@ -47,6 +47,31 @@ struct Cork: AsyncParsableCommand {
                     "cork: another cork has this board open with the same account; edits left queued when this one quits are not kept\n")
             }
         }
+        // A server that cannot be reached at the start (restarting, or not up yet) is waited for, as a running
+        // board waits for it; a refusal (a token, a certificate) still ends here.
+        var told = false
+        while true {
+            let failure: CorkFailure
+            do {
+                try await Self.openBoard(session)
+                return
+            } catch {
+                failure = error
+            }
+            guard failure.unreachable else { throw failure }
+            if !told {
+                let kept = session.journal.map { FileManager.default.fileExists(atPath: $0.path) } == true
+                    ? " Edits queued in an earlier run stay queued." : ""
+                Output.standardError(
+                    "cork: \(failure.message)\ncork: trying again every \(Int(Self.retry.components.seconds)) s until it answers (Ctrl-C stops).\(kept)\n")
+                told = true
+            }
+            try await Task.sleep(for: Self.retry)
+        }
+    }
+
+    /// Connects, waits for the board and runs the full-screen board on it until the person quits.
+    static func openBoard(_ session: CorkSession) async throws(CorkFailure) {
         try await session.withBoard { client, board in
             do {
                 try await TUIRunner(client: client).run(board: board)
@@ -55,4 +80,7 @@ struct Cork: AsyncParsableCommand {
             }
         }
     }
+
+    /// How often the full-screen board tries a server it could not reach at the start.
+    static let retry: Duration = .seconds(5)
 }

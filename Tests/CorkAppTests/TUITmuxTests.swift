@@ -181,6 +181,32 @@ import Glibc
 
     /// Ctrl-Z hands the terminal back to the shell like any full-screen program (the main screen, the cursor, the
     /// shell's line discipline), and `fg` brings the board back, redrawn and live.
+    /// Started while the server is down (a restart in the morning), the board waits for it and opens once it
+    /// answers; it had exited with 4 at once.
+    @Test func startedWhileTheServerIsDownItWaitsAndOpensTheBoardWhenItAnswers() async throws {
+        guard Self.tmuxInstalled else { return }
+        try await withCorkd { corkd in
+            let alice = try CorkProcess(corkd, url: nil, configName: "alice")
+            _ = try await alice.ok(["join", corkd.ownerURL])
+            _ = try await alice.ok(["add", "Fix login"])
+            let port = corkd.port
+            _ = try await corkd.terminate()
+            let tmux = try Tmux(logDirectory: corkd.logDirectory)
+            defer { tmux.kill() }
+            let command = try Unprivileged.shellCommand(
+                CorkProcess.executable, [],
+                environment: ["XDG_CONFIG_HOME": alice.configHome.path, "HOME": corkd.root.path, "TERM": "xterm-256color"])
+            try await tmux.run(["new-session", "-d", "-s", "D", "-x", "100", "-y", "30", "sh", "-c", command + "; echo exited $?; sleep 60"])
+            let waiting = try await tmux.waitFor("until it answers (Ctrl-C stops)", in: "D")
+            #expect(waiting.contains("cannot connect to 127.0.0.1:\(port)"), "\(waiting)")
+            #expect(!waiting.contains("exited"), "\(waiting)")
+            try await corkd.restart(options: ["--port", "\(port)"])
+            try await tmux.waitFor("#1 Fix login", in: "D", timeout: .seconds(30))
+            try await tmux.keys("D", "q")
+            try await tmux.waitFor("exited 0", in: "D")
+        }
+    }
+
     @Test func ctrlZSuspendsToTheShellAndFgBringsTheBoardBack() async throws {
         guard Self.tmuxInstalled else { return }
         try await withCorkd { corkd in

@@ -181,7 +181,10 @@ extension TUIModel {
     mutating func quitKey() -> [TUIEffect] {
         if pendingCount > 0 && !confirmingQuit {
             confirmingQuit = true
-            notice = "\(pendingCount) op\(pendingCount == 1 ? "" : "s") not yet confirmed; press q again to quit anyway"
+            let ops = "\(pendingCount) op\(pendingCount == 1 ? "" : "s")"
+            notice = journalKept
+                ? "\(ops) not yet confirmed, kept and sent at the next start; press q again to quit"
+                : "\(ops) not yet confirmed and lost on quitting (another cork keeps this board's queue); press q again to quit anyway"
             return []
         }
         return [.quit]

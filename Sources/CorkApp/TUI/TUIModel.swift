@@ -102,6 +102,9 @@ public struct TUIModel: Sendable {
     /// move among the cards it shows); one typed as a command in the input line stays there, so the next thing typed
     /// is not read as board keys.
     public var filterFromBoard = false
+    /// Whether ops still queued when the person quits are kept for the next start (a journal file, which another
+    /// cork of the same account on the board may hold instead).
+    public var journalKept = false
     /// The title a title edit began from: when someone else renames the card meanwhile, Enter warns once instead of
     /// replacing their title unseen.
     public var titleEditBase: String?

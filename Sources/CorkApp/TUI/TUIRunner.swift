@@ -51,6 +51,7 @@ public struct TUIRunner {
         }
         let size = terminal.size() ?? TerminalSize(width: 80, height: 24)
         var model = TUIModel(boardID: board.id, width: size.width, height: size.height, today: CardOps.utcToday)
+        model.journalKept = client.configuration.journal != nil
         // As any later size: a terminal too small for the board is laid out at the minimum and asks for more room.
         _ = model.update(.resize(width: size.width, height: size.height))
         model.board = board
