@@ -240,10 +240,12 @@ public struct BoardServer: Service {
                 }
             }
         } catch {
-            if Task.isShuttingDownGracefully { return nil }
+            // Cancelled: the process is stopping for another reason (a listener beside this one could not start),
+            // which it reports itself.
+            if Task.isShuttingDownGracefully || Task.isCancelled || error is CancellationError { return nil }
             return ServerError(.network, "the listener stopped accepting: \(error)")
         }
-        if Task.isShuttingDownGracefully { return nil }
+        if Task.isShuttingDownGracefully || Task.isCancelled { return nil }
         return ServerError(.network, "the listener closed without a shutdown being asked for")
     }
 }
@@ -254,13 +256,14 @@ extension BoardServer {
         Lines.error(WireError(.slowConsumer, "the outbox passed \(limits.outboxBytes) bytes or a write stalled; resume from your seq"))
     }
 
-    /// A failed bind in words (NIO's own text is `bind(descriptor:ptr:bytes:): … (errno: 98)`).
-    static func describeBindFailure(_ error: any Error) -> String {
+    /// A failed bind in words (NIO's own text is `bind(descriptor:ptr:bytes:): … (errno: 98)`); `portOption` is the
+    /// option that chooses the port (`--port`, `--web-port`), `hostOption` the one that chooses the address.
+    public static func describeBindFailure(_ error: any Error, portOption: String = "--port", hostOption: String = "--host") -> String {
         guard let io = error as? IOError else { return "\(error)" }
         switch io.errnoCode {
-        case EADDRINUSE: return "the address is in use (another corkd, or another program, listens there; --port chooses another)"
+        case EADDRINUSE: return "the address is in use (another corkd, or another program, listens there; \(portOption) chooses another)"
         case EACCES: return "permission denied (a port below 1024 needs privileges this user does not have)"
-        case EADDRNOTAVAIL: return "this machine has no such address (--host must be one of its addresses, or 0.0.0.0)"
+        case EADDRNOTAVAIL: return "this machine has no such address (\(hostOption) must be one of its addresses, or 0.0.0.0)"
         default: return String(cString: strerror(io.errnoCode))
         }
     }

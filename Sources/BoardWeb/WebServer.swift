@@ -92,7 +92,9 @@ public struct WebServer: Service {
         do {
             listener = try await bind()
         } catch {
-            throw WebError("cannot listen for the web page on \(configuration.host):\(configuration.port): \(error)")
+            throw WebError(
+                "cannot listen for the web page on \(configuration.host):\(configuration.port): "
+                    + BoardServer.describeBindFailure(error, portOption: "--web-port", hostOption: "--web-host"))
         }
         if let address = listener.channel.localAddress { await onListening(address) }
         logger.info("web page listening", metadata: ["address": "\(listener.channel.localAddress?.description ?? "?")"])

@@ -51,6 +51,20 @@ import Darwin
             #expect(said.contains("cannot listen on 127.0.0.1:\(first.port): the address is in use"), "\(said)")
             #expect(said.contains("corkd: refusing to serve."), "\(said)")
             #expect(!said.contains("CancellationError"), "\(said)")
+            // The web page's port taken: named in the same words, and the services that had started stop without
+            // warnings about a store they could not read.
+            guard let webPort = first.webPort else { return }
+            let web = try await SpawnedProcess.run(
+                CorkdProcess.executable,
+                ["serve", "--data-dir", second.dataDirectory.path, "--host", "127.0.0.1", "--port", "0", "--web-port", "\(webPort)"],
+                logDirectory: second.logDirectory, name: "busy-web-port", unprivileged: true)
+            #expect(web.exit.reason == .exit && web.exit.status == 2, "\(web.exit)")
+            let webSaid = web.standardError
+            #expect(webSaid.contains("cannot listen for the web page on 127.0.0.1:\(webPort): the address is in use"), "\(webSaid)")
+            #expect(webSaid.contains("--web-port chooses another"), "\(webSaid)")
+            for noise in ["bind(descriptor", "CancellationError", "cannot read the", "the listener failed"] {
+                #expect(!webSaid.contains(noise), "\(noise): \(webSaid)")
+            }
         }
     }
 

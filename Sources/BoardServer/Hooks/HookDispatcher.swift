@@ -86,7 +86,8 @@ struct HookDispatcher {
         do {
             hooks = try await store.hooks(board: nil)
         } catch {
-            logger.warning("cannot read the webhooks; trying again", metadata: ["error": "\(error)"])
+            // Cancelled: corkd is stopping (another listener failed to start, say), not a store in trouble.
+            if !Task.isCancelled { logger.warning("cannot read the webhooks; trying again", metadata: ["error": "\(error)"]) }
             return
         }
         signals.hooksRead(any: !hooks.isEmpty)

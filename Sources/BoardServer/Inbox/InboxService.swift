@@ -238,7 +238,9 @@ struct InboxService {
             window = InboxPushWindow(newest: try await store.newestInboxID(), shared: shared != nil)
         } catch {
             window = InboxPushWindow(newest: 0, shared: shared != nil)
-            logger.warning("cannot read the inbox; new entries are sent from the next look", metadata: ["error": "\(error)"])
+            if !Task.isCancelled {
+                logger.warning("cannot read the inbox; new entries are sent from the next look", metadata: ["error": "\(error)"])
+            }
         }
         let (looks, bell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await withDiscardingTaskGroup { group in
