@@ -48,7 +48,10 @@ struct ConfigCommand: ParsableCommand {
                 serve = try Serve.parse(arguments + serveOptions)
                 var configuration = ServerConfiguration()
                 try serve.checkOptions(into: &configuration)
-                try serve.checkFiles()
+                // Run as root on a data directory another user owns (the service's): files are checked as that user
+                // would read them too, since root reads everything.
+                let problems = serve.fileProblems(readableBy: Self.serviceUser(of: serve.data.url))
+                if !problems.isEmpty { throw CorkdExit.usage(problems.joined(separator: "\ncorkd: ")) }
                 if let problem = Self.dataDirectoryProblem(serve.data.url, given: serve.data.dataDirectory) { throw CorkdExit.usage(problem) }
             } catch let exit as ExitCode {
                 // The problem itself is on stderr already.
@@ -74,6 +77,14 @@ struct ConfigCommand: ParsableCommand {
             guard !FileManager.default.isWritableFile(atPath: folder.path) else { return nil }
             let what = folder == directory.standardizedFileURL ? "cannot write in it" : "cannot make it in \(folder.path)"
             return "data_dir (--data-dir, CORKD_DATA_DIR) \(directory.path): this user \(what); run config check as the user corkd runs as"
+        }
+
+        /// The user that owns `directory`, when this process is root and the directory exists and is someone
+        /// else's: the user the service runs as.
+        static func serviceUser(of directory: URL) -> (uid: uid_t, gid: gid_t, name: String)? {
+            var info = stat()
+            guard geteuid() == 0, stat(directory.path, &info) == 0, info.st_uid != 0, let entry = getpwuid(info.st_uid) else { return nil }
+            return (info.st_uid, entry.pointee.pw_gid, String(cString: entry.pointee.pw_name))
         }
 
         static let summary = "corkd: the configuration has a problem; nothing was started (exit 2)\n"

@@ -145,15 +145,29 @@ struct Serve: AsyncParsableCommand {
     /// Whether the files the settings name are there, checked before anything is made in the data directory and by
     /// `config check` (a reload names a changed one as needing a restart instead).
     func checkFiles() throws {
+        let problems = fileProblems(readableBy: nil)
+        if !problems.isEmpty { throw CorkdExit.usage(problems.joined(separator: "\ncorkd: ")) }
+    }
+
+    /// The files the settings name that cannot be read: by this process, or (`readableBy`) by that user as well, the
+    /// one the service runs as. Every one, not the first.
+    func fileProblems(readableBy service: (uid: uid_t, gid: gid_t, name: String)?) -> [String] {
+        var problems: [String] = []
         for (option, key, path) in [
             ("--cert", "server.cert", cert), ("--key", "server.key", key), ("--web-key", "web.key", web.disabled ? nil : web.keyFile),
         ] {
-            if let path, !FileManager.default.isReadableFile(atPath: path) {
-                // Named every way it can be given: the flag, the file's key and the environment's variable.
-                let variable = ConfigKey.all.first { $0.name == key }?.environmentName ?? ""
-                throw CorkdExit.usage("\(option) (\(key), \(variable)) \(path): no such file, or this user cannot read it")
+            guard let path else { continue }
+            // Named every way it can be given: the flag, the file's key and the environment's variable.
+            let variable = ConfigKey.all.first { $0.name == key }?.environmentName ?? ""
+            if !FileManager.default.isReadableFile(atPath: path) {
+                problems.append("\(option) (\(key), \(variable)) \(path): no such file, or this user cannot read it")
+            } else if let service, !FileAccess.readable(path, uid: service.uid, gid: service.gid, user: service.name) {
+                problems.append(
+                    "\(option) (\(key), \(variable)) \(path): \(service.name), who owns the data directory and serves from it, "
+                        + "cannot read it (chgrp \(service.name) it and chmod g+r, or chown \(service.name) it)")
             }
         }
+        return problems
     }
 
     /// The program `command` runs (its first word after any `NAME=value`, as `/bin/sh -c` runs it) when it cannot

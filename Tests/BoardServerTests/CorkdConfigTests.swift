@@ -29,6 +29,41 @@ import Testing
             name: "config-check", environment: environment, unprivileged: true)
     }
 
+    /// `config check` names every file that cannot be read, not the first; and run as root (as the packaging's
+    /// docs run it) on a data directory the service's user owns, it checks the files as that user reads them: a
+    /// key only root can read passed, and the service then refused to start.
+    @Test(.enabled(if: Unprivileged.isActive, "needs root and the nobody user"))
+    func asRootItChecksTheFilesAsTheServicesUserReadsThem() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let both = try await SpawnedProcess.run(
+            CorkdProcess.executable,
+            ["config", "check", "--config", "/dev/null", "--cert", "/nonexistent/cert.pem", "--key", "/nonexistent/key.pem"],
+            logDirectory: corkd.logDirectory, name: "config-check-missing", environment: Self.environment())
+        #expect(both.exit.status == 2, "\(both.exit)")
+        #expect(both.standardError.contains("--cert (server.cert, CORKD_SERVER_CERT) /nonexistent/cert.pem"), "\(both.standardError)")
+        #expect(both.standardError.contains("--key (server.key, CORKD_SERVER_KEY) /nonexistent/key.pem"), "\(both.standardError)")
+
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("service-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        chmod(root.path, 0o755)
+        try Unprivileged.handOver(data)
+        let cert = root.appendingPathComponent("cert.pem").path
+        let key = root.appendingPathComponent("key.pem").path
+        try "certificate".write(toFile: cert, atomically: true, encoding: .utf8)
+        try "key".write(toFile: key, atomically: true, encoding: .utf8)
+        chmod(cert, 0o644)
+        chmod(key, 0o600)
+        let options = ["config", "check", "--config", "/dev/null", "--data-dir", data.path, "--cert", cert, "--key", key]
+        let asRoot = try await SpawnedProcess.run(
+            CorkdProcess.executable, options, logDirectory: corkd.logDirectory, name: "config-check-root", environment: Self.environment())
+        #expect(asRoot.exit.status == 2, "\(asRoot.exit): \(asRoot.standardError)")
+        #expect(asRoot.standardError.contains("\(key): nobody, who owns the data directory and serves from it, cannot read it"), "\(asRoot.standardError)")
+        #expect(!asRoot.standardError.contains("\(cert):"), "\(asRoot.standardError)")
+    }
+
     @Test func aMisspeltKeyIsNamedWithItsLineAndSuggestion() async throws {
         let corkd = try CorkdProcess()
         defer { corkd.cleanup() }
