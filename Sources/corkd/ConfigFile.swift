@@ -53,7 +53,16 @@ enum ConfigFile {
     static func locate(arguments: [String], environment: [String: String]) -> (path: String, explicit: Bool)? {
         if let path = optionValue("--config", in: arguments) { return (path, true) }
         if let path = environment["CORKD_CONFIG"], !path.isEmpty { return (path, true) }
-        if FileManager.default.fileExists(atPath: defaultPath) { return (defaultPath, false) }
+        if FileManager.default.fileExists(atPath: defaultPath) {
+            // The installed service's file (root:corkd 0640): a user trying corkd in their own directory on that
+            // machine is not refused for it; the service and its admin commands (root, corkd) read it.
+            guard FileManager.default.isReadableFile(atPath: defaultPath) else {
+                Console.error(
+                    "corkd: \(defaultPath) is there but this user cannot read it (the installed service's); reading no configuration file (--config FILE reads one)\n")
+                return nil
+            }
+            return (defaultPath, false)
+        }
         return nil
     }
 
