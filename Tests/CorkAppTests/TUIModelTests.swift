@@ -102,7 +102,21 @@ import Testing
         _ = board.apply(.archiveCard(card: "k1"), context: ApplyContext(actor: "bob", role: .owner, now: Timestamp(milliseconds: 0), seq: 99))
         _ = model.update(.client(.board(BoardUpdate(board: board, cause: .deltas, changedByOthers: ["k1"]))))
         #expect(model.carry == nil)
+        // Said with the card's number and title: the drag silently vanished, and the Enter meant as the drop opened
+        // another card.
+        #expect(model.notice == "#1 \"Fix login\" was archived while you carried it; nothing was moved", "\(model.notice ?? "")")
         #expect(model.update(Self.key(.enter)) == [.presence(.viewing, card: "k2"), .fetchHistory("k2")])
+    }
+
+    @Test func aTitleBeingTypedForACardSomeoneArchivesSaysSo() {
+        var model = Self.model()
+        _ = model.update(Self.key(.character("e")))
+        Self.type(" v2", into: &model)
+        var board = model.board!
+        _ = board.apply(.archiveCard(card: "k1"), context: ApplyContext(actor: "bob", role: .owner, now: Timestamp(milliseconds: 0), seq: 99))
+        _ = model.update(.client(.board(BoardUpdate(board: board, cause: .deltas, changedByOthers: ["k1"]))))
+        #expect(model.notice == "#1 was archived while you typed: Enter still saves it to the archived card, Esc drops it", "\(model.notice ?? "")")
+        #expect(model.input.text.hasSuffix(" v2"), "the title typed stays")
     }
 
     // MARK: - Other keys

@@ -116,9 +116,16 @@ extension TUIModel {
             }
             for card in update.changedByOthers { highlights[card] = tick + TUIModel.highlightTicks }
             let carryLost = carry != nil && (carried == nil || carried?.archived == true)
-            if carryLost {
-                carry = nil
+            if carryLost, let lost = carry.flatMap({ previous?.cards[$0.card] }) {
+                // Said with the card, so that the Enter meant as the drop is not taken for the card selected now.
+                notice = "#\(lost.number) \(FeedText.quotedTitle(lost.title)) was \(carried == nil ? "removed" : "archived") while you carried it; nothing was moved"
+            } else if carryLost {
                 notice = "the card you carried is gone"
+            }
+            if carryLost { carry = nil }
+            // Typing about a card someone archived meanwhile: said while the line is still open.
+            if let card = cardBeingTyped, previous?.cards[card]?.archived == false, let now = update.board.cards[card], now.archived {
+                notice = "#\(now.number) was archived while you typed: Enter still saves it to the archived card, Esc drops it"
             }
             marked = marked.filter { update.board.cards[$0].map { !$0.archived } ?? false }
             clampSelection()

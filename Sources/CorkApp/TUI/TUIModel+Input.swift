@@ -76,6 +76,14 @@ extension TUIModel {
         return []
     }
 
+    /// The card the input line is typing about (its title, a comment, a checklist item), if any.
+    var cardBeingTyped: CardID? {
+        switch purpose {
+        case .editTitle(let card), .comment(let card), .checklistItem(let card): card
+        default: nil
+        }
+    }
+
     /// A filter query that is only the name of a command without arguments (`members`, `/who`), as typed after `/`
     /// on the board by someone who meant the command: the command (`/members`), or nil.
     public static func commandTypedAsFilter(_ query: String) -> String? {
