@@ -47,7 +47,15 @@ extension TUIModelTests {
         #expect(Self.completing("/board cr", in: model).input.text == "/board create ")
         #expect(Self.enter("/board create q3 Q3 planning", into: &model) == [.createBoard("q3", name: "Q3 planning")])
         #expect(Self.enter("/board create Roadmap", into: &model) == [.createBoard("roadmap", name: "Roadmap")])
+        // A name of two words is a name (it made the board `Ops` named `rota`); a lower-case first word is an id.
+        #expect(Self.enter("/board create Ops rota", into: &model) == [.createBoard("ops-rota", name: "Ops rota")])
+        #expect(Self.enter("/board create ops_2 Ops rota", into: &model) == [.createBoard("ops_2", name: "Ops rota")])
         #expect(Self.enter("/board ops", into: &model) == [.switchBoard("ops")])
+        var fresh = Self.model()
+        _ = Self.enter("/board create ops_3 Ops", into: &fresh)
+        #expect(fresh.notice == "creating board ops_3…")
+        _ = fresh.update(.boardCreated("ops_3"))
+        #expect(fresh.notice == nil, "the notice 'creating board …' ends with the creation")
     }
 
     @Test func membersShowRolesAndWhoIsOnlineAndTheOwnerChangesRoles() throws {

@@ -35,7 +35,10 @@ extension TUIModel {
     mutating func createBoard(_ text: String) -> [TUIEffect] {
         let words = text.split(separator: " ").map(String.init)
         guard let first = words.first else { return [] }
-        let named = words.count > 1 ? BoardID(validating: first) : nil
+        // `ops Ops rota`: an id, then the name. A first word with capitals or other characters than an id's
+        // lower-case letters, digits, - and _ (`Ops rota`) is part of the name, whose slug becomes the id.
+        let idLike = first.allSatisfy { ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" || $0 == "_" }
+        let named = words.count > 1 && idLike ? BoardID(validating: first) : nil
         let name = named == nil ? text : words.dropFirst().joined(separator: " ")
         guard let id = named ?? BoardSlug.id(for: text) else {
             notice = "a board needs an id: ID NAME (letters, digits, - and _)"

@@ -60,6 +60,7 @@ extension TUIModel {
             return []
         case .boardCreated(let id):
             boardList = nil
+            if notice?.hasPrefix("creating board ") == true { notice = nil }
             post(FeedEntry("created board \(id)", kind: .info))
             switchBoard(to: id)
             return [.switchBoard(id)]
