@@ -5,6 +5,7 @@ import BoardStore
 import BoardTransport
 import BoardWeb
 import BoardWire
+import BuildInfo
 import Foundation
 import Logging
 import NIOPosix
@@ -182,6 +183,8 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let logger = data.logger("corkd")
+        // Which build is running: after an upgrade in place, the log says whether the new one started.
+        logger.info("starting \(BuildInfo.versionLine("corkd"))", metadata: ["pid": "\(getpid())"])
         var configuration = ServerConfiguration()
         try checkOptions(into: &configuration)
         try checkFiles()
