@@ -7,6 +7,25 @@ import Testing
 
 /// The card detail (Enter): the card in full and its history, fetched when it opens and kept current live.
 extension TUIModelTests {
+    /// A comment typed from the detail is posted and the detail stays open, where it shows up; it closed, and the
+    /// next Enter could open another card.
+    @Test func aCommentFromTheDetailKeepsTheDetailOpen() {
+        var model = Self.model()
+        _ = model.update(Self.key(.enter))
+        #expect(model.overlay == .detail("k1"))
+        _ = model.update(Self.key(.character("c")))
+        #expect(model.focus == .input)
+        Self.type("looks good", into: &model)
+        let sent = model.update(Self.key(.enter))
+        #expect(sent.count == 1)
+        if case .submit(.addComment(let card, _, let text))? = sent.first {
+            #expect(card == "k1" && text == "looks good")
+        } else {
+            Issue.record("\(sent)")
+        }
+        #expect(model.overlay == .detail("k1"), "\(String(describing: model.overlay))")
+    }
+
     @Test func theCardDetailFetchesTheCardsHistoryAndShowsItAsSentences() {
         var t = Self.testBoard()
         t.apply(.editCard(EditCard(card: "k1", title: "Fix the login")), as: "bob")

@@ -184,14 +184,14 @@ import Testing
         var model = Self.model()
         _ = model.update(.pending(2))
         #expect(model.update(Self.key(.character("q"))).isEmpty)
-        #expect(model.notice == "2 ops not yet confirmed and lost on quitting (another cork keeps this board's queue); press q again to quit anyway")
+        #expect(model.notice == "press q again to quit anyway (2 ops not yet confirmed, lost on quitting: another cork keeps this board's queue)")
         #expect(model.update(Self.key(.character("q"))) == [.quit])
         // With the journal, quitting loses none, and the notice says so (it read as if they would be lost).
         var kept = Self.model()
         kept.journalKept = true
         _ = kept.update(.pending(1))
         _ = kept.update(Self.key(.character("q")))
-        #expect(kept.notice == "1 op not yet confirmed, kept and sent at the next start; press q again to quit")
+        #expect(kept.notice == "press q again to quit (1 op not yet confirmed: kept, and sent at the next start)")
     }
 
     @Test func aDescriptionConflictOffersKeepTheirsOrMerge() {

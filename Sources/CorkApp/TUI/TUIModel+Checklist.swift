@@ -9,7 +9,7 @@ extension TUIModel {
         let shift = event.modifiers.contains(.shift)
         switch (event.key, shift) {
         case (.character("c"), _):
-            overlay = nil
+            // The detail stays open, as for a checklist item: the comment shows up in it, in context.
             return startInput(.comment(id), text: "")
         case (.character("E"), _):
             overlay = nil

@@ -182,9 +182,10 @@ extension TUIModel {
         if pendingCount > 0 && !confirmingQuit {
             confirmingQuit = true
             let ops = "\(pendingCount) op\(pendingCount == 1 ? "" : "s")"
+            // What to press first: a narrow status line cuts the end.
             notice = journalKept
-                ? "\(ops) not yet confirmed, kept and sent at the next start; press q again to quit"
-                : "\(ops) not yet confirmed and lost on quitting (another cork keeps this board's queue); press q again to quit anyway"
+                ? "press q again to quit (\(ops) not yet confirmed: kept, and sent at the next start)"
+                : "press q again to quit anyway (\(ops) not yet confirmed, lost on quitting: another cork keeps this board's queue)"
             return []
         }
         return [.quit]
