@@ -117,6 +117,9 @@ extension TUIModelTests {
         _ = model.update(Self.key(.escape))
         #expect(model.focus == .board)
         #expect(model.notice?.contains("draft kept") == true)
+        // Once the notice is gone, the empty input line still says there is a draft (it grew unseen, typed over).
+        _ = model.update(Self.key(.character("j")))
+        #expect(model.render().lines.contains { $0.contains("a draft is kept: : brings it back") })
         _ = model.update(Self.key(.character(":")))
         #expect(model.focus == .input)
         #expect(model.input.text == "half a thought")

@@ -20,6 +20,7 @@ extension TUIModel {
         "q  quit (asks again while ops are queued)       Esc or ? closes this help",
         "",
         "Input line: plain text is chat; Tab completes commands, #cards, columns, labels, users (again: the next one).",
+        "Esc leaves it, keeping a half-typed line as a draft; : brings the draft back.",
         "CARD is #12, 12 or ref:ID; left out, it is the selected card.",
     ] + SlashCommand.all.map { "  \($0.usage)  \($0.summary)" }
 

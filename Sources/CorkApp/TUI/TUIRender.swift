@@ -406,7 +406,9 @@ extension TUIModel {
         if focus == .input {
             screen.cursor = Position(x: min(width - 1, used + beforeWidth - skip), y: y)
         } else if input.text.isEmpty {
-            screen.write("Tab: feed/input · ?: keys · /: filter", x: used, y: y, style: Style(attributes: .dim), maxWidth: room)
+            // A draft kept with Esc is said, or it is easy to forget and type over.
+            let hint = draft == nil ? "Tab: feed/input · ?: keys · /: filter" : "a draft is kept: : brings it back · ?: keys"
+            screen.write(hint, x: used, y: y, style: Style(attributes: .dim), maxWidth: room)
         }
     }
 
