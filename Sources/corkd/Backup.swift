@@ -25,6 +25,7 @@ struct Backup: AsyncParsableCommand {
             throw CorkdExit.usage("corkd backup copies the SQLite store; back a PostgreSQL store up with pg_dump (deploy/postgres/README.md)")
         }
         let directory = data.url
+        if let problem = DataDirectory.enterProblem(directory) { throw CorkdExit.usage(problem) }
         guard FileManager.default.fileExists(atPath: directory.appendingPathComponent(SQLiteStore.fileName).path) else {
             throw CorkdExit.usage("no store in \(directory.path) (\(SQLiteStore.fileName) is missing)")
         }

@@ -38,6 +38,7 @@ struct MigrateStore: AsyncParsableCommand {
         }
         guard case .postgres(let target) = location else { throw CorkdExit.usage("--to must be a postgres:// URL") }
         let directory = URL(fileURLWithPath: from)
+        if let problem = DataDirectory.enterProblem(directory) { throw CorkdExit.usage(problem) }
         guard FileManager.default.fileExists(atPath: directory.appendingPathComponent(SQLiteStore.fileName).path) else {
             throw CorkdExit.usage("no store in \(directory.path) (\(SQLiteStore.fileName) is missing)")
         }

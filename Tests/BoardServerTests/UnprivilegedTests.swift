@@ -80,7 +80,12 @@ import Glibc
             CorkdProcess.executable, ["invite", "--data-dir", data.path, "--user", "alice", "--config", "/dev/null"],
             logDirectory: logs, name: "corkd-rootowned-invite", unprivileged: true)
         #expect(invite.exit.status == 1, "\(invite.exit): \(invite.standardError)")
-        #expect(invite.standardError.contains("cannot open \(data.path) as nobody"), "\(invite.standardError)")
+        #expect(invite.standardError.contains("cannot open \(data.path) as nobody: Permission denied"), "\(invite.standardError)")
         #expect(!invite.standardError.contains("no store in"), "\(invite.standardError)")
+        let backup = try await SpawnedProcess.run(
+            CorkdProcess.executable,
+            ["backup", "--data-dir", data.path, "--to", logs.appendingPathComponent("copy.sqlite").path, "--config", "/dev/null"],
+            logDirectory: logs, name: "corkd-rootowned-backup", unprivileged: true)
+        #expect(backup.standardError.contains("cannot open \(data.path) as nobody: Permission denied"), "\(backup.standardError)")
     }
 }

@@ -34,12 +34,7 @@ public struct Administration: Sendable {
         let firstStartNeeded = "start corkd there once first; the first start creates the store, the board main and its owner"
         if location == .dataDirectory {
             // A directory this user may not enter hides the store: say so, not that there is none.
-            if FileManager.default.fileExists(atPath: directory.path), access(directory.path, X_OK) != 0 {
-                throw AdminFailure(
-                    .failed,
-                    "cannot open \(directory.path) as \(DataDirectory.userName(geteuid())): \(String(cString: strerror(errno))); "
-                        + DataDirectory.ownershipAdvice(directory.path))
-            }
+            if let problem = DataDirectory.enterProblem(directory) { throw AdminFailure(.failed, problem) }
             let file = directory.appendingPathComponent(SQLiteStore.fileName).path
             guard FileManager.default.fileExists(atPath: file) else {
                 throw AdminFailure(

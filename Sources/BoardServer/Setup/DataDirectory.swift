@@ -72,8 +72,17 @@ public enum DataDirectory {
             + "corkd writes listen.json, owner.url and its marks there (\(ownershipAdvice(directory.path)))"
     }
 
+    /// Why this process cannot enter `directory`, which exists, with what to do; nil when it can (or it is not
+    /// there). Said before "no store": a store in a folder this user may not enter is hidden, not missing.
+    public static func enterProblem(_ directory: URL) -> String? {
+        guard FileManager.default.fileExists(atPath: directory.path) else { return nil }
+        guard access(directory.path, X_OK) != 0 else { return nil }
+        let reason = String(cString: strerror(errno))
+        return "cannot open \(directory.path) as \(userName(geteuid())): \(reason); \(ownershipAdvice(directory.path))"
+    }
+
     /// What to do about a path this process may not change: chown it when another user owns it, else chmod it.
-    static func ownershipAdvice(_ path: String) -> String {
+    public static func ownershipAdvice(_ path: String) -> String {
         var info = stat()
         guard stat(path, &info) == 0 else { return "check that it exists" }
         let me = geteuid()
@@ -83,7 +92,7 @@ public enum DataDirectory {
     }
 
     /// A user's name, or `uid N` when it has none.
-    static func userName(_ uid: uid_t) -> String {
+    public static func userName(_ uid: uid_t) -> String {
         getpwuid(uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(uid)"
     }
 
