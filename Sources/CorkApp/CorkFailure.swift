@@ -57,6 +57,12 @@ public struct CorkFailure: Error, Hashable, Sendable, CustomStringConvertible {
         case .cannotConnect:
             self.init(.cannotConnect, error.message)
             unreachable = true
+        case .tls where error.message.hasSuffix("does not match the pinned fingerprint"):
+            // What to do next, as SSH says it: the pin is cork's, kept in known_hosts.
+            self.init(
+                .cannotConnect,
+                error.message + " (someone may be intercepting the connection; if the server's certificate was replaced, "
+                    + "remove its line from known_hosts in cork's config directory, ~/.config/cork, and join with a new invite URL)")
         case .tls:
             self.init(.cannotConnect, error.message)
         case .server:

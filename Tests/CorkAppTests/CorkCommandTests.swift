@@ -46,6 +46,12 @@ import Darwin
             let refused = try await cork.fails(["show"], with: 4, url: .some(forged.description))
             #expect(refused.contains("known_hosts") && refused.contains("is known with fingerprint"), "\(refused)")
             try await cork.fails(["join", forged.description], with: 4)
+            // Without the known fingerprint (another machine), the server's certificate is refused at the handshake,
+            // and the refusal says what to do.
+            let stranger = try CorkProcess(corkd, url: nil, configName: "stranger")
+            let mismatch = try await stranger.fails(["show"], with: 4, url: .some(forged.description))
+            #expect(mismatch.contains("does not match the pinned fingerprint (someone may be intercepting the connection;"), "\(mismatch)")
+            #expect(mismatch.contains("remove its line from known_hosts"), "\(mismatch)")
             // join with a URL that does not work: exit 4, and the profile is unchanged.
             var badToken = try #require(InviteURL(corkd.ownerURL))
             badToken.token = "ck_" + String(repeating: "A", count: 43)
