@@ -13,10 +13,10 @@ public enum FeedSentence {
     public static let titleMax = FeedText.titleMax
     /// Longest comment or chat text shown, in characters (the `…` included).
     public static let textMax = FeedText.textMax
-    /// Longest description text shown, in every feed (the `…` included): a description runs to 16 KiB, and the
-    /// full-screen feed, which shows chat and comments whole, would give a long one a screenful in everyone's feed.
-    /// The card's detail has the rest.
-    public static let descriptionMax = FeedText.textMax
+    /// Longest description text shown, in every feed (the `…` included): about one line. A description runs to
+    /// 16 KiB, and the full-screen feed, which shows chat and comments whole, would give a long one a screenful in
+    /// everyone's feed. The card's detail has the rest.
+    public static let descriptionMax = 80
 
     /// The sentence for `activity`, given the board after the change and, when known, the board before it.
     /// `textMax` cuts long comment, chat and description text with `…` (one line for `cork watch`); the full-screen

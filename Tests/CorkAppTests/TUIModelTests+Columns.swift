@@ -63,6 +63,13 @@ extension TUIModelTests {
         #expect(model.update(Self.key(.enter)) == [.submit(.setWIPLimit(column: "in-review", limit: WIPLimit(limit: 1, hard: false)))])
         _ = model.update(Self.key(.character("w")))
         #expect(model.update(Self.key(.enter)) == [])
+        // A value out of range is refused here, with the range, and stays in the line to mend.
+        _ = model.update(Self.key(.character("w")))
+        Self.type("1001", into: &model)
+        #expect(model.update(Self.key(.enter)) == [])
+        #expect(model.notice == "a WIP limit is N (1–1000), N hard, N soft or none")
+        #expect(model.input.text == "1001" && model.focus == .input)
+        _ = model.update(Self.key(.escape))
 
         // x removes an empty column; a column with cards says why not, and sends nothing.
         #expect(model.update(Self.key(.character("x"))) == [.submit(.removeColumn(column: "in-review"))])
@@ -90,7 +97,7 @@ extension TUIModelTests {
         #expect(Self.enter("/column remove done", into: &model) == [.submit(.removeColumn(column: "done"))])
         // Mistakes say what to type, and send nothing.
         #expect(Self.enter("/column wip doing lots", into: &model).isEmpty)
-        #expect(model.notice == "a WIP limit is N, N hard, N soft or none")
+        #expect(model.notice == "a WIP limit is N (1–1000), N hard, N soft or none")
         #expect(Self.enter("/column remove nowhere", into: &model).isEmpty)
         #expect(model.notice?.contains("no column \"nowhere\"") == true)
         #expect(Self.enter("/column remove todo", into: &model).isEmpty)

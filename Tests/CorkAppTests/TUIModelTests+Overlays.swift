@@ -56,6 +56,11 @@ extension TUIModelTests {
         #expect(fresh.notice == "creating board ops_3…")
         _ = fresh.update(.boardCreated("ops_3"))
         #expect(fresh.notice == nil, "the notice 'creating board …' ends with the creation")
+        // Or with the refusal, which it names (it stayed on 'creating board …').
+        var refused = Self.model()
+        _ = Self.enter("/board create ops", into: &refused)
+        _ = refused.update(.boardsFailed("bad_request: board id ops is taken"))
+        #expect(refused.notice == "boards: bad_request: board id ops is taken")
     }
 
     @Test func membersShowRolesAndWhoIsOnlineAndTheOwnerChangesRoles() throws {

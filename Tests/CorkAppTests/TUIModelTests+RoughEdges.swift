@@ -157,6 +157,17 @@ extension TUIModelTests {
         _ = model.update(Self.key(.character("u"), .ctrl))
         _ = model.update(Self.key(.enter))
         #expect(model.filter == nil)
+        // A query the parser refused stays in the line to mend; Ctrl-U there keeps `/filter ` too.
+        _ = model.update(Self.key(.character("/")))
+        _ = model.update(Self.key(.character("u"), .ctrl))
+        Self.type("due:bogus", into: &model)
+        _ = model.update(Self.key(.enter))
+        #expect(model.input.text == "/filter due:bogus")
+        _ = model.update(Self.key(.character("u"), .ctrl))
+        #expect(model.input.text == "/filter ")
+        Self.type("label:bug", into: &model)
+        #expect(model.update(Self.key(.enter)) == [], "the query is not posted as chat")
+        #expect(model.filter?.text == "label:bug")
         // In a chat line Ctrl-U still clears it all.
         _ = model.update(Self.key(.tab))
         Self.type("typo", into: &model)

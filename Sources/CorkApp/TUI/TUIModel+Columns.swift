@@ -89,9 +89,9 @@ extension TUIModel {
     func wipOp(_ text: String, column: ColumnID) throws(TUIUsage) -> Op {
         let words = text.split(separator: " ").map { $0.lowercased() }
         if words.isEmpty || words == ["none"] || words == ["-"] { return .setWIPLimit(column: column, limit: nil) }
-        guard words.count <= 2, let limit = Int(words[0]), limit > 0,
+        guard words.count <= 2, let limit = Int(words[0]), (1...Limits.wipLimitMax).contains(limit),
             words.count == 1 || words[1] == "hard" || words[1] == "soft"
-        else { throw TUIUsage(message: "a WIP limit is N, N hard, N soft or none") }
+        else { throw TUIUsage(message: "a WIP limit is N (1–\(Limits.wipLimitMax)), N hard, N soft or none") }
         return .setWIPLimit(column: column, limit: WIPLimit(limit: limit, hard: words.count == 2 && words[1] == "hard"))
     }
 
@@ -111,8 +111,10 @@ extension TUIModel {
             do {
                 return [.submit(try wipOp(text, column: id))]
             } catch {
+                // The value stays in the line to mend.
+                let effects = startInput(.wipLimit(id), text: text)
                 notice = error.message
-                return []
+                return effects
             }
         default:
             return []

@@ -57,6 +57,8 @@ extension TUIModel {
             return []
         case .boardsFailed(let reason):
             post(FeedEntry("boards: \(reason)", kind: .error))
+            // A refused creation ends the "creating board …" notice with why.
+            if notice?.hasPrefix("creating board ") == true { notice = "boards: \(reason)" }
             return []
         case .boardCreated(let id):
             boardList = nil

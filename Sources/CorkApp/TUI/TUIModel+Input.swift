@@ -9,9 +9,9 @@ extension TUIModel {
             switch c {
             case "a": input.home()
             case "e": input.end()
-            // Refining a filter opened with `/`: the query goes, `/filter ` stays (Enter on it clears the filter),
-            // so the next words are not posted as chat.
-            case "u": input.set(filterFromBoard && input.text.hasPrefix("/filter ") ? "/filter " : "")
+            // Refining a filter (opened with `/`, or a refused query kept to mend): the query goes, `/filter `
+            // stays (Enter on it clears the filter), so the next words are not posted as chat.
+            case "u": input.set(input.text.hasPrefix("/filter ") ? "/filter " : "")
             case "w": input.deleteWord()
             default: break
             }
