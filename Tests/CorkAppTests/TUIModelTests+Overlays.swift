@@ -87,6 +87,10 @@ extension TUIModelTests {
         t.apply(.setMember(user: "carol", role: .owner, name: nil))
         model.board = t.board
         #expect(model.update(Self.key(.character("v"))) == [.submit(.setMember(user: "carol", role: .viewer, name: nil))])
+        // Someone added above her row while the list is open: the selection stays on carol.
+        t.apply(.setMember(user: "aaron", role: .editor, name: nil))
+        _ = model.update(Self.loaded(t.board))
+        #expect(model.update(Self.key(.character("e"))) == [.submit(.setMember(user: "carol", role: .editor, name: nil))])
         // Someone who is not an owner is told so, and nothing is sent.
         model.user = "bob"
         #expect(model.update(Self.key(.character("o"))).isEmpty)

@@ -105,7 +105,11 @@ extension TUIModel {
             selectMoved = nil
             if showsPending, let previous { noteRenumbered(from: previous, to: update.board) }
             showsPending = !update.isConfirmed
+            // In the members list the selection is a person: one added above, or a role that re-sorts, leaves it
+            // on them, so that the next role key is not someone else's.
+            let selectedMember = overlay == .members && memberRows.indices.contains(overlayRow) ? memberRows[overlayRow].id : nil
             board = update.board
+            if let selectedMember, let row = memberRows.firstIndex(where: { $0.id == selectedMember }) { overlayRow = row }
             refreshVisibleCards(changes: update.changes, from: wasCurrent ? previous : nil)
             if let (card, columnID) = followed {
                 if columnID == nil {
