@@ -155,6 +155,20 @@ import Testing
         let r = try #require(rejection(of: .addCard(AddCard(card: "n1", column: "doing", title: "T")), on: hard))
         #expect(r.code == .wipLimit)
         #expect(r.message.contains("DOING"))
+        // A limit made lower than what the column holds: the refusal says it is over the limit, not at it.
+        let held = hard.cards(in: "doing").count
+        if held > 1 {
+            #expect(r.message == "DOING holds \(held) cards, over its WIP limit of 1", "\(r.message)")
+        } else {
+            #expect(r.message == "DOING is at its WIP limit of 1", "\(r.message)")
+        }
+        var over = board
+        mustApply(.addCard(AddCard(card: "x1", column: "doing", title: "A")), to: &over)
+        mustApply(.addCard(AddCard(card: "x2", column: "doing", title: "B")), to: &over)
+        mustApply(.setWIPLimit(column: "doing", limit: WIPLimit(limit: 1, hard: true)), to: &over)
+        let count = over.cards(in: "doing").count
+        let overRefusal = try #require(rejection(of: .addCard(AddCard(card: "n2", column: "doing", title: "T")), on: over))
+        #expect(overRefusal.message == "DOING holds \(count) cards, over its WIP limit of 1")
 
         var soft = board
         mustApply(.setWIPLimit(column: "doing", limit: WIPLimit(limit: 1, hard: false)), to: &soft)

@@ -159,7 +159,10 @@ extension Board {
         guard let wip = self.column(column)?.wip, count(in: column) + 1 > wip.limit else { return .success(nil) }
         if wip.hard {
             let name = self.column(column)?.name ?? column.rawValue
-            return .failure(Rejection(.wipLimit, "\(name) is at its WIP limit of \(wip.limit)"))
+            // A limit set (or made hard) below what the column held leaves it over the limit, not at it.
+            let held = count(in: column)
+            let state = held > wip.limit ? "holds \(held) cards, over its WIP limit of" : "is at its WIP limit of"
+            return .failure(Rejection(.wipLimit, "\(name) \(state) \(wip.limit)"))
         }
         return .success("wip_exceeded")
     }
