@@ -65,6 +65,15 @@ public struct WebServer: Service {
     let connections = WebConnections()
     /// Closes the listener without dropping a connection it accepted (``BoardTransport/ListenerDrain``).
     let drain = ListenerDrain()
+    /// The listener ``listen()`` bound before the services start, for ``run()``.
+    let bound = BoundListener()
+
+    /// A listener bound ahead of ``run()``, taken once.
+    final class BoundListener: Sendable {
+        private let listener = Mutex<NIOAsyncChannel<EventLoopFuture<Arrival>, Never>?>(nil)
+        func keep(_ channel: NIOAsyncChannel<EventLoopFuture<Arrival>, Never>) { listener.withLock { $0 = channel } }
+        func take() -> NIOAsyncChannel<EventLoopFuture<Arrival>, Never>? { listener.withLock { $0.take() } }
+    }
 
     public init(
         configuration: WebConfiguration, accepted: AcceptedConnections, logger: Logger,
@@ -83,19 +92,30 @@ public struct WebServer: Service {
         case live(NIOAsyncChannel<ByteBuffer, ByteBuffer>, token: String, address: String)
     }
 
-    public func run() async throws {
+    /// Binds the listener now, before any service starts, so that a taken port stops corkd before the board server
+    /// has listened, printed its banner and written `owner.url`. ``run()`` serves it (and binds itself when this was
+    /// not called).
+    public func listen() async throws {
+        bound.keep(try await checkedBind())
+    }
+
+    private func checkedBind() async throws -> NIOAsyncChannel<EventLoopFuture<Arrival>, Never> {
         if configuration.tls == nil, !WebConfiguration.isLoopback(configuration.host) {
             throw WebError(
                 "the web listener serves plain HTTP only on a loopback address; \(configuration.host) needs TLS (--cert/--key, or the server's own certificate)")
         }
-        let listener: NIOAsyncChannel<EventLoopFuture<Arrival>, Never>
         do {
-            listener = try await bind()
+            return try await bind()
         } catch {
             throw WebError(
                 "cannot listen for the web page on \(configuration.host):\(configuration.port): "
                     + BoardServer.describeBindFailure(error, portOption: "--web-port", hostOption: "--web-host"))
         }
+    }
+
+    public func run() async throws {
+        let listener: NIOAsyncChannel<EventLoopFuture<Arrival>, Never>
+        if let prebound = bound.take() { listener = prebound } else { listener = try await checkedBind() }
         if let address = listener.channel.localAddress { await onListening(address) }
         logger.info("web page listening", metadata: ["address": "\(listener.channel.localAddress?.description ?? "?")"])
         await withDiscardingTaskGroup { tasks in

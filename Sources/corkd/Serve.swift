@@ -224,6 +224,14 @@ struct Serve: AsyncParsableCommand {
             await setup.release()
             throw ExitCode(2)
         }
+        // The web page's port first: taken, corkd stops before the board server listens and says it is serving.
+        do {
+            try await webServer?.listen()
+        } catch {
+            Console.error("corkd: \(error)\ncorkd: refusing to serve.\n")
+            await setup.release()
+            throw ExitCode(2)
+        }
         let ownerToken = setup.ownerToken
         let fingerprint = setup.fingerprint
         let advertised = setup.advertisedHost

@@ -65,6 +65,11 @@ import Darwin
             for noise in ["bind(descriptor", "CancellationError", "cannot read the", "the listener failed"] {
                 #expect(!webSaid.contains(noise), "\(noise): \(webSaid)")
             }
+            // Refused before the board server listened: no banner saying it serves, no owner.url or listen.json.
+            #expect(!web.standardOutput.contains("corkd listening"), "\(web.standardOutput)")
+            for file in ["owner.url", "listen.json"] {
+                #expect(!FileManager.default.fileExists(atPath: second.dataDirectory.appendingPathComponent(file).path), "\(file)")
+            }
         }
     }
 
