@@ -109,6 +109,15 @@ extension TUIModelTests {
         #expect(model.input.text == "xabc")
     }
 
+    /// A notice longer than the status line ends in `…` where it is cut, so that it is seen to go on.
+    @Test func aLongNoticeIsCutWithAnEllipsis() {
+        var model = Self.model()
+        model.notice = String(repeating: "word ", count: 60) + "END"
+        let lines = model.render().lines
+        let status = lines.first { $0.contains("word word") } ?? ""
+        #expect(status.hasSuffix("…") && !status.contains("END"), "\(status)")
+    }
+
     /// Esc in the input line keeps a half-typed chat line as a draft; `:` brings it back.
     @Test func escapeKeepsTheChatDraft() {
         var model = Self.model()

@@ -368,7 +368,8 @@ extension TUIModel {
         if case .connected = connection {} else { style.background = .ansi(.yellow) }
         if case .stopped = connection { style.background = .ansi(.red) }
         screen.fill(Rect(x: 0, y: y, width: width, height: 1), style: style)
-        screen.write(" " + statusText, x: 0, y: y, style: style, maxWidth: width)
+        // Cut with `…`, so that a notice cut short is seen to go on (a wider terminal shows the rest).
+        screen.write(DisplayWidth.truncate(" " + statusText, to: width), x: 0, y: y, style: style, maxWidth: width)
     }
 
     func renderInput(into screen: inout ScreenBuffer, y: Int) {
