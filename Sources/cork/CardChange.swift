@@ -31,7 +31,8 @@ enum CardChange {
                 Output.line("\(sentence) — \(column)")
                 return
             }
-            try await printCard(id, seq: seq, noop: !changed, verb: verb, json: json, client: client)
+            try await printCard(
+                id, seq: seq, noop: !changed, verb: verb, json: json, client: client, cameFrom: board.cards[id]?.column)
         }
     }
 
@@ -52,7 +53,8 @@ enum CardChange {
 
     /// Prints card `id` as the client's board now shows it.
     static func printCard(
-        _ id: CardID, seq: UInt64, noop: Bool, existing: Bool = false, verb: String, json: Bool, client: BoardClient
+        _ id: CardID, seq: UInt64, noop: Bool, existing: Bool = false, verb: String, json: Bool, client: BoardClient,
+        cameFrom: ColumnID? = nil
     ) async throws {
         guard let board = await client.board, let card = board.cards[id] else {
             throw CorkFailure(.failure, "the card \(id) is not on the board after the change")
@@ -65,8 +67,9 @@ enum CardChange {
         } else {
             let column = board.column(card.column)?.name ?? card.column.rawValue
             var suffix = noop ? " (no change)" : ""
-            // A soft limit lets the card in; say so, as the feed does (a hard one would have refused it).
-            if !noop, verb == "moved" || verb == "added", let limit = board.column(card.column)?.wip {
+            // A soft limit lets the card in; say so, as the feed does (a hard one would have refused it). Not for a
+            // card that moved within the column: it added nothing to it.
+            if !noop, verb == "moved" || verb == "added", cameFrom != card.column, let limit = board.column(card.column)?.wip {
                 let count = board.cards(in: card.column).count
                 if count > limit.limit { suffix += " (\(column) is over its WIP limit: \(count)/\(limit.limit))" }
             }

@@ -32,6 +32,9 @@ import Testing
             let over = try await cork.ok(["add", "Two", "--column", "review"])
             #expect(over.hasSuffix("— Review (Review is over its WIP limit: 2/1)\n"), "\(over)")
             let number = over.split(separator: " ").first { $0.hasPrefix("#") }.map(String.init) ?? "?"
+            // Moved within the column, it adds nothing to it: no note.
+            let within = try await cork.ok(["move", number, "review", "--top"])
+            #expect(within.hasSuffix("— Review\n"), "\(within)")
             try await cork.ok(["archive", number])
             #expect(try await cork.ok(["column", "wip", "review", "--none"]).hasPrefix("cleared the WIP limit of Review"))
             try await cork.fails(["column", "wip", "review", "3", "--hard", "--soft"], with: 2)
