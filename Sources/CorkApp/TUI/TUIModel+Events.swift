@@ -109,6 +109,7 @@ extension TUIModel {
             // on them, so that the next role key is not someone else's.
             let selectedMember = overlay == .members && memberRows.indices.contains(overlayRow) ? memberRows[overlayRow].id : nil
             board = update.board
+            askedRoles = [:]
             if let selectedMember, let row = memberRows.firstIndex(where: { $0.id == selectedMember }) { overlayRow = row }
             refreshVisibleCards(changes: update.changes, from: wasCurrent ? previous : nil)
             if let (card, columnID) = followed {

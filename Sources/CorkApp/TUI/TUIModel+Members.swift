@@ -39,8 +39,12 @@ extension TUIModel {
                 return []
             }
             let member = rows[overlayRow]
-            guard member.role != role else { return [] }
-            notice = "\(member.id): \(member.role) → \(role)"
+            // Keys faster than their changes come back are compared with the role asked last, not the one shown:
+            // `v` then `e` at once ends with editor (the `e` was dropped as "already editor").
+            let current = askedRoles[member.id] ?? member.role
+            guard current != role else { return [] }
+            askedRoles[member.id] = role
+            notice = "\(member.id): \(current) → \(role)"
             return [.submit(.setMember(user: member.id, role: role, name: nil))]
         default:
             _ = moveOverlayRow(event, count: rows.count)

@@ -105,6 +105,8 @@ public struct TUIModel: Sendable {
     /// Whether ops still queued when the person quits are kept for the next start (a journal file, which another
     /// cork of the same account on the board may hold instead).
     public var journalKept = false
+    /// The role last asked for each member in `/members` since the board last changed (keys faster than the board).
+    var askedRoles: [UserID: Role] = [:]
     /// The title a title edit began from: when someone else renames the card meanwhile, Enter warns once instead of
     /// replacing their title unseen.
     public var titleEditBase: String?
