@@ -167,6 +167,7 @@ public struct WebServer: Service {
     /// TLS (when configured), HTTP/1.1 and the WebSocket upgrade of `/v1` and `/live`.
     static func configure(_ channel: any Channel, _ configuration: WebConfiguration) throws -> EventLoopFuture<Arrival> {
         if let tls = configuration.tls {
+            try channel.pipeline.syncOperations.addHandler(PlainHTTPRedirect())
             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
         }
         try channel.syncOptions?.setOption(.tcpOption(.tcp_nodelay), value: 1)
