@@ -210,10 +210,12 @@ public actor BoardClient {
 
     /// Tells the board's other subscribers what this user is doing (viewing, editing or dragging a card).
     /// Dropped while disconnected (presence is ephemeral), and by a client that does not announce presence.
+    /// `awayNote` is what the person says about being away (one line, at most 80 characters), sent with `away` only.
     public func setPresence(
-        _ state: PresenceActivity, card: CardID? = nil, column: ColumnID? = nil, index: Int? = nil, away: Bool? = nil
+        _ state: PresenceActivity, card: CardID? = nil, column: ColumnID? = nil, index: Int? = nil, away: Bool? = nil,
+        awayNote: String? = nil
     ) {
-        carryOut(session.presenceUpdate(state, card: card, column: column, index: index, away: away))
+        carryOut(session.presenceUpdate(state, card: card, column: column, index: index, away: away, awayNote: awayNote))
     }
 
     /// Waits until the board is loaded and the subscription is live; returns the board as shown.

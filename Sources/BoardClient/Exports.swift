@@ -14,6 +14,9 @@ import BoardWire
 @_exported import enum BoardWire.OpRequest
 @_exported import typealias BoardWire.SessionID
 
+/// The longest note `setPresence` sends with `away` (Protocol.md, "presence": `away_note`), in characters.
+public let awayNoteMaxCharacters = ClientMessage.Presence.awayNoteMaxCharacters
+
 /// The `welcome` of the current connection: user, client id, limits, heartbeat.
 public typealias Welcome = ServerMessage.Welcome
 /// One board this user is a member of (``BoardClient/boards(timeout:)``).

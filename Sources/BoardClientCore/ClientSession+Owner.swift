@@ -87,14 +87,15 @@ extension ClientSession {
     /// Tells the board's other subscribers what this user is doing. Dropped while not subscribed, and by a client
     /// that does not announce presence.
     public func presenceUpdate(
-        _ activity: PresenceActivity, card: CardID?, column: ColumnID?, index: Int?, away: Bool?
+        _ activity: PresenceActivity, card: CardID?, column: ColumnID?, index: Int?, away: Bool?, awayNote: String? = nil
     ) -> [Action] {
         guard let boardID, isSubscribed, settings.announcesPresence else { return [] }
         return [
             .send(
                 .presence(
                     ClientMessage.Presence(
-                        board: boardID, state: activity, card: card, column: column, index: index, away: away)))
+                        board: boardID, state: activity, card: card, column: column, index: index, away: away,
+                        awayNote: away == true ? awayNote : nil)))
         ]
     }
 

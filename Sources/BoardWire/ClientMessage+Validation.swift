@@ -20,6 +20,12 @@ extension ClientMessage {
         case .op(let m): return check("board", m.board.rawValue)
         case .fetch(let m): return check("board", m.board.rawValue)
         case .presence(let m):
+            if let note = m.awayNote,
+                note.count > ClientMessage.Presence.awayNoteMaxCharacters
+                    || note.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            {
+                return "field `away_note`: one line of at most \(ClientMessage.Presence.awayNoteMaxCharacters) characters, without control characters"
+            }
             return check("board", m.board.rawValue) ?? check("card", m.card?.rawValue)
                 ?? check("column", m.column?.rawValue)
         case .history(let m): return check("board", m.board.rawValue) ?? check("card", m.card?.rawValue)

@@ -105,6 +105,7 @@ import Testing
         #"{"type":"fetch","req":4,"board":"main","from":3,"to":9}"#,
         #"{"type":"presence","board":"main","state":"dragging","card":"c1","column":"todo","index":2}"#,
         #"{"type":"presence","board":"main","state":"viewing","away":true}"#,
+        #"{"type":"presence","board":"main","state":"idle","away":true,"away_note":"lunch \u00e9 🍜"}"#,
         #"{"type":"history","req":5,"board":"main","card":"c1","before":30,"limit":10}"#,
         #"{"type":"ping","req":6}"#,
         #"{"type":"pong"}"#,

@@ -28,6 +28,18 @@ extension TUIModelTests {
         presence("ci-bot", session: SessionID("s-\(n)"), joins: false, in: &model)
     }
 
+    /// What someone said with `/away` shows in `/who` and `/members` while they are away.
+    @Test func anAwayNoteShowsInWhoAndMembers() {
+        var model = Self.model()
+        let entry = PresenceEntry(session: "s-b", user: "bob", state: .viewing, away: true, awayNote: "lunch, back at 2")
+        _ = model.update(.client(.presence(PresenceEvent(sessions: ["s-b": entry], change: .updated(entry)))))
+        _ = Self.enter("/who", into: &model)
+        #expect(model.feed.last?.text.contains("bob (away: lunch, back at 2)") == true, "\(model.feed.last?.text ?? "")")
+        _ = Self.enter("/members", into: &model)
+        let lines = model.render().lines
+        #expect(lines.contains { $0.contains("◐ away") && $0.contains(" bob") && $0.contains("— lunch, back at 2") }, "\(lines.joined(separator: "\n"))")
+    }
+
     @Test func joinsAndLeavesFoldIntoOneLineByDefault() {
         var model = Self.model()
         let before = model.feed.count

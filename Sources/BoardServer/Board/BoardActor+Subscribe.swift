@@ -253,7 +253,8 @@ extension BoardActor {
         let timeout = Int64(configuration.limits.presenceTimeoutMs)
         for (session, entry) in presence where (entry.state == .editing || entry.state == .dragging) && !isRemote(session) {
             guard now - (presenceUpdated[session] ?? now) >= timeout else { continue }
-            let reset = ServerMessage.PresenceEntry(session: entry.session, user: entry.user, state: .viewing, away: entry.away)
+            let reset = ServerMessage.PresenceEntry(
+                session: entry.session, user: entry.user, state: .viewing, away: entry.away, awayNote: entry.awayNote)
             presence[session] = reset
             presenceUpdated[session] = now
             // The others hear of it; the session itself never gets a line about its own session (Protocol.md,

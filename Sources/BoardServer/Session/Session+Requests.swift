@@ -116,7 +116,7 @@ extension Session {
         let wait = bucket.take(nowMs: now)
         let entry = ServerMessage.PresenceEntry(
             session: ref.id, user: ref.user, state: request.state, card: request.card, column: request.column,
-            index: request.index, away: request.away)
+            index: request.index, away: request.away, awayNote: request.away == true ? request.awayNote : nil)
         let droppable = wait != nil && request.state == .dragging && lastPresence == .dragging
         switch await board.updatePresence(ref, entry, held: droppable ? wait.map { ($0, bucket) } : nil) {
         case .updated:

@@ -17,11 +17,22 @@ extension ClientMessage {
         public var index: Int?
         /// Whether the person has been away from the keyboard for a while (the client decides when).
         public var away: Bool?
+        /// What the person says about being away (`lunch, back at 2`): one line, at most
+        /// ``awayNoteMaxCharacters``; kept with `away` only.
+        public var awayNote: String?
+
+        /// The longest away note, in characters.
+        public static let awayNoteMaxCharacters = 80
+
+        enum CodingKeys: String, CodingKey {
+            case board, state, card, column, index, away
+            case awayNote = "away_note"
+        }
 
         /// Makes a presence update.
         public init(
             board: BoardID, state: PresenceActivity, card: CardID? = nil, column: ColumnID? = nil, index: Int? = nil,
-            away: Bool? = nil
+            away: Bool? = nil, awayNote: String? = nil
         ) {
             self.board = board
             self.state = state
@@ -29,6 +40,7 @@ extension ClientMessage {
             self.column = column
             self.index = index
             self.away = away
+            self.awayNote = awayNote
         }
     }
 }

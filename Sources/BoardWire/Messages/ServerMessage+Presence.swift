@@ -17,11 +17,18 @@ extension ServerMessage {
         public var index: Int?
         /// Whether the person is away from the keyboard.
         public var away: Bool?
+        /// What the person says about being away, when they are.
+        public var awayNote: String?
+
+        enum CodingKeys: String, CodingKey {
+            case session, user, state, card, column, index, away
+            case awayNote = "away_note"
+        }
 
         /// Makes an entry.
         public init(
             session: SessionID, user: UserID, state: PresenceActivity, card: CardID? = nil, column: ColumnID? = nil,
-            index: Int? = nil, away: Bool? = nil
+            index: Int? = nil, away: Bool? = nil, awayNote: String? = nil
         ) {
             self.session = session
             self.user = user
@@ -30,6 +37,7 @@ extension ServerMessage {
             self.column = column
             self.index = index
             self.away = away
+            self.awayNote = awayNote
         }
     }
 

@@ -41,7 +41,8 @@ struct TapeReader {
                 ClientMessage.Presence(
                     board: try id("board", in: root), state: state, card: try optionalID("card", in: root),
                     column: try optionalID("column", in: root),
-                    index: try optionalInt("index", in: root), away: try optionalBool("away", in: root)))
+                    index: try optionalInt("index", in: root), away: try optionalBool("away", in: root),
+                    awayNote: try optionalString("away_note", in: root)))
         }
         if try equals(type, "ping") { return .ping(Heartbeat(req: try requestID(in: root))) }
         if try equals(type, "pong") { return .pong(Heartbeat(req: try requestID(in: root))) }

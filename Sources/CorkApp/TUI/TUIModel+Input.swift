@@ -1,3 +1,4 @@
+import BoardClient
 import BoardCore
 import Foundation
 import TerminalUI
@@ -251,11 +252,16 @@ extension TUIModel {
             case "/who":
                 let people = presence.values.map { entry in
                     let doing = entry.card.flatMap { board.cards[$0] }.map { " \(entry.state.rawValue) #\($0.number)" } ?? ""
-                    return "\(entry.user)\(doing)\(entry.away == true ? " (away)" : "")"
+                    let away = entry.away == true
+                        ? " (away\(entry.awayNote.map { ": " + FeedText.truncate(FeedText.oneLine($0), max: 80) } ?? ""))" : ""
+                    return "\(entry.user)\(doing)\(away)"
                 }.sorted()
                 post(FeedEntry("here: " + (people.isEmpty ? "nobody" : people.joined(separator: ", ")), kind: .info))
                 return []
             case "/away":
+                guard rest.count <= awayNoteMaxCharacters else {
+                    throw usage("an away message is at most \(awayNoteMaxCharacters) characters")
+                }
                 away = rest.isEmpty ? nil : rest
                 post(FeedEntry(rest.isEmpty ? "you are back" : "you are away: \(rest)", kind: .info))
                 return [.presence(.viewing, card: selectedCard?.id, away: !rest.isEmpty)]

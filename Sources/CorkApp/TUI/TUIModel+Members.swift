@@ -23,6 +23,12 @@ extension TUIModel {
         return (!sessions.isEmpty || user == self.user, !sessions.isEmpty && sessions.allSatisfy { $0.away == true })
     }
 
+    /// What `user` said about being away (`/away lunch`), from any of their sessions that is away, cut to a line.
+    func awayNote(of user: UserID) -> String? {
+        presence.values.filter { $0.user == user && $0.away == true }.compactMap(\.awayNote).sorted().first
+            .map { FeedText.truncate(FeedText.oneLine($0), max: 80) }
+    }
+
     /// The keys that give the selected member a role (owners only): `o` owner, `e` editor, `v` viewer, `b` bot.
     static let roleKeys: [Character: Role] = ["o": .owner, "e": .editor, "v": .viewer, "b": .bot]
 

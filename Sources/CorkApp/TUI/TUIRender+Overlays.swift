@@ -106,7 +106,8 @@ extension TUIModel {
             let state = onlineState(of: member.id)
             let mark = state.online ? (state.away ? "◐ away   " : "● online ") : "○ offline"
             let name = member.name.isEmpty ? "" : " (\(member.name))"
-            let text = "\(mark)  \(member.role.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0))  \(member.id)\(name)"
+            let note = state.away ? awayNote(of: member.id).map { " — \($0)" } ?? "" : ""
+            let text = "\(mark)  \(member.role.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0))  \(member.id)\(name)\(note)"
             return (text, Style(foreground: state.online ? .ansi(.green) : .default))
         }
         let owner = user.flatMap { board?.members[$0]?.role } == .owner

@@ -204,7 +204,11 @@ public struct TUIRunner {
             case .submit(let op): try await client.submit(op)
             case .undo(let seq): try await client.undo(seq: seq)
             case .presence(let state, let card, let column, let index, let away):
-                await client.setPresence(state, card: card, column: column, index: index, away: away)
+                // While away (`/away`), every update says so, with the note: an update without `away` would tell
+                // the others the person is back.
+                let away = away ?? (model.away != nil ? true : nil)
+                await client.setPresence(
+                    state, card: card, column: column, index: index, away: away, awayNote: away == true ? model.away : nil)
             case .switchBoard(let board): await client.switchBoard(to: board)
             case .reconnectNow: await client.reconnectNow()
             case .edit, .quit, .fetchHistory, .suspend, .redraw, .repaint, .listBoards, .createBoard, .fetchBacklog,
