@@ -177,6 +177,8 @@ enum LiveMessage {
         var column: ColumnID?
         var index: Int?
         var away: Bool
+        /// What the person said about being away (`/away lunch` in cork), while away.
+        var note: String?
     }
 
     /// Everyone else on the board: the page replaces its list.

@@ -74,6 +74,7 @@ extension LiveSession {
         let name = members[entry.user]?.name ?? ""
         return LiveMessage.PresenceView(
             session: entry.session, user: entry.user, name: name.isEmpty ? entry.user.rawValue : name,
-            state: entry.state, card: entry.card, column: entry.column, index: entry.index, away: entry.away ?? false)
+            state: entry.state, card: entry.card, column: entry.column, index: entry.index, away: entry.away ?? false,
+            note: entry.away == true ? entry.awayNote : nil)
     }
 }

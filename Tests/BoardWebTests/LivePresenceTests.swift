@@ -68,6 +68,21 @@ import Testing
         #expect(live.takePresenceMessage() == nil, "only the page's own session changed")
     }
 
+    /// Someone away with a note (`/away lunch` in cork): the page gets the note, and only while they are away.
+    @Test func anAwayNoteReachesThePage() throws {
+        let live = try Self.session()
+        let away = PresenceEntry(session: "s1", user: "bob", state: .viewing, away: true, awayNote: "lunch")
+        live.note(PresenceEvent(sessions: ["s1": away], change: .state))
+        let full = try Self.json(live.takePresenceMessage())
+        let first = try #require((full["sessions"] as? [[String: Any]])?.first)
+        #expect(first["away"] as? Bool == true && first["note"] as? String == "lunch", "\(first)")
+        let back = PresenceEntry(session: "s1", user: "bob", state: .viewing, away: false, awayNote: "lunch")
+        live.note(PresenceEvent(sessions: [:], change: .updated(back)))
+        let change = try Self.json(live.takePresenceMessage())
+        let set = try #require((change["set"] as? [[String: Any]])?.first)
+        #expect(set["away"] as? Bool == false && set["note"] == nil, "\(set)")
+    }
+
     /// After a restart everyone subscribes at once: a session that joins, or leaves, after the client's list and
     /// before the flush is in the list the page gets. The flush sent the list alone, and the page missed a person
     /// who was there (seen by an outside tester in 3 restarts of 9, and by browser scenario d beside CPU hogs).

@@ -820,8 +820,8 @@ function renderPresence() {
     const el = h('span', { class: 'person' + (s.away ? ' away' : '') + (s.state === 'idle' ? ' idle' : '') },
       h('span', { class: 'avatar', 'aria-hidden': 'true', text: initials(who) }),
       utext('span', 'pname', name),
-      h('span', { class: 'pwhat', text: (s.away ? '◐ away · ' : '') + what }));
-    el.title = `${name}: ${s.away ? 'away, ' : ''}${what}`;
+      h('span', { class: 'pwhat', text: (s.away ? (s.note ? `◐ away: ${s.note} · ` : '◐ away · ') : '') + what }));
+    el.title = `${name}: ${s.away ? (s.note ? `away (${s.note}), ` : 'away, ') : ''}${what}`;
     return el;
   });
   if (!items.length) items.push(h('span', { class: 'muted nobody', text: S.open ? 'nobody else here' : '' }));
