@@ -23,7 +23,12 @@ struct MultiNodeFailoverTests {
             try await Self.withNodes(3, store: location) { nodes in
                 let writers = 6
                 let opsPerWriter = 45
-                let logs = try await Self.writeWhile(writers, ops: opsPerWriter, on: nodes) { progress in
+                // The writers that start on the node to be killed hold two thirds in until it is: each then has ops
+                // left to send through another node (on a busy machine one could finish before the kill, and the
+                // failover would go untested).
+                let logs = try await Self.writeWhile(
+                    writers, ops: opsPerWriter, on: nodes, holdingUntilKilled: { $0 % nodes.count == 0 }
+                ) { progress in
                     // Mid-burst: about a third of every op is acknowledged.
                     try await progress.wait(untilAcked: writers * opsPerWriter / 3, timeout: .seconds(60))
                     let exit = try await nodes[0].kill9()
@@ -113,6 +118,12 @@ struct MultiNodeFailoverTests {
         func ackedOne() { acked += 1 }
         func markKilled() { killed = true }
 
+        /// Waits (bounded) until the node is killed.
+        func waitUntilKilled(timeout: Duration) async {
+            let deadline = ContinuousClock.now + timeout
+            while !killed, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        }
+
         /// Waits (bounded) until `count` ops are acknowledged.
         func wait(untilAcked count: Int, timeout: Duration) async throws {
             let deadline = ContinuousClock.now + timeout
@@ -140,13 +151,17 @@ struct MultiNodeFailoverTests {
     /// Runs `writers` writers of `ops` ops each (writer n starting on node n mod the count) while `meanwhile` does its
     /// damage; returns their logs once every writer is done, by writer.
     static func writeWhile(
-        _ writers: Int, ops: Int, on nodes: [CorkdProcess], _ meanwhile: (Progress) async throws -> Void
+        _ writers: Int, ops: Int, on nodes: [CorkdProcess], holdingUntilKilled holds: (Int) -> Bool = { _ in false },
+        _ meanwhile: (Progress) async throws -> Void
     ) async throws -> [WriterLog] {
         let progress = Progress()
         return try await withThrowingTaskGroup(of: WriterLog.self) { group in
             for writer in 0..<writers {
                 let configuration = try Self.configuration(nodes, first: writer % nodes.count)
-                group.addTask { await Self.write(writer: writer, ops: ops, configuration: configuration, progress: progress) }
+                let hold = holds(writer) ? ops * 2 / 3 : nil
+                group.addTask {
+                    await Self.write(writer: writer, ops: ops, configuration: configuration, progress: progress, holdAfter: hold)
+                }
             }
             try await meanwhile(progress)
             var all: [WriterLog] = []
@@ -155,13 +170,17 @@ struct MultiNodeFailoverTests {
         }
     }
 
-    static func write(writer: Int, ops: Int, configuration: ClientConfiguration, progress: Progress) async -> WriterLog {
+    /// `holdAfter`: after that many ops, waits (up to 60 s) for the kill before going on.
+    static func write(
+        writer: Int, ops: Int, configuration: ClientConfiguration, progress: Progress, holdAfter: Int? = nil
+    ) async -> WriterLog {
         var log = WriterLog(writer: writer)
         do {
             try await withClient(configuration) { client in
                 _ = try await client.ready(timeout: .seconds(30))
                 var card = ""
                 for n in 1...ops {
+                    if let holdAfter, n == holdAfter + 1 { await progress.waitUntilKilled(timeout: .seconds(60)) }
                     let mark: String
                     let op: Op
                     switch (n % 3, card.isEmpty) {
