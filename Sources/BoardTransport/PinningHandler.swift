@@ -49,12 +49,12 @@ final class PinningHandler: ChannelInboundHandler, RemovableChannelHandler {
                 ServerIdentityPolicy(serverHostname: name, serverIP: address)
             }
             let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(chain.dropFirst()))
-            let renewed: Bool
-            if case .validCertificate = result { renewed = true } else { renewed = false }
-            promise.futureResult.eventLoop.execute {
-                if !renewed { handler.value.mismatch = refusal }
-                promise.succeed(renewed ? .certificateVerified : .failed)
+            guard case .validCertificate = result else {
+                // The reason first, on the loop; NIOSSL's handling of the result is queued after it.
+                promise.futureResult.eventLoop.execute { handler.value.mismatch = refusal }
+                return promise.succeed(.failed)
             }
+            promise.succeed(.certificateVerified)
         }
     }
 
