@@ -57,7 +57,7 @@ public enum DataDirectory {
     public static func ownershipProblem(_ directory: URL) -> String? {
         var info = stat()
         guard geteuid() == 0, stat(directory.path, &info) == 0, info.st_uid != 0 else { return nil }
-        let name = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(info.st_uid)"
+        let name = userName(info.st_uid)
         return "\(directory.path) belongs to \(name); run corkd as that user (runuser -u \(name) -- corkd …, or "
             + "sudo -u \(name) corkd …), so that every file in it stays theirs"
     }

@@ -107,7 +107,8 @@ extension TUIModel {
             showsPending = !update.isConfirmed
             // In the members list the selection is a person: one added above, or a role that re-sorts, leaves it
             // on them, so that the next role key is not someone else's.
-            let selectedMember = overlay == .members && memberRows.indices.contains(overlayRow) ? memberRows[overlayRow].id : nil
+            let rows = overlay == .members ? memberRows : []
+            let selectedMember = rows.indices.contains(overlayRow) ? rows[overlayRow].id : nil
             board = update.board
             askedRoles = [:]
             if let selectedMember, let row = memberRows.firstIndex(where: { $0.id == selectedMember }) { overlayRow = row }

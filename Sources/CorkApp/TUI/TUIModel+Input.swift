@@ -95,6 +95,18 @@ extension TUIModel {
         return bare.contains(name) ? name : nil
     }
 
+    /// Whether `query` parses and some unarchived card on `board` matches it.
+    func matchesACard(_ query: String, on board: Board) -> Bool {
+        guard let parsed = try? Query.parse(query) else { return false }
+        let context = QueryContext(today: today, me: user)
+        return board.cards.values.contains { !$0.archived && parsed.matches($0, in: board, context: context) }
+    }
+
+    /// An away note as shown here: one line, cut to what the server allows.
+    static func shown(awayNote: String) -> String {
+        FeedText.truncate(FeedText.oneLine(awayNote), max: awayNoteMaxCharacters)
+    }
+
     mutating func submitInput(_ text: String, purpose: InputPurpose) -> [TUIEffect] {
         switch purpose {
         case .chat:
@@ -227,9 +239,7 @@ extension TUIModel {
                 guard rest.isEmpty else { throw usage("\(name) [skip]") }
                 return undoKey(direction)
             case "/filter":
-                if filterFromBoard, let command = Self.commandTypedAsFilter(rest),
-                    !(board.cards.values.contains { !$0.archived && (try? Query.parse(rest))?.matches($0, in: board, context: QueryContext(today: today, me: user)) == true })
-                {
+                if filterFromBoard, let command = Self.commandTypedAsFilter(rest), !matchesACard(rest, on: board) {
                     // `/` from the board, then a command's name (`members`): that command, not an empty board.
                     filterFromBoard = false
                     return self.command(command)
@@ -252,8 +262,7 @@ extension TUIModel {
             case "/who":
                 let people = presence.values.map { entry in
                     let doing = entry.card.flatMap { board.cards[$0] }.map { " \(entry.state.rawValue) #\($0.number)" } ?? ""
-                    let away = entry.away == true
-                        ? " (away\(entry.awayNote.map { ": " + FeedText.truncate(FeedText.oneLine($0), max: 80) } ?? ""))" : ""
+                    let away = entry.away == true ? " (away\(entry.awayNote.map { ": " + Self.shown(awayNote: $0) } ?? ""))" : ""
                     return "\(entry.user)\(doing)\(away)"
                 }.sorted()
                 post(FeedEntry("here: " + (people.isEmpty ? "nobody" : people.joined(separator: ", ")), kind: .info))

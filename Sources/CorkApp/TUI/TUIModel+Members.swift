@@ -26,7 +26,7 @@ extension TUIModel {
     /// What `user` said about being away (`/away lunch`), from any of their sessions that is away, cut to a line.
     func awayNote(of user: UserID) -> String? {
         presence.values.filter { $0.user == user && $0.away == true }.compactMap(\.awayNote).sorted().first
-            .map { FeedText.truncate(FeedText.oneLine($0), max: 80) }
+            .map { Self.shown(awayNote: $0) }
     }
 
     /// The keys that give the selected member a role (owners only): `o` owner, `e` editor, `v` viewer, `b` bot.
