@@ -108,6 +108,24 @@ import Testing
         #expect(model.update(Self.key(.enter)) == [.presence(.viewing, card: "k2"), .fetchHistory("k2")])
     }
 
+    @Test func aCarriedCardThatSomeoneMovesSaysWhereItWentAndTheDropStillWorks() {
+        var model = Self.model()
+        _ = model.update(Self.key(.character(" ")))
+        var board = model.board!
+        _ = board.apply(.moveCard(card: "k1", column: "done", placement: .bottom), context: ApplyContext(actor: "bob", role: .owner, now: Timestamp(milliseconds: 0), seq: 99))
+        _ = model.update(.client(.board(BoardUpdate(board: board, cause: .deltas, changedByOthers: ["k1"]))))
+        // The drop would put the card back where this user holds it, undoing the other's move without a word.
+        #expect(model.carry?.card == "k1")
+        #expect(model.notice == "#1 was moved to DONE while you carried it: Enter still drops it here, Esc leaves it in DONE", "\(model.notice ?? "")")
+        // A change that leaves its column alone (a title) says nothing new.
+        _ = model.update(Self.key(.escape))
+        _ = model.update(Self.key(.character(" ")))
+        let before = model.notice
+        _ = board.apply(.editCard(EditCard(card: "k1", title: "Fix login v2")), context: ApplyContext(actor: "bob", role: .owner, now: Timestamp(milliseconds: 0), seq: 100))
+        _ = model.update(.client(.board(BoardUpdate(board: board, cause: .deltas, changedByOthers: ["k1"]))))
+        #expect(model.notice == before)
+    }
+
     @Test func aTitleBeingTypedForACardSomeoneArchivesSaysSo() {
         var model = Self.model()
         _ = model.update(Self.key(.character("e")))

@@ -132,6 +132,13 @@ extension TUIModel {
                 notice = "the card you carried is gone"
             }
             if carryLost { carry = nil }
+            // Someone else moved the carried card to another column: the drop would move it back unseen.
+            if !carryLost, let carry, update.changedByOthers.contains(carry.card), let now = carried,
+                let before = previous?.cards[carry.card], before.column != now.column,
+                let name = update.board.columns.first(where: { $0.id == now.column })?.name
+            {
+                notice = "#\(now.number) was moved to \(name) while you carried it: Enter still drops it here, Esc leaves it in \(name)"
+            }
             // Typing about a card someone archived meanwhile: said while the line is still open.
             if let card = cardBeingTyped, previous?.cards[card]?.archived == false, let now = update.board.cards[card], now.archived {
                 notice = "#\(now.number) was archived while you typed: Enter still saves it to the archived card, Esc drops it"
