@@ -17,7 +17,7 @@ for _ in $(seq 1 1200); do
   sleep 0.5
 done
 sleep 4  # past the warm-up and the subscribers' arrival
-perf record -F 999 -g -p "$(pgrep -n -f 'corkd.* serve')" -o "$out" -- sleep "$seconds"
+perf record -F 999 -g -p "$(pgrep -n -f 'corkd serve --data-dir [^ ]*fanout-anchor')" -o "$out" -- sleep "$seconds"
 wait $anchor
 grep -E '^\| [0-9]+ x' "$log" || true
 echo "anchor output: $log"
