@@ -166,6 +166,12 @@ extension TUIModel {
             let mentions = user.map { text.contains("@\($0.rawValue)") } ?? false
             var entry = FeedEntry(text, kind: isChat ? .chat : .activity, mentionsMe: mentions && !event.isOwn, seq: event.activity.seq)
             entry.actor = event.activity.actor
+            if let card = event.activity.card, event.activity.kind == Op.Kind.cardMove.rawValue,
+                event.activity.changes["column"] == nil, event.activity.undoOf == nil
+            {
+                entry.reorder = FeedEntry.Reorder(card: card, count: 1)
+                if foldReorder(entry) { return [] }
+            }
             post(entry)
             return []
         case .presence(let event):

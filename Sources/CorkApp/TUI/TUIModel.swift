@@ -342,6 +342,21 @@ public struct TUIModel: Sendable {
         }
     }
 
+    /// Folds a reorder into the feed's last line when that line is the same person's reorder of the same card, as
+    /// `bob reordered #3 in TODO ×4`: a card walked up a column a step at a time is one line, not one per key.
+    /// Scrolled back, the line is left alone and the reorder gets its own.
+    mutating func foldReorder(_ entry: FeedEntry) -> Bool {
+        guard feedScroll == 0, let reorder = entry.reorder, let index = feed.indices.last,
+            let last = feed[index].reorder, last.card == reorder.card, feed[index].actor == entry.actor
+        else { return false }
+        var folded = entry
+        folded.reorder?.count = last.count + 1
+        folded.text = "\(entry.text) ×\(last.count + 1)"
+        folded.mentionsMe = feed[index].mentionsMe || entry.mentionsMe
+        feed[index] = folded
+        return true
+    }
+
     /// Adds a feed line.
     public mutating func post(_ entry: FeedEntry) {
         feed.append(entry)
@@ -395,6 +410,14 @@ public struct FeedEntry: Hashable, Sendable {
     public var actor: UserID?
     /// The text of the user's own chat line while it waits for the connection: the line goes when it is sent.
     public var queuedChat: String?
+    /// The card a reorder line is about and how many reorders of it by the same person it folds.
+    public var reorder: Reorder?
+
+    /// A run of one person's reorders of one card, folded into one line.
+    public struct Reorder: Hashable, Sendable {
+        public var card: CardID
+        public var count: Int
+    }
 
     /// A feed line.
     public init(_ text: String, kind: Kind, mentionsMe: Bool = false, seq: UInt64? = nil) {
