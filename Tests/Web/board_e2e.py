@@ -672,6 +672,14 @@ class Test:
         # what a page queues shows at once, as the terminal client shows its own ops: the move, and chat marked
         # "not sent yet"
         check(self.owner.card_column(delta) == "done", f"the owner's queued move does not show: {self.owner.card_column(delta)}")
+        # another board asked for while offline is not queued: what the owner does next is on the board shown, and a
+        # queued switch sent it to the other board once the server was back
+        count = lambda: re.search(r"\d+ changes? queued", self.owner.conn()).group(0)
+        queued = count()
+        self.owner.js("location.hash = '#board=elsewhere'")
+        wait_for("the owner's page to say the board changes once the connection is back", lambda: any(
+            "once the connection is back" in t["text"] for t in self.owner.toasts()) or None, state=self.owner.toasts)
+        check(count() == queued, f"a board switch made offline was queued: {queued!r}, then {count()!r}")
         self.owner.js("const i = document.getElementById('chat-input'); i.value = 'said while offline';"
                       "i.form.requestSubmit();")
         queued_chat = ("return [...document.querySelectorAll('#feed-list .fi.queued')].filter(e =>"

@@ -362,6 +362,15 @@ function showQueued(msg) {
   renderDetail();
 }
 
+// Another board, asked for by the picker, the address or an inbox entry. Only while connected: what the user does
+// next is on the board then shown, and a switch kept for later would send it to the other board.
+function openBoard(id) {
+  if (raw({ t: 'open', board: id })) return true;
+  renderBoardPicker();
+  toast('Offline: the board can be changed once the connection is back.', 'info');
+  return false;
+}
+
 function op(o) {
   if (o.kind !== 'chat' && !canEdit()) { toast('You can only read this board (your role is ' + S.role + ').', 'error'); return; }
   if (typeof o.card === 'string' && o.card.startsWith('~queued-')) { toast(NOT_SENT_YET, 'info'); return; }
@@ -2161,9 +2170,9 @@ function inboxEl(e, isNew, here) {
 function goToInboxEntry(e) {
   if (e.board !== S.boardId) {
     if (S.boards.length && !S.boards.some((b) => b.id === e.board)) { toast(`That is on board ${e.board}, which you can no longer open.`, 'info'); return; }
+    if (!openBoard(e.board)) return;
     S.inbox.goto = { board: e.board, card: e.card || null };
     $('inbox').close();
-    intent({ t: 'open', board: e.board });
     return;
   }
   if (!e.card) { $('inbox').close(); toast('A chat line: it is in the feed.', 'info'); return; }
@@ -2281,7 +2290,7 @@ function bindStatic() {
 
   $('board-pick').addEventListener('change', (e) => {
     const id = e.target.value;
-    if (id && id !== S.boardId) intent({ t: 'open', board: id });
+    if (id && id !== S.boardId) openBoard(id);
   });
   const filter = $('app').querySelector('input[name="filter"]');
   let debounce = 0;
@@ -2361,7 +2370,7 @@ function bindStatic() {
     // a new invite link opened in this tab: start again with it (sign in as its user), as a fresh tab would
     if (params.get('token')) { stop(); location.reload(); return; }
     const b = params.get('board');
-    if (b && ID_RE.test(b) && b !== S.boardId) intent({ t: 'open', board: b });
+    if (b && ID_RE.test(b) && b !== S.boardId) openBoard(b);
   });
 }
 
