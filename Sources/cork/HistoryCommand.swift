@@ -22,16 +22,26 @@ struct HistoryCommand: AsyncParsableCommand {
         let session = try connection.session()
         try await session.withBoard { client, board in
             let id = try card.map { text throws(CorkFailure) in try CardOps.card(text, on: board).id }
-            let page: HistoryPage
+            // Page by page until `limit` records: a page of long comments holds fewer than asked (the server bounds
+            // a reply's bytes).
+            var activities: [Activity] = []
+            var more = true
+            var before: UInt64?
             do {
-                page = try await client.history(card: id, limit: limit)
+                while activities.count < limit, more {
+                    let page = try await client.history(card: id, before: before, limit: limit - activities.count)
+                    // Oldest first, as Protocol.md promises (sorted here too, whatever order the page came in).
+                    let older = page.activities.sorted { $0.seq < $1.seq }
+                    activities.insert(contentsOf: older, at: 0)
+                    more = page.more
+                    guard let first = older.first?.seq else { break }
+                    before = first
+                }
             } catch {
                 throw CorkFailure.from(error)
             }
-            // Oldest first, as Protocol.md promises (sorted here too, whatever order the page came in).
-            let activities = page.activities.sorted { $0.seq < $1.seq }
             if json {
-                Output.line(CorkJSON.line(CorkJSON.History(board: board.id, card: id, activities: activities, more: page.more)))
+                Output.line(CorkJSON.line(CorkJSON.History(board: board.id, card: id, activities: activities, more: more)))
                 return
             }
             if activities.isEmpty { Output.line("no activity") }

@@ -88,13 +88,16 @@ struct UndoCommand: AsyncParsableCommand {
         }
     }
 
-    /// The board's latest activity records, oldest first: up to `historyPages` pages of `pageSize`.
+    /// The board's latest activity records, oldest first: up to `historyPages` × `pageSize` of them. A page of long
+    /// comments holds fewer records than asked (the server bounds a reply's bytes), so it reads on until it has
+    /// them, within a bound on the round trips.
     static func recentHistory(_ client: BoardClient) async throws(CorkFailure) -> [Activity] {
         var activities: [Activity] = []
         var before: UInt64?
+        let wanted = historyPages * pageSize
         do {
-            for _ in 0..<historyPages {
-                let page = try await client.history(before: before, limit: pageSize)
+            for _ in 0..<(historyPages * 16) where activities.count < wanted {
+                let page = try await client.history(before: before, limit: min(pageSize, wanted - activities.count))
                 activities.insert(contentsOf: page.activities.sorted { $0.seq < $1.seq }, at: 0)
                 guard page.more, let first = activities.first?.seq else { break }
                 before = first

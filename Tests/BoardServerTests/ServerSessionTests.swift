@@ -249,6 +249,40 @@ import Testing
         }
     }
 
+    /// A page of long comments bigger than the outbox's cap is cut to what fits, and paging on reaches every record.
+    /// It had been queued as live traffic: `slow_consumer` and a close on every ask, so the board could not be paged.
+    @Test func aHistoryPageOfLongCommentsIsCutToTheOutboxCapAndPagingReachesEveryRecord() async throws {
+        let cap = 64 * 1024
+        try await withTestServer(configure: { $0.limits.outboxBytes = cap }) { server in
+            let probe = try await server.connect()
+            try await probe.send(#"{"type":"op","board":"main","mut":1,"op":{"kind":"card.add","card":"k1","title":"One"}}"#)
+            _ = try await probe.expect(type: "ack")
+            let text = String(repeating: "c", count: 8_000)
+            for mut in 2...13 {
+                try await probe.send(#"{"type":"op","board":"main","mut":\#(mut),"op":{"kind":"comment.add","card":"k1","comment":"m\#(mut)","text":"\#(text)"}}"#)
+                _ = try await probe.expect(type: "ack")
+            }
+            var seqs: [Int] = []
+            var before: Int?
+            for req in 1...13 {
+                let from = before.map { #","before":\#($0)"# } ?? ""
+                try await probe.send(#"{"type":"history","req":\#(req),"board":"main","limit":50\#(from)}"#)
+                let page = try await probe.expect(type: "history")
+                let got = try #require(page["activities"] as? [[String: Any]]).compactMap { $0["seq"] as? Int }
+                #expect(!got.isEmpty && got.count < 13, "a page of \(got.count) records")
+                #expect(got.count * 8_000 <= cap, "the page passes the cap: \(got.count) records")
+                seqs = got + seqs
+                guard page["more"] as? Bool == true, let first = got.first else { break }
+                before = first
+            }
+            #expect(seqs == Array(1...13))
+            // The connection is still open.
+            try await probe.send(#"{"type":"ping","req":99}"#)
+            _ = try await probe.expect(type: "pong")
+            await probe.close()
+        }
+    }
+
     @Test func aResumeFromFurtherBackThanTheHistoryAgeGetsASnapshot() async throws {
         let clock = ManualClock()
         try await withTestServer(clock: clock) { server in

@@ -296,7 +296,9 @@ extension BoardActor {
         publication.send([snapshotLine(req: req, reason: .resync)], to: session, after: seq, then: [ok], joining: false)
     }
 
-    /// One page of activity, newest first.
+    /// One page of activity, oldest first: at most `limit` records and at most `outbox_bytes` bytes of line (the
+    /// newest that fit, at least one), sent as catch-up is, outside the live outbox's cap. A page of long comments
+    /// had closed the connection with `slow_consumer` on every ask, so such a board could not be paged at all.
     func history(_ session: SessionRef, card: CardID?, before: UInt64?, limit: Int, req: RequestID?) async {
         settleIfPublished()
         guard committed.members[session.user] != nil else {
@@ -307,9 +309,17 @@ extension BoardActor {
         do throws(StoreError) {
             let events = try await store.history(id, card: card, before: before, limit: limit + 1)
             // The store reads newest first; a page is oldest first (Protocol.md, "history").
-            let page = events.prefix(limit).map(\.activity).reversed()
-            session.outbox.send(
-                Lines.line(.history(ServerMessage.HistoryPage(req: req, board: id, activities: Array(page), more: events.count > limit))))
+            func line(_ count: Int) -> ByteBuffer {
+                let page = events.prefix(count).map(\.activity).reversed()
+                return Lines.line(.history(ServerMessage.HistoryPage(req: req, board: id, activities: Array(page), more: events.count > count)))
+            }
+            var count = min(limit, events.count)
+            var page = line(count)
+            while page.readableBytes > configuration.limits.outboxBytes, count > 1 {
+                count = max(1, count / 2)
+                page = line(count)
+            }
+            session.outbox.sendBulk([page])
         } catch {
             session.outbox.send(
                 Lines.error(WireError(error.wireCode(during: .read), "the store could not be read", req: req, board: id)))
