@@ -55,6 +55,8 @@ sed -e "s/bind :7420/bind 127.0.0.1:$FRONT/" \
     -e "s|bind :443 ssl crt /etc/haproxy/corkboard-web.pem|bind 127.0.0.1:$WEBFRONT ssl crt $WORK/web.pem|" \
     -e "s/127.0.0.1:8441 check port 9431/127.0.0.1:$W1 check port $H1/" \
     -e "s/127.0.0.1:8442 check port 9432/127.0.0.1:$W2 check port $H2/" \
+    -e "s/127.0.0.1:7421 backup/127.0.0.1:$N1 backup/" -e "s/127.0.0.1:7422 backup/127.0.0.1:$N2 backup/" \
+    -e "s/127.0.0.1:8441 backup/127.0.0.1:$W1 backup/" -e "s/127.0.0.1:8442 backup/127.0.0.1:$W2 backup/" \
     -e "s/inter 2s/inter 500ms/" -e "s/maxconn [0-9]*/maxconn 4000/" -e "s/log stdout format raw local0 info/log stderr format raw local0 notice/" \
     deploy/haproxy.cfg >"$WORK/haproxy.cfg"
 haproxy -c -q -f "$WORK/haproxy.cfg"

@@ -22,8 +22,12 @@ struct HAProxyTests {
         return try SpawnedProcess.tool("haproxy")
     }
 
-    @Test("cork through HAProxy in front of two nodes on one PostgreSQL: kill -9 a node and keep working, nothing lost")
-    func corkThroughHAProxySurvivesANodeKill() async throws {
+    /// Two real `corkd` nodes on one fresh PostgreSQL database behind a real HAProxy (deploy/haproxy.cfg with this
+    /// run's ports), for `body`. `health`: the port HAProxy checks for every node (default: each node's own).
+    static func withProxiedNodes(
+        health: Int? = nil,
+        _ body: (_ nodes: [CorkdProcess], _ proxy: SpawnedProcess, _ front: Int, _ webFront: Int) async throws -> Void
+    ) async throws {
         let haproxy = try Self.haproxy()
         try await PostgresTestDatabase.withDatabase { location in
             let store = "postgres://\(location.user)@\(location.host):\(location.port)/\(location.database)"
@@ -57,7 +61,7 @@ struct HAProxyTests {
             }
             let template = try String(
                 contentsOf: CorkdProcess.packageRoot.appendingPathComponent("deploy/haproxy.cfg"), encoding: .utf8)
-            let backends = try nodes.map { (port: $0.port, health: try #require($0.healthPort), web: try #require($0.webPort)) }
+            let backends = try nodes.map { (port: $0.port, health: try health ?? #require($0.healthPort), web: try #require($0.webPort)) }
             let file = nodes[0].root.appendingPathComponent("haproxy.cfg")
             try Self.configuration(template, front: front, webFront: webFront, nodes: backends)
                 .write(to: file, atomically: true, encoding: .utf8)
@@ -68,7 +72,13 @@ struct HAProxyTests {
                 executable: haproxy, arguments: ["-db", "-f", file.path], logDirectory: nodes[0].logDirectory, name: "haproxy")
             proxy = started
             try await Self.waitForListener(port: front, process: started)
+            try await body(nodes, started, front, webFront)
+        }
+    }
 
+    @Test("cork through HAProxy in front of two nodes on one PostgreSQL: kill -9 a node and keep working, nothing lost")
+    func corkThroughHAProxySurvivesANodeKill() async throws {
+        try await Self.withProxiedNodes { nodes, started, front, webFront in
             // The owner's URL names HAProxy, not the node that wrote it.
             let url = nodes[0].ownerURL
             #expect(url.contains("127.0.0.1:\(front)/"), "\(url)")
@@ -115,10 +125,63 @@ struct HAProxyTests {
         }
     }
 
+    /// While every node fails its health check (the database restarting), a client connected through HAProxy keeps
+    /// its connection, and a new one still reaches a node. The nodes' checks are answered here by a stand-in that
+    /// says 503, as a node does while it cannot reach the database; the database itself stays up, so what is tested
+    /// is HAProxy's configuration. With the sessions of a node marked down closed and no server left, every client had
+    /// been dropped and a new one closed during the TLS handshake.
+    @Test("every node down in HAProxy's checks: a client keeps its connection and a new one still reaches a node")
+    func everyNodeDownKeepsSessionsAndTakesNewOnes() async throws {
+        let python = try SpawnedProcess.tool("python3")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("health-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let status = root.appendingPathComponent("status")
+        try "200".write(to: status, atomically: true, encoding: .utf8)
+        let script = """
+            import http.server, sys
+            class Health(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    self.send_response(int(open(sys.argv[2]).read().strip()))
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                def log_message(self, *args):
+                    pass
+            http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Health).serve_forever()
+            """
+        let healthPort = try LoopbackPort.closed()
+        let health = try SpawnedProcess(
+            executable: python, arguments: ["-c", script, "\(healthPort)", status.path], logDirectory: root, name: "health")
+        defer { health.killAndReap() }
+        try await Self.waitForListener(port: healthPort, process: health)
+        try await Self.withProxiedNodes(health: healthPort) { nodes, proxy, front, _ in
+            let fingerprint = try #require(nodes[0].fingerprint)
+            let watcher = try await WireProbe.connect(port: front, fingerprint: fingerprint)
+            try await watcher.send(#"{"type":"hello","req":1,"version":1,"client":"test","token":"\#(nodes[0].ownerToken)","client_id":"c-watch"}"#)
+            _ = try await watcher.expect(type: "welcome")
+            try await watcher.send(#"{"type":"subscribe","req":2,"board":"main"}"#)
+            _ = try await watcher.expect(type: "snapshot")
+            _ = try await watcher.expect(type: "subscribed")
+
+            try "503".write(to: status, atomically: true, encoding: .utf8)
+            let deadline = ContinuousClock.now + .seconds(20)
+            let down = { ["corkd_nodes/node1 is DOWN", "corkd_nodes/node2 is DOWN"].allSatisfy(proxy.standardOutput.contains) }
+            while !down(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(down(), "haproxy log: \(proxy.standardOutput.suffix(2000))")
+
+            let cork = try CorkProcess(nodes[0], url: nodes[0].ownerURL)
+            try await cork.ok(["add", "added while every node is down"])
+            let delta = try await watcher.expect(type: "delta")
+            #expect("\(delta)".contains("added while every node is down"), "\(delta)")
+            await watcher.close()
+        }
+    }
+
     /// deploy/haproxy.cfg with this run's addresses: the TLS frontend on 127.0.0.1:`front` and the web frontend on
     /// 127.0.0.1:`webFront` (plain HTTP: the test has no certificate a client would check), one `server` line per
     /// node in each backend (its TLS or web port, its health port), a faster check interval, and `maxconn` within a
     /// test shell's descriptor limit (HAProxy needs two descriptors per connection).
+    /// The template's unchecked `backup` lines (the spares used while every node is down) get one per node too.
     static func configuration(
         _ template: String, front: Int, webFront: Int, nodes: [(port: Int, health: Int, web: Int)]
     ) throws -> String {
@@ -130,10 +193,15 @@ struct HAProxyTests {
             if !line.hasPrefix(" "), !trimmed.isEmpty, !trimmed.hasPrefix("#") { section = trimmed }
             let web = section.contains("web")
             if trimmed.hasPrefix("server ") {
-                if !serversDone.contains(section) {
-                    serversDone.insert(section)
+                let backup = trimmed.hasSuffix(" backup")
+                let kind = section + (backup ? " backup" : "")
+                if !serversDone.contains(kind) {
+                    serversDone.insert(kind)
                     for (index, node) in nodes.enumerated() {
-                        lines.append("    server node\(index + 1) 127.0.0.1:\(web ? node.web : node.port) check port \(node.health)")
+                        let address = "127.0.0.1:\(web ? node.web : node.port)"
+                        lines.append(backup
+                            ? "    server node\(index + 1)-spare \(address) backup"
+                            : "    server node\(index + 1) \(address) check port \(node.health)")
                     }
                 }
                 continue
@@ -145,7 +213,7 @@ struct HAProxyTests {
                 .replacingOccurrences(of: "maxconn 20000", with: "maxconn 1000")
             lines.append(edited)
         }
-        guard serversDone.count == 2, lines.contains("    bind 127.0.0.1:\(front)"), lines.contains("    bind 127.0.0.1:\(webFront)")
+        guard serversDone.filter({ !$0.hasSuffix(" backup") }).count == 2, lines.contains("    bind 127.0.0.1:\(front)"), lines.contains("    bind 127.0.0.1:\(webFront)")
         else {
             throw TestFailure("deploy/haproxy.cfg has no bind or server lines to replace in both frontends and backends")
         }
