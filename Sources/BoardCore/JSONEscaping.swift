@@ -41,6 +41,26 @@ public enum JSONEscaping {
         s.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }
     }
 
+    /// `s` with its control characters (C0, DEL and C1) written as `\u001b`, the rest as it is: for a message that
+    /// quotes what someone typed, so that a terminal that prints it shows the escape instead of obeying it.
+    public static func controlsEscaped(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: isControl) else { return s }
+        var out = ""
+        for scalar in s.unicodeScalars {
+            if isControl(scalar) {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
     /// Appends `s` as a JSON string literal, quotes included.
     public static func append(_ s: String, to out: inout String) {
         out += "\""

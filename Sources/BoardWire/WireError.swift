@@ -30,7 +30,8 @@ public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
         retryAfterMs: UInt64? = nil, versions: [Int]? = nil
     ) {
         self.code = code
-        self.message = message
+        // A message may quote what a client sent (an address, a query): its control characters go escaped.
+        self.message = JSONEscaping.controlsEscaped(message)
         self.retryable = code.retryable
         self.req = req
         self.board = board

@@ -96,6 +96,21 @@ import Testing
         }
     }
 
+    /// A refused address is quoted with its control characters escaped: `cork notify` prints the message to a
+    /// terminal, which obeyed the escape sequences and the line break of the address as typed.
+    @Test func aRefusedAddressIsQuotedWithItsControlCharactersEscaped() async throws {
+        try await withTestServer { server in
+            let owner = try await server.connect()
+            try await owner.send(#"{"type":"notify","req":1,"email":"a\u001b[31mred@x.com\nInjected: yes"}"#)
+            let refused = try await Self.next("error", from: owner)
+            let message = try #require(refused["message"] as? String)
+            #expect(refused["code"] as? String == "bad_request", "\(refused)")
+            #expect(!message.unicodeScalars.contains { $0.value < 0x20 }, "\(message.debugDescription)")
+            #expect(message.hasSuffix(#"not a mail address: "a\u001b[31mred@x.com\nInjected: yes""#), "\(message)")
+            await owner.close()
+        }
+    }
+
     @Test func theStoreKeepsEachEntryOnceAndTheCursorNeverGoesBack() async throws {
         try await withTestServer { server in
             let store = server.store

@@ -97,7 +97,7 @@ public struct NotifySettings: Hashable, Sendable, Codable {
         let parts = address.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, parts[1].contains("."), address.utf8.count <= 254,
             !address.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0 == "<" || $0 == ">" || $0 == "," })
-        else { return "not a mail address: \(address)" }
+        else { return "not a mail address: \(JSONEscaping.literal(address))" }
         return nil
     }
 }

@@ -32,7 +32,8 @@ public struct QueryError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Makes an error.
     public init(_ code: Code, _ message: String, at position: Int, hint: String? = nil) {
         self.code = code
-        self.message = message
+        // It quotes the query's words: their control characters go escaped.
+        self.message = JSONEscaping.controlsEscaped(message)
         self.position = position
         self.hint = hint
     }
