@@ -51,7 +51,8 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
      browser does not load the page again): the tab signs in as the link's user
   n  a title renamed during an edit: bob edits a card's title in its panel while carol (`cork edit --title`) renames
      it; bob's Enter sends nothing and says what the title is now, and its "Save mine" saves his title
-  o  a due date typed by keyboard in a card's panel (its year passing 0002, 0020, 0202) is one change, to 2026-01-02;
+  o  a due date typed by keyboard in a card's panel (its year passing 0002, 0020, 0202) is one change, to 2026-01-02,
+     and one typed over it one more;
      a new label is offered the colour cork gives its name; a comment begun and left with Esc is kept; the header
      names who is signed in; a notice repeated shows once
 
@@ -1525,6 +1526,16 @@ class Test:
         time.sleep(0.5)
         got = dues()
         check(got == [[None, "2026-01-02"]], f"one typed date made the due-date changes {got}, expected one to 2026-01-02")
+        # a date typed over the one set is one change too (every key made a whole date, or none, of the old one)
+        wait_for("bob's panel to show the date", lambda: b.js("return document.getElementById('d-due').value") == "2026-01-02" or None)
+        b.js("document.getElementById('d-due').focus()")
+        b.driver.switch_to.active_element.send_keys("07042027")
+        b.js("document.getElementById('d-due').blur()")
+        wait_for("bob's retyped due date to reach the server", lambda: len(dues()) > 1 or None, state=dues)
+        time.sleep(0.5)
+        got = dues()
+        check(got == [[None, "2026-01-02"], ["2026-01-02", "2027-07-04"]],
+              f"a date typed over another made the due-date changes {got}, expected one to 2027-07-04")
         # a new label's colour, until one is picked, is the one cork gives the name (LabelPalette: FNV-1a, 64 bits)
         palette = ["#b60205", "#d93f0b", "#fbca04", "#0e8a16", "#006b75", "#1d76db", "#0052cc", "#5319e7",
                    "#e99695", "#f9d0c4", "#fef2c0", "#c2e0c6", "#bfdadc", "#c5def5", "#bfd4f2", "#d4c5f9"]

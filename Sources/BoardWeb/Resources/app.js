@@ -1633,16 +1633,23 @@ function buildDetail() {
     else if (c && !v) title.value = c.title;
   });
   colSel.addEventListener('change', () => { const c = detailCard(); if (c) op({ kind: 'card.move', card: c.id, to_column: colSel.value }); });
-  // A date typed by keyboard changes at each digit of its year (0002, 0020, 0202, 2026): it is sent once the year has
-  // four digits, or when the field is left, so that one date typed is one change in everyone's feed and one undo.
+  // A date typed by keyboard changes at each digit (the year passes 0002, 0020, 0202; retyping a date already set
+  // makes a whole date, or none, at every key): what is typed is sent when the field is left or on Enter, so that one
+  // date typed is one change in everyone's feed and one undo. A date picked from the calendar, or cleared, with no
+  // key typed, is sent at once.
   const sendDue = () => {
+    D.dueTyped = false;
     const c = detailCard();
     const v = due.value || null;
     if (c && v !== (c.due || null) && v !== D.dueSent) { D.dueSent = v; op({ kind: 'card.edit', card: c.id, due: v }); }
   };
-  due.addEventListener('change', () => { if (!due.value || due.value.slice(0, 4) >= '1000') sendDue(); });
+  due.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') sendDue();
+    else if (e.key.length === 1 || ['Backspace', 'Delete', 'ArrowUp', 'ArrowDown'].includes(e.key)) D.dueTyped = true;
+  });
+  due.addEventListener('change', () => { if (!D.dueTyped && (!due.value || due.value.slice(0, 4) >= '1000')) sendDue(); });
   due.addEventListener('blur', sendDue);
-  due.addEventListener('focus', () => { D.dueSent = undefined; });
+  due.addEventListener('focus', () => { D.dueSent = undefined; D.dueTyped = false; });
   ms.addEventListener('change', () => { const c = detailCard(); if (c) op({ kind: 'card.edit', card: c.id, milestone: ms.value || null }); });
   desc.addEventListener('input', () => { if (D.descDraft) D.descDraft.text = desc.value; });
   desc.addEventListener('focus', () => { const c = detailCard(); if (c && desc.value === c.description) D.descBase = c.description_seq; });
