@@ -1571,7 +1571,25 @@ class Test:
         notices = "return [...document.querySelectorAll('.toast')].filter(t => t.textContent.includes('not on the board')).length"
         check(b.js(notices) == 1, f"the same notice twice shows {b.js(notices)} copies")
         b.dismiss_toasts()
-        self.passed("o", "a typed due date is one change; a new label has cork's colour; 'as bob'; a notice shows once", t)
+        # a comment is deleted (for good: it has no undo) on a second click, the first asks; bob deletes his own
+        self.open_panel(b, card, "bob")
+        b.driver.find_element(By.CSS_SELECTOR, "textarea[aria-label='New comment']").send_keys(Keys.CONTROL, "a")
+        b.driver.find_element(By.CSS_SELECTOR, "textarea[aria-label='New comment']").send_keys("to be deleted", Keys.CONTROL, Keys.ENTER)
+        comments = lambda: [cm.get("text") for c in self.carol.board()["cards"] if c["id"] == card for cm in c.get("comments", [])]
+        wait_for("bob's comment to reach the server", lambda: "to be deleted" in comments() or None, state=comments)
+        delete = "#detail li.comment button[aria-label='Delete comment']"
+        wait_for("bob's panel to offer to delete his comment", lambda: b.js(f"return document.querySelectorAll(\"{delete}\").length") or None)
+        b.js(f"document.querySelector(\"{delete}\").click()")
+        time.sleep(0.5)
+        check("to be deleted" in comments(), "one click on a comment's x deleted it for good")
+        asked = b.js("return document.activeElement && document.activeElement.textContent")
+        check(asked == "Delete for good?", f"the first click does not ask (the focused button says {asked!r})")
+        b.js("document.activeElement.click()")
+        wait_for("bob's comment to be deleted", lambda: "to be deleted" not in comments() or None, state=comments)
+        b.keys(Keys.ESCAPE)
+        wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
+        self.passed("o", "a typed due date is one change; a new label has cork's colour; 'as bob'; a notice shows once; "
+                    "a comment is deleted on a second click", t)
 
     def scenario_p(self):
         t = time.monotonic()

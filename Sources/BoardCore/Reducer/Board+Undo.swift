@@ -31,13 +31,27 @@ extension Board {
         }
     }
 
+    /// Why a change of `kind` has no undo, in a person's words.
+    static func notUndoable(_ kind: String) -> String {
+        switch Op.Kind(rawValue: kind) {
+        case .chat?: "a chat line cannot be taken back"
+        case .commentDelete?: "a deleted comment cannot be brought back"
+        case .labelDelete?: "a deleted label cannot be brought back"
+        case .milestoneDelete?: "a deleted milestone cannot be brought back"
+        case .cardPurge?: "a purged card is gone for good"
+        case .columnRemove?: "a removed column cannot be brought back"
+        case .memberSet?, .memberRemove?: "a member change cannot be undone (set the role again)"
+        default: "\(kind) cannot be undone"
+        }
+    }
+
     /// The op that undoes `activity` now, or why it cannot be undone.
     public func undoCheck(of activity: Activity, inverse: Op?, by actor: UserID) -> Result<Op, Rejection> {
         guard activity.actor == actor else {
             return .failure(Rejection(.forbidden, "you can only undo your own changes"))
         }
         guard let inverse else {
-            return .failure(Rejection(.notUndoable, "\(activity.kind) cannot be undone"))
+            return .failure(Rejection(.notUndoable, Self.notUndoable(activity.kind)))
         }
         if let card = activity.card, purged.contains(card) {
             return .failure(Rejection(.gone, "card \(card) was purged; seq \(activity.seq) can never be undone"))

@@ -1831,19 +1831,36 @@ function renderDetail() {
   }
   const comments = c.comments || [];
   const atBottom = D.cmList.childElementCount !== comments.length;
+  // a delete button that had the focus has it again in the list made anew (its question, too)
+  const focusedDelete = D.cmList.contains(document.activeElement) ? document.activeElement.dataset.commentDelete : undefined;
   D.cmList.replaceChildren(...comments.map((cm) => {
     const mine = S.me && cm.author === S.me.user;
     const li = h('li', { class: 'comment' + (mine ? ' mine' : '') },
       h('div', { class: 'c-head' }, utext('b', '', memberName(cm.author)), ' ', h('time', { text: clock(cm.at) + (cm.edited_at ? ' (edited)' : '') })),
       utext('p', 'c-text', cm.text));
     if (mine || S.role === 'owner') {
-      const del = h('button', { type: 'button', class: 'icon', 'aria-label': 'Delete comment', title: 'Delete', text: '×', disabled: ro });
-      del.addEventListener('click', () => op({ kind: 'comment.delete', card: c.id, comment: cm.id }));
+      // A deleted comment has no undo: the first click asks (for 5 s), the second deletes.
+      const asking = D.cmDelete === cm.id;
+      const del = h('button', {
+        type: 'button', class: asking ? 'c-delete asking' : 'icon', 'data-comment-delete': cm.id, disabled: ro,
+        'aria-label': asking ? 'Delete this comment for good' : 'Delete comment', title: asking ? 'It cannot be undone' : 'Delete',
+        text: asking ? 'Delete for good?' : '×',
+      });
+      del.addEventListener('click', () => {
+        if (D.cmDelete === cm.id) { D.cmDelete = null; op({ kind: 'comment.delete', card: c.id, comment: cm.id }); return; }
+        D.cmDelete = cm.id;
+        clearTimeout(D.cmDeleteTimer);
+        D.cmDeleteTimer = setTimeout(() => { if (D.cmDelete === cm.id) { D.cmDelete = null; renderDetail(); } }, 5000);
+        renderDetail();
+        const asked = D.cmList.querySelector(`[data-comment-delete="${CSS.escape(cm.id)}"]`);
+        if (asked) asked.focus();
+      });
       li.firstChild.append(del);
     }
     return li;
   }));
   if (!comments.length) D.cmList.append(h('li', { class: 'muted', text: 'No comments yet.' }));
+  if (focusedDelete) { const again = D.cmList.querySelector(`[data-comment-delete="${CSS.escape(focusedDelete)}"]`); if (again) again.focus(); }
   if (atBottom && D.cmList.lastChild) { /* new comment: keep it in view only if the form has focus */ if (keep(D.cmInput)) D.cmList.lastChild.scrollIntoView({ block: 'nearest' }); }
   D.cmInput.readOnly = ro;
   D.closeBtn.textContent = c.closed ? 'Reopen card' : 'Close card';
