@@ -181,6 +181,14 @@ extension BoardClient {
                 return .init(
                     ClientError(.tls, "\(endpoint) did not answer in TLS: is that corkd's client port (not its metrics or health port)?"),
                     isFatal: true)
+            case .handshakeFailed(let cause) where "\(cause)".contains("CERTIFICATE_VERIFY_FAILED"):
+                // No pin, so the system's trusted authorities decide, and a self-signed certificate (corkd's own)
+                // is not theirs: an invite URL that lost its fp.
+                return .init(
+                    ClientError(
+                        .tls,
+                        "\(endpoint)'s certificate could not be verified: no authority this machine trusts signed it, and the URL pins no fingerprint (use the invite URL corkd printed, with its fp=sha256:…)"),
+                    isFatal: true)
             case .handshakeFailed:
                 return .init(ClientError(.tls, "TLS with \(endpoint) failed: \(ssl)"), isFatal: true)
             default:

@@ -249,6 +249,12 @@ import Darwin
             pinned.fingerprint = "sha256:" + String(repeating: "1", count: 64)
             let mismatch = try await cork.fails(["show"], with: 4, url: .some(pinned.description))
             #expect(mismatch.contains("fingerprint"), "\(mismatch)")
+            // A URL without its fp, to a self-signed certificate: said in words, not as BoringSSL's error.
+            var unpinned = try #require(InviteURL(corkd.ownerURL))
+            unpinned.fingerprint = nil
+            let unverified = try await cork.fails(["show"], with: 4, url: .some(unpinned.description))
+            #expect(unverified.contains("no authority this machine trusts signed it, and the URL pins no fingerprint"), "\(unverified)")
+            #expect(!unverified.contains("BoringSSL"), "\(unverified)")
             var token = try #require(InviteURL(corkd.ownerURL))
             token.token = "ck_" + String(repeating: "B", count: 43)
             try await cork.fails(["boards"], with: 4, url: .some(token.description))
