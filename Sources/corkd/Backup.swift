@@ -36,7 +36,7 @@ struct Backup: AsyncParsableCommand {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw CorkdExit.usage(
-                "the backup's directory \(folder.path) does not exist; make it first (install -d -o corkd -m 0700 \(folder.path))")
+                "the backup's directory \(folder.path) does not exist; make it first (install -d -o \(DataDirectory.ownerName(of: directory.path) ?? "corkd") -m 0700 \(folder.path))")
         }
         guard FileManager.default.isWritableFile(atPath: folder.path) else {
             throw CorkdExit.usage(

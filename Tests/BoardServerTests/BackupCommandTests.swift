@@ -22,6 +22,9 @@ struct BackupCommandTests {
             let missing = try await corkd.admin(["backup", "--to", nowhere.path])
             #expect(missing.exit.status == 2, "\(missing.exit): \(missing.standardError)")
             #expect(missing.standardError.contains("\(corkd.root.path)/no-such-dir does not exist"), "\(missing.standardError)")
+            // The command it suggests makes the directory for the data directory's owner, whoever that is here.
+            let serviceUser = try #require(try FileManager.default.attributesOfItem(atPath: corkd.dataDirectory.path)[.ownerAccountName] as? String)
+            #expect(missing.standardError.contains("install -d -o \(serviceUser) -m 0700"), "\(missing.standardError)")
             // So is one this user cannot write in.
             let locked = corkd.root.appendingPathComponent("read-only")
             try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o555])

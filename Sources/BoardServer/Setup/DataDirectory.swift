@@ -91,6 +91,13 @@ public enum DataDirectory {
         return "it belongs to \(userName(info.st_uid)): chown \(recursive)\(userName(me)) \(path), or run corkd as \(userName(info.st_uid))"
     }
 
+    /// The name of the user who owns `path` (the service user, for a data directory), or nil when it cannot be read.
+    public static func ownerName(of path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return userName(info.st_uid)
+    }
+
     /// A user's name, or `uid N` when it has none.
     public static func userName(_ uid: uid_t) -> String {
         getpwuid(uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(uid)"
