@@ -4,8 +4,9 @@ public enum PresenceBusSignal: Sendable, Equatable {
     /// were not, so the node must ask the others to announce their presence again. `reconnected` is false the first
     /// time.
     case listening(reconnected: Bool)
-    /// The listening connection is gone (the reason, for the log): messages are missed until the next `.listening`.
-    case lost(String)
+    /// The listening connection is gone, or could not be made again (the reason, for the log; `attempt` counts the
+    /// tries since the last `.listening`, from 1): messages are missed until the next `.listening`.
+    case lost(String, attempt: Int)
     /// One message, as published (this node's own included).
     case message(String)
 }

@@ -132,9 +132,13 @@ struct PresenceRelay {
                 lastBeat = now
                 outbound.send(.ask(to: nil))
                 await announce()
-            case .bus(.lost(let reason)):
-                logger.warning(
-                    "presence LISTEN lost: other nodes' people drop out after \(ttl) unless it is back", metadata: ["reason": "\(reason)"])
+            case .bus(.lost(let reason, let attempt)):
+                if let line = BoardServer.listenLossLine(
+                    attempt: attempt, "presence LISTEN lost: other nodes' people drop out after \(ttl) unless it is back",
+                    what: "presence LISTEN")
+                {
+                    logger.warning("\(line)", metadata: ["reason": "\(reason)"])
+                }
             case .bus(.message(let payload)):
                 guard let message = PresenceRelayMessage.parse(payload) else { continue }
                 await route(remote.receive(message, nowMs: now))

@@ -27,6 +27,7 @@ extension PostgresStore: HeadWatching {
     /// nothing: a commit is either in the events table by the time the catch-up reads it, or announced after.
     public func watchHeads(retryDelay: Duration, _ signal: @escaping @Sendable (HeadSignal) async -> Void) async {
         var listenedBefore = false
+        var attempt = 0
         while !Task.isCancelled {
             var reason = "the connection closed"
             do {
@@ -35,6 +36,7 @@ extension PostgresStore: HeadWatching {
                     try await connection.listen(on: Self.headsChannel) { notifications in
                         await signal(.listening(reconnected: listenedBefore))
                         listenedBefore = true
+                        attempt = 0
                         for try await notification in notifications {
                             if let moved = Self.headSignal(payload: notification.payload) { await signal(moved) }
                         }
@@ -47,8 +49,9 @@ extension PostgresStore: HeadWatching {
                 reason = "\(error)"
             }
             if Task.isCancelled { return }
-            logger.warning("lost the LISTEN connection; retrying", metadata: ["reason": "\(reason)", "store": "\(location)"])
-            await signal(.lost(reason))
+            // The server logs it (once, then about once a minute while it lasts): a line per retry flooded the log.
+            attempt += 1
+            await signal(.lost(reason, attempt: attempt))
             try? await Task.sleep(for: retryDelay)
         }
     }

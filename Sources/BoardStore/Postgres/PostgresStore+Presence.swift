@@ -23,6 +23,7 @@ extension PostgresStore: PresenceBus {
     /// then never delays the commits' announcements, and each loop reconnects on its own.
     public func watchPresence(retryDelay: Duration, _ signal: @escaping @Sendable (PresenceBusSignal) async -> Void) async {
         var listenedBefore = false
+        var attempt = 0
         while !Task.isCancelled {
             var reason = "the connection closed"
             do {
@@ -31,6 +32,7 @@ extension PostgresStore: PresenceBus {
                     try await connection.listen(on: Self.presenceChannel) { notifications in
                         await signal(.listening(reconnected: listenedBefore))
                         listenedBefore = true
+                        attempt = 0
                         for try await notification in notifications { await signal(.message(notification.payload)) }
                     }
                 } catch {
@@ -41,8 +43,9 @@ extension PostgresStore: PresenceBus {
                 reason = "\(error)"
             }
             if Task.isCancelled { return }
-            logger.warning("lost the presence LISTEN connection; retrying", metadata: ["reason": "\(reason)", "store": "\(location)"])
-            await signal(.lost(reason))
+            // The server logs it (once, then about once a minute while it lasts): a line per retry flooded the log.
+            attempt += 1
+            await signal(.lost(reason, attempt: attempt))
             try? await Task.sleep(for: retryDelay)
         }
     }

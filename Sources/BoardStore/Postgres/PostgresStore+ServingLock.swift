@@ -198,7 +198,7 @@ extension PostgresStore {
             database: location.database,
             tls: location.tls == .require ? .require(try Self.tlsContext()) : .disable)
         return try await PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 0, logger: logger)
+            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 0, logger: driverLogger(logger))
     }
 
     /// The client TLS context for `sslmode=require` (the system's trust roots).

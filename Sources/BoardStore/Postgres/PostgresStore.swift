@@ -33,7 +33,7 @@ public struct PostgresStore: AdminStore {
         // A login the database refuses is an operator's mistake no retry mends: said at once. Through the pool it
         // would only show as "no connection" once the lease timeout had passed.
         if let refusal = await loginRefusal(location, logger: logger) { throw refusal }
-        let client = PostgresClient(configuration: settings, backgroundLogger: logger)
+        let client = PostgresClient(configuration: settings, backgroundLogger: driverLogger(logger))
         let store = PostgresStore(
             location: location, configuration: configuration, client: client, runner: ClientRunner(client),
             logger: logger)
@@ -44,6 +44,14 @@ public struct PostgresStore: AdminStore {
             throw error
         }
         return store
+    }
+
+    /// `logger` for postgres-nio itself: its warnings and errors. Its info lines repeat, with the driver's raw error,
+    /// every failed connection attempt while the database is down, which the store's own lines already say in words.
+    static func driverLogger(_ logger: Logger) -> Logger {
+        var quieter = logger
+        quieter.logLevel = max(logger.logLevel, .warning)
+        return quieter
     }
 
     /// Why the database refuses to let this store in for good (class 28: the user or its password; 3D000: no such
