@@ -93,12 +93,17 @@ public struct CorkFailure: Error, Hashable, Sendable, CustomStringConvertible {
     /// leaves the op's outcome unknown (exit 6); anything else maps as any error does (`from`).
     public init(afterSending error: any Error) {
         if let error = error as? ClientError {
+            let advice = "(retrying `add --ref` is safe; for other ops check `cork history` first)"
             switch error.code {
-            case .cannotConnect, .tls, .disconnected, .timeout, .stopped:
+            case .cannotConnect, .tls:
+                // The op went out on a connection that was lost since; this error is the reconnect's.
                 self.init(
                     .outcomeUnknown,
-                    "\(error.message); the op was sent and may have been applied (retrying `add --ref` is safe; "
-                        + "for other ops check `cork history` first)")
+                    "the connection was lost after the op was sent, and could not be made again (\(error.message)): "
+                        + "the op may have been applied \(advice)")
+                return
+            case .disconnected, .timeout, .stopped:
+                self.init(.outcomeUnknown, "\(error.message); the op was sent and may have been applied \(advice)")
                 return
             default:
                 break

@@ -113,6 +113,9 @@ import Darwin
             #expect(failure.exitCode == .outcomeUnknown, "\(code)")
             #expect(failure.message.contains("may have been applied"))
         }
+        // A failed reconnect says it is one: "cannot connect …; the op was sent" read as if it had never connected.
+        let reconnect = CorkFailure(afterSending: ClientError(.cannotConnect, "cannot connect to 127.0.0.1:7420: connection refused"))
+        #expect(reconnect.message.hasPrefix("the connection was lost after the op was sent, and could not be made again (cannot connect"), "\(reconnect.message)")
         #expect(CorkFailure(afterSending: ClientError(.invalidArgument, "bad")).exitCode == .usage)
         #expect(CorkExitCode.helpText.contains("6  outcome unknown"))
     }
