@@ -1426,6 +1426,12 @@ class Test:
             return o.js("return document.body.classList.contains('readonly')")
 
         check(readonly() is False, "the owner's tab is read-only")
+        # dave is on a second board too, for the way on when he is taken off main (below)
+        boss = Cork(self.cork_bin, os.path.join(self.work, "boss"), self.runner)
+        with open(os.path.join(self.corkd.data, "owner.url")) as f:
+            boss.run("join", f.read().strip())
+        boss.run("board", "create", "Ops rota", "--id", "ops")
+        boss.run("--board", "ops", "member", "add", "dave", "--role", "viewer")
         o.driver.get(dave["web_url"])  # same document: only the hash changes
         # dave is a viewer: the tab signed in as him is read-only
         wait_for("the tab to sign in as dave (a viewer), whose invite link it was given", lambda: readonly() or None,
@@ -1449,14 +1455,21 @@ class Test:
         check(usable == [], f"a viewer's panel has buttons that change the board: {usable}")
         o.keys(Keys.ESCAPE)
         wait_for("dave's panel to close", lambda: not o.js("return document.getElementById('detail').open"))
-        # a link whose token the server does not know says so and what to do; the tab forgets it, so the page asks
-        # for an invite link when opened again (it showed the same failure, with no way out)
-        base = dave["web_url"].split("#")[0]
-        o.driver.get(base + "#token=ck_not_one_this_server_made&board=main")
 
         def gate():
             return o.js("return document.getElementById('gate').hidden ? null : "
                         "[document.getElementById('gate-title').textContent, document.getElementById('gate-hint').textContent]")
+
+        # taken off the board, dave is told so (it had read "No such board"), and offered his other board
+        boss.run("member", "remove", "dave")
+        wait_for("dave's page to say he is no longer a member", lambda: (gate() or [""])[0] == "You are no longer a member of this board" or None,
+                 state=gate)
+        check("Ops rota" in gate()[1] and o.js("return !!document.querySelector('#gate-hint a[href=\"#board=ops\"]')"),
+              f"the page offers no way on to dave's other board: {gate()}")
+        # a link whose token the server does not know says so and what to do; the tab forgets it, so the page asks
+        # for an invite link when opened again (it showed the same failure, with no way out)
+        base = dave["web_url"].split("#")[0]
+        o.driver.get(base + "#token=ck_not_one_this_server_made&board=main")
 
         shown = wait_for("the tab to say the link does not work", lambda: (gate() or [""])[0] == "This invite link does not work" or None,
                          state=gate)

@@ -800,7 +800,19 @@ function fatal(m) {
   if (['token_revoked', 'revoked', 'auth_failed', 'token_expired', 'unauthenticated'].includes(code)) {
     fetch('/session', { method: 'DELETE', credentials: 'same-origin' }).catch(() => {});
   }
-  showGate(titles[code] || 'The session ended', m.message || code, hints[code] || '', code === 'not_found' || code === 'unsupported_version');
+  const removed = code === 'not_found' && /no longer a member/.test(String(m.message || ''));
+  const title = removed ? 'You are no longer a member of this board' : titles[code] || 'The session ended';
+  const hint = removed ? 'Ask the board’s owner to add you again.' : hints[code] || '';
+  showGate(title, m.message || code, hint, code === 'not_found' || code === 'unsupported_version');
+  // the boards this user can still open, as a way on
+  const others = code === 'not_found' ? S.boards.filter((b) => b.id !== (S.boardId || S.wantBoard)) : [];
+  if (others.length) {
+    const links = others.map((b) => h('a', {
+      href: `#board=${encodeURIComponent(b.id)}`, text: b.name || b.id,
+      onclick: (e) => { e.preventDefault(); location.hash = `board=${encodeURIComponent(b.id)}`; location.reload(); },
+    }));
+    $('gate-hint').append(' Your other boards: ', ...links.flatMap((a, i) => (i ? [', ', a] : [a])), '.');
+  }
 }
 
 // ---------- rendering: header ----------
@@ -1815,7 +1827,7 @@ function renderDetail() {
   D.clCount.textContent = list.length ? `${list.filter((i) => i.done).length}/${list.length}` : '';
   if (!keep(D.clList)) {
     D.clList.replaceChildren(...list.map((item) => {
-      const box = h('input', { type: 'checkbox', checked: !!item.done, disabled: ro, 'aria-label': 'done' });
+      const box = h('input', { type: 'checkbox', checked: !!item.done, disabled: ro, 'aria-label': `Done: ${item.text}` });
       const text = h('input', { class: 'u', value: item.text, dir: 'auto', readOnly: ro, 'aria-label': 'Checklist item' });
       box.addEventListener('change', () => op({ kind: 'checklist.edit', card: c.id, item: item.id, done: box.checked }));
       text.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); text.blur(); } });
