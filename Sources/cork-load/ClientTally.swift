@@ -7,6 +7,8 @@ struct StreamRecord: Sendable {
     var subscribedSeq: UInt64
     var lastSeq: UInt64
     var hash: StreamHash
+    /// The connection was lost before the run ended: the stream stops early, and is judged only up to there.
+    var lostConnection = false
 }
 
 /// A board's reference replica, kept by its first subscriber: the snapshot it subscribed with and every delta line
@@ -21,6 +23,8 @@ struct ReferenceLog: Sendable {
     var seqs: [UInt64] = []
     /// Set when the log outgrew `LoadPlan.replayBytesMax` and stopped.
     var truncated = false
+    /// The reference subscriber lost its connection before the run ended: the log stops early.
+    var lostConnection = false
 }
 
 /// What one client measured, and the merge of many.

@@ -129,23 +129,40 @@ enum Convergence {
         let hash = board.contentHash
         verdict.replayedSeq = seq
         verdict.replayedHash = hash
+        if seq != server.seq, reference.lostConnection {
+            // Its connection was lost: nothing to compare the server's state with (not a divergence).
+            verdict.problems.append(
+                "not checked: the reference replica lost its connection at seq \(seq), the server is at \(server.seq)")
+            verdict.unchecked = true
+            return verdict
+        }
         if seq != server.seq { verdict.problems.append("the reference replica ended at seq \(seq), the server is at \(server.seq)") }
         if hash != server.hash { verdict.problems.append("the reference replica's content hash differs from the server's") }
 
         // Each distinct (from, to) range of the subscribers, hashed once over the reference's lines.
         var expected: [String: StreamHash] = [:]
         var mismatched = 0
+        var cutShort = 0
         for stream in streams {
             let key = "\(stream.subscribedSeq)-\(stream.lastSeq)"
             if expected[key] == nil { expected[key] = rangeHash(reference, after: stream.subscribedSeq, through: stream.lastSeq) }
-            if stream.lastSeq == server.seq, stream.subscribedSeq >= reference.subscribedSeq, expected[key] == stream.hash {
+            let faithful = stream.subscribedSeq >= reference.subscribedSeq && expected[key] == stream.hash
+            if stream.lastSeq == server.seq, faithful {
                 verdict.subscribersMatching += 1
+            } else if stream.lostConnection, stream.lastSeq < server.seq, faithful {
+                cutShort += 1
             } else {
                 mismatched += 1
             }
         }
         if mismatched > 0 {
             verdict.problems.append("\(mismatched) of \(streams.count) subscriber(s) did not end at the server's seq with the reference's deltas")
+        }
+        if cutShort > 0 {
+            verdict.problems.append(
+                "not checked: \(cutShort) of \(streams.count) subscriber(s) lost their connection; their deltas match the reference up to there")
+            // Only what could be compared decides: with no other problem, this board was not checked, not diverged.
+            if verdict.problems.count == 1 { verdict.unchecked = true }
         }
         return verdict
     }

@@ -293,8 +293,14 @@ final class SubscriberHandler: ChannelInboundHandler {
             tally.seqBroken = check.isContiguous ? 0 : 1
             tally.gaps = check.gaps
             tally.duplicates = check.duplicates
-            tally.streams = [StreamRecord(board: settings.board, subscribedSeq: subscribedSeq, lastSeq: check.last, hash: hash)]
-            if let reference { tally.references = [reference] }
+            let lost = !progress.isClosing
+            tally.streams = [
+                StreamRecord(board: settings.board, subscribedSeq: subscribedSeq, lastSeq: check.last, hash: hash, lostConnection: lost)
+            ]
+            if var reference {
+                reference.lostConnection = lost
+                tally.references = [reference]
+            }
         } else if tally.errors.isEmpty {
             tally.count("connect_failed")
             live.errors.add(1, ordering: .relaxed)

@@ -81,6 +81,31 @@ import Testing
         #expect(!verdict.converged)
     }
 
+    /// A subscriber that lost its connection (a node killed under it) stops early: its deltas up to there are
+    /// compared, and a faithful one makes the board "not checked", not diverged. Before, it was counted a divergence.
+    @Test func aReplicaThatLostItsConnectionIsJudgedUpToWhereItStopped() throws {
+        let (board, start, lines) = try run(count: 60)
+        let server = Convergence.ServerBoard(seq: UInt64(lines.count), hash: board.contentHash, cards: board.cards.count)
+        var cut = stream(Array(lines.prefix(40)))
+        cut.lostConnection = true
+        let verdict = Convergence.judge(board: "b", server: server, reference: log(start, lines), streams: [stream(lines), cut])
+        #expect(!verdict.converged)
+        #expect(verdict.unchecked, "\(verdict.problems)")
+        #expect(verdict.subscribersMatching == 1)
+        // Cut short without a lost connection, or with deltas that differ, is a divergence.
+        var quiet = cut
+        quiet.lostConnection = false
+        #expect(!Convergence.judge(board: "b", server: server, reference: log(start, lines), streams: [quiet]).unchecked)
+        var wrong = cut
+        wrong.hash = stream(Array(lines.prefix(39))).hash
+        #expect(!Convergence.judge(board: "b", server: server, reference: log(start, lines), streams: [wrong]).unchecked)
+        // The reference replica itself cut short: the board is not checked.
+        var reference = log(start, Array(lines.prefix(30)))
+        reference.lostConnection = true
+        let unreferenced = Convergence.judge(board: "b", server: server, reference: reference, streams: [stream(lines)])
+        #expect(unreferenced.unchecked && !unreferenced.converged, "\(unreferenced.problems)")
+    }
+
     @Test func aTruncatedReferenceLogIsNotCalledConverged() throws {
         let (board, start, lines) = try run(count: 10)
         var reference = log(start, lines)
