@@ -63,6 +63,9 @@ private func follow(_ events: AsyncStream<ClientEvent>, board: Board, json: Bool
                 Output.standardError("cork: reloaded \(update.board.id) at seq \(update.board.seq)\n")
             }
             if update.cause == .snapshot { last = update.board }
+        case .connection(.stopped(_?)):
+            // Said once, as the exit's error line (a revoked token: exit 4).
+            break
         case .connection(let state):
             Output.standardError("cork: \(WatchLine.text(state))\n")
         case .serverError(let error) where error.code == .notFound && error.board == board.id:

@@ -48,6 +48,8 @@ import Darwin
             let exit = await watch.waitForExit(timeout: .seconds(20))
             #expect(exit?.reason == .exit && exit?.status == 4, "\(exit?.description ?? "still running"); \(watch.standardError)")
             #expect(watch.standardError.contains("token_revoked"), "\(watch.standardError)")
+            // Said once, as the error line (it came as "cork: stopped: …" and then the error again).
+            #expect(watch.standardError.components(separatedBy: "your access was revoked").count == 2, "\(watch.standardError)")
         }
     }
 
