@@ -16,7 +16,8 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
      drop the others see the dragger `viewing` the card (not `idle`), and then the card the dragger selects
   c  a hard WIP limit: a drop into a full column is refused with the server's reason and the card stays; Ctrl-Z
      undoes one's own move, seen in the other page
-  d  kill -9 of corkd: the pages say offline, a card picked up meanwhile stays in hand when a retry fails, and its
+  d  kill -9 of corkd: the pages say offline (and refuse to open another board meanwhile), a card picked up
+     meanwhile stays in hand when a retry fails, and its
      move is queued and shown where it goes; chat typed meanwhile shows "not sent yet"; bob adds a card, sees it
      queued, carries Gamma below it, and reloads the page while the server is away; corkd restarted on the same ports (each page lists the
      other person again) and data directory, the pages come back by themselves (the cookie survives), the queued
@@ -48,13 +49,16 @@ board `main`: the owner and bob each in their own Chromium, and carol with one-s
      changes it; bob's save is refused as a conflict, his text stays in the box, the notice shows above the open
      panel, and its "Save mine" saves his text over carol's
   m  an invite link opened in a tab that already shows the board (only the address's #token part changes, so the
-     browser does not load the page again): the tab signs in as the link's user
+     browser does not load the page again): the tab signs in as the link's user; taken off the board, the user is
+     told so and offered their other boards
   n  a title renamed during an edit: bob edits a card's title in its panel while carol (`cork edit --title`) renames
      it; bob's Enter sends nothing and says what the title is now, and its "Save mine" saves his title
   o  a due date typed by keyboard in a card's panel (its year passing 0002, 0020, 0202) is one change, to 2026-01-02,
      and one typed over it one more;
      a new label is offered the colour cork gives its name; a comment begun and left with Esc is kept; the header
-     names who is signed in; a notice repeated shows once
+     names who is signed in; a notice repeated shows once; a comment is deleted on a second click
+  p  texts past the server's limits stay where they were typed, with a notice; a description typed when the card
+     is archived, or when the user is revoked, stays readable to copy
 
 Every wait is bounded (15 s at most); the first failure ends the run with exit 1 and says what was expected. corkd
 and the browsers are always stopped. One line is printed per scenario passed.
@@ -204,6 +208,11 @@ class Corkd:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 pass
+
+    def revoke(self, user):
+        argv = [self.binary, "revoke", "--data-dir", self.data, "--user", user]
+        result = subprocess.run(self.runner.command(argv), capture_output=True, text=True, timeout=WAIT)
+        check(result.returncode == 0, f"corkd revoke --user {user} exited {result.returncode}: {result.stderr.strip()}")
 
     def invite(self, user, role):
         argv = [self.binary, "invite", "--data-dir", self.data, "--user", user, "--role", role, "--json"]
@@ -1664,8 +1673,18 @@ class Test:
         b.keys(Keys.ESCAPE)
         wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
         b.dismiss_toasts()
+        # revoked while typing in a panel (the last step: bob's page is signed out for good): the page that ends the
+        # session keeps the text to copy (it was dropped)
+        last = self.add("revoked-while-typed", "Revoked while typed")
+        self.open_panel(b, last, "bob")
+        b.driver.find_element(By.ID, "d-desc").send_keys("bob's last words")
+        self.corkd.revoke("bob")
+        gate_draft = ("const t = document.querySelector('#gate textarea.gate-draft');"
+                      "return t && !document.getElementById('gate').hidden ? t.value : null")
+        wait_for("bob's signed-out page to keep his unsaved description", lambda: b.js(gate_draft) == "bob's last words" or None,
+                 state=lambda: (b.js(gate_draft), b.js("return document.getElementById('gate-title').textContent")))
         self.passed("p", "texts past the server's limits stay where they were typed, with a notice; a refused chat line comes back; "
-                    "a description typed when the card went stays readable", t)
+                    "a description typed when the card went, or when the user was revoked, stays readable", t)
 
     def run(self):
         os.makedirs(self.args.screenshots, exist_ok=True)

@@ -800,6 +800,12 @@ function fatal(m) {
   if (['token_revoked', 'revoked', 'auth_failed', 'token_expired', 'unauthenticated'].includes(code)) {
     fetch('/session', { method: 'DELETE', credentials: 'same-origin' }).catch(() => {});
   }
+  // what the user was typing in a card's panel and had not sent: kept to copy on the page that ends the session
+  const drafts = [];
+  if (D.dlg && D.dlg.open) {
+    if (D.desc && D.desc.value !== (D.descShown ?? '') && D.desc.value.trim()) drafts.push(D.desc.value);
+    if (D.cmInput && D.cmInput.value.trim()) drafts.push(D.cmInput.value);
+  }
   const removed = code === 'not_found' && /no longer a member/.test(String(m.message || ''));
   const title = removed ? 'You are no longer a member of this board' : titles[code] || 'The session ended';
   const hint = removed ? 'Ask the board’s owner to add you again.' : hints[code] || '';
@@ -812,6 +818,11 @@ function fatal(m) {
       onclick: (e) => { e.preventDefault(); location.hash = `board=${encodeURIComponent(b.id)}`; location.reload(); },
     }));
     $('gate-hint').append(' Your other boards: ', ...links.flatMap((a, i) => (i ? [', ', a] : [a])), '.');
+  }
+  if (drafts.length) {
+    $('gate-hint').after(
+      h('p', { class: 'muted gate-draft', text: 'What you were typing, not saved, to copy:' }),
+      h('textarea', { class: 'gate-draft', rows: 6, dir: 'auto', readOnly: true, 'aria-label': 'Your unsaved text', value: drafts.join('\n\n') }));
   }
 }
 
@@ -2291,6 +2302,7 @@ function toast(text, kind = 'info', ms, actions = []) {
 
 function showGate(title, text, hint, retry) {
   $('app').hidden = true;
+  for (const el of document.querySelectorAll('#gate .gate-draft')) el.remove();
   for (const d of document.querySelectorAll('dialog[open]')) d.close();
   $('gate').hidden = false;
   $('toasts').replaceChildren();
