@@ -287,6 +287,10 @@ final class Session {
         -> SessionMachine.Action?
     {
         guard case .authenticate(let hello) = action else { return nil }
+        // The hello came in time: the deadline is for saying it, not for the check, which the store bounds (its
+        // reads wait at most 5 s for PostgreSQL). A check still under way at the deadline had been cut off with
+        // "no hello within the auth timeout", which clients take as final, during a database outage.
+        authTimeout.cancel()
         let context = self.context
         let outbox = self.outbox
         let address = self.address
@@ -395,7 +399,10 @@ final class Session {
             check = try await context.store.authenticate(token: hello.token, now: context.clock.now())
         } catch {
             context.configuration.metrics.readFailed(error)
-            return .failure(WireError(.internal, "the server could not check the token", req: hello.req))
+            return .failure(
+                WireError(
+                    .storageBusy, "the server could not check the token: its store cannot be read now; try again",
+                    req: hello.req, retryAfterMs: 1_000))
         }
         guard let check else { return .failure(WireError(.authFailed, "unknown token", req: hello.req)) }
         if check.revoked { return .failure(WireError(.tokenRevoked, "this token was revoked", req: hello.req)) }
