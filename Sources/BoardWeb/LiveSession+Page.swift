@@ -40,8 +40,7 @@ extension LiveSession {
             let cards = (await client.board?.cards.values.filter(\.archived) ?? []).sorted { $0.updatedAt > $1.updatedAt }
             await send(LiveMessage.Archived(cards: cards))
         case "boards":
-            guard let boards = try? await client.boards(timeout: .seconds(15)) else { return }
-            await send(LiveMessage.Boards(boards: boards.map { LiveMessage.BoardSummaryView(id: $0.board, name: $0.name) }))
+            await sendBoards(client: client, send: send, timeout: .seconds(15))
         case "inbox":
             await inboxRequest(object, client: client, send: send)
         case "inbox.read":
@@ -139,5 +138,11 @@ extension LiveSession {
         if onlyIfChanged, matches == lastMatches { return }
         lastMatches = matches
         await send(LiveMessage.Filter(q: filterText, cards: matches, error: nil))
+    }
+
+    /// The boards this user can open (the page's picker); nothing when they cannot be listed within `timeout`.
+    func sendBoards(client: BoardClient, send: (any Encodable) async -> Void, timeout: Duration) async {
+        guard let boards = try? await client.boards(timeout: timeout) else { return }
+        await send(LiveMessage.Boards(boards: boards.map { LiveMessage.BoardSummaryView(id: $0.board, name: $0.name) }))
     }
 }

@@ -241,7 +241,10 @@ final class LiveSession {
         case .connection(let state):
             await connection(state, client: client, send: send)
         case .serverError(let error):
-            if Self.endsSession(error.code.rawValue) { await fail(error.code.rawValue, error.message, send: send) }
+            guard Self.endsSession(error.code.rawValue) else { return }
+            // A board that cannot be opened: the boards this user can open come first, for the way on the page offers.
+            if error.code == .notFound { await sendBoards(client: client, send: send, timeout: .seconds(5)) }
+            await fail(error.code.rawValue, error.message, send: send)
         case .inbox(let event):
             await inboxEvent(event, client: client, send: send)
         }

@@ -1475,6 +1475,14 @@ class Test:
                  state=gate)
         check("Ops rota" in gate()[1] and o.js("return !!document.querySelector('#gate-hint a[href=\"#board=ops\"]')"),
               f"the page offers no way on to dave's other board: {gate()}")
+        # a board he cannot open, named by the address of a page loaded afresh: "No such board", with the same way on
+        o.js("location.hash = '#board=nosuch'")
+        wait_for("dave's page to say there is no such board", lambda: (gate() or [""])[0] == "No such board" or None, state=gate)
+        wait_for("dave's page to offer his other board", lambda: "Ops rota" in (gate() or ["", ""])[1] or None, state=gate)
+        o.js("document.querySelector('#gate-hint a[href=\"#board=ops\"]').click()")
+        wait_for("dave's page to open the board it offered", lambda: o.js(
+            "return document.getElementById('gate').hidden && document.getElementById('board').dataset.boardId") == "ops" or None,
+            state=gate)
         # a link whose token the server does not know says so and what to do; the tab forgets it, so the page asks
         # for an invite link when opened again (it showed the same failure, with no way out)
         base = dave["web_url"].split("#")[0]

@@ -365,7 +365,9 @@ function showQueued(msg) {
 // Another board, asked for by the picker, the address or an inbox entry. Only while connected: what the user does
 // next is on the board then shown, and a switch kept for later would send it to the other board.
 function openBoard(id) {
-  if (raw({ t: 'open', board: id })) return true;
+  // the session ended (a board that could not be opened): start again on the board asked for
+  if (S.stopped) { location.hash = `board=${encodeURIComponent(id)}`; location.reload(); return true; }
+  if (raw({ t: 'open', board: id })) { S.opening = id; return true; }
   renderBoardPicker();
   toast('Offline: the board can be changed once the connection is back.', 'info');
   return false;
@@ -501,6 +503,7 @@ function loadBoard(m) {
   const b = m.board || {};
   const switched = b.id !== S.boardId;
   S.boardId = b.id;
+  S.opening = null;
   S.seq = m.seq ?? 0;
   S.meta = { id: b.id, name: b.name ?? '', labels: b.labels || [], milestones: b.milestones || [], members: b.members || [] };
   S.memberById = new Map(S.meta.members.map((m) => [m.id, m]));
@@ -811,7 +814,7 @@ function fatal(m) {
   const hint = removed ? 'Ask the board’s owner to add you again.' : hints[code] || '';
   showGate(title, m.message || code, hint, code === 'not_found' || code === 'unsupported_version');
   // the boards this user can still open, as a way on
-  const others = code === 'not_found' ? S.boards.filter((b) => b.id !== (S.boardId || S.wantBoard)) : [];
+  const others = code === 'not_found' ? S.boards.filter((b) => b.id !== (S.opening || S.boardId || S.wantBoard)) : [];
   if (others.length) {
     const links = others.map((b) => h('a', {
       href: `#board=${encodeURIComponent(b.id)}`, text: b.name || b.id,
