@@ -9,6 +9,15 @@ import Testing
         id: 1, user: "alice", board: "main", seq: 4, card: "c1", kind: .mention, actor: "bob",
         at: Timestamp(milliseconds: 1_767_261_700_000), text: "#1 Ship: @alice look")
 
+    /// A mail address with a control character is refused, C1 too (U+009B is a terminal's CSI, U+0085 a line break
+    /// to some readers): it is printed by `cork notify` and written into the mail's `To:`.
+    @Test func anAddressWithAControlCharacterIsRefused() {
+        #expect(NotifySettings.addressProblem("alice@example.com") == nil)
+        for bad in ["a\u{1B}[31m@x.com", "a\u{7F}@x.com", "a\u{85}b@x.com", "a\u{9B}31m@x.com", "a b@x.com"] {
+            #expect(NotifySettings.addressProblem(bad) != nil, "\(bad.debugDescription)")
+        }
+    }
+
     @Test func onlyTheExactSecretUnsubscribes() {
         var settings = NotifySettings(email: "alice@example.com")
         #expect(!settings.unsubscribes(with: ""), "no secret yet: nothing matches")

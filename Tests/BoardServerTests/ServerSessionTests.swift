@@ -271,6 +271,13 @@ import Testing
                 let got = try #require(page["activities"] as? [[String: Any]]).compactMap { $0["seq"] as? Int }
                 #expect(!got.isEmpty && got.count < 13, "a page of \(got.count) records")
                 #expect(got.count * 8_000 <= cap, "the page passes the cap: \(got.count) records")
+                // As many as fit: one more record (as large as the largest here) would pass the cap. A page cut by
+                // halving the count held half of what fits, or less.
+                if page["more"] as? Bool == true {
+                    let records = try #require(page["activities"] as? [[String: Any]])
+                    let sizes = try records.map { try JSONSerialization.data(withJSONObject: $0).count }
+                    #expect(sizes.reduce(0, +) + sizes.max()! > cap, "a page of \(got.count) records, \(sizes) bytes")
+                }
                 seqs = got + seqs
                 guard page["more"] as? Bool == true, let first = got.first else { break }
                 before = first

@@ -91,12 +91,13 @@ public struct NotifySettings: Hashable, Sendable, Codable {
         }
     }
 
-    /// What is wrong with an address, or nil: one `@`, something on both sides, no spaces or control characters,
+    /// What is wrong with an address, or nil: one `@`, something on both sides, no spaces or control characters (C0,
+    /// DEL or C1: a terminal or the mail command's `To:` would read them),
     /// at most 254 bytes.
     public static func addressProblem(_ address: String) -> String? {
         let parts = address.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, parts[1].contains("."), address.utf8.count <= 254,
-            !address.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0 == "<" || $0 == ">" || $0 == "," })
+            !address.unicodeScalars.contains(where: { $0.value <= 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "<" || $0 == ">" || $0 == "," })
         else { return "not a mail address: \(JSONEscaping.literal(address))" }
         return nil
     }

@@ -313,11 +313,19 @@ extension BoardActor {
                 let page = events.prefix(count).map(\.activity).reversed()
                 return Lines.line(.history(ServerMessage.HistoryPage(req: req, board: id, activities: Array(page), more: events.count > count)))
             }
-            var count = min(limit, events.count)
+            let cap = configuration.limits.outboxBytes
+            let count = min(limit, events.count)
             var page = line(count)
-            while page.readableBytes > configuration.limits.outboxBytes, count > 1 {
-                count = max(1, count / 2)
-                page = line(count)
+            if page.readableBytes > cap, count > 1 {
+                // The most records that fit, found by halving the range (a few encodings, for such pages only).
+                var (fits, tooMany) = (1, count)
+                var fitting = line(1)
+                while tooMany - fits > 1 {
+                    let middle = (fits + tooMany) / 2
+                    let candidate = line(middle)
+                    if candidate.readableBytes <= cap { (fits, fitting) = (middle, candidate) } else { tooMany = middle }
+                }
+                page = fitting
             }
             session.outbox.sendBulk([page])
         } catch {
