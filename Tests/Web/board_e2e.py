@@ -1681,6 +1681,20 @@ class Test:
         b.keys(Keys.ESCAPE)
         wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
         b.dismiss_toasts()
+        # a card someone else moves while bob carries it: the page says where it went (the drop would move it back
+        # unseen), and Esc leaves it there
+        carried = self.add("carried", "Carried away")
+        b.wait_card_in(carried, "todo")
+        b.focus_card(carried)
+        b.keys(" ")
+        wait_for("bob's page to pick the card up", lambda: b.js("return document.body.classList.contains('dragging')"))
+        self.carol.run("move", f"#{self.numbers[carried]}", "DONE")
+        wait_for("bob's page to say the carried card was moved", lambda: any(
+            "while you carried it" in x["text"] and "DONE" in x["text"] for x in b.toasts()) or None, state=b.toasts)
+        b.keys(Keys.ESCAPE)
+        time.sleep(0.5)
+        check(self.carol.column_of(carried) == "done", f"Esc did not leave the card where carol put it: {self.carol.column_of(carried)}")
+        b.dismiss_toasts()
         # revoked while typing in a panel (the last step: bob's page is signed out for good): the page that ends the
         # session keeps the text to copy (it was dropped)
         last = self.add("revoked-while-typed", "Revoked while typed")

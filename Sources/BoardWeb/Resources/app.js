@@ -646,6 +646,13 @@ function applyDiff(m) {
     structural = true;
   }
   if (Number.isInteger(m.seq) && m.seq >= S.seq) S.seq = m.seq;
+  // Someone else moved the card being carried to another column: the drop would move it back unseen.
+  const carried = S.drag && (m.moves || []).find((mv) => (mv.card && typeof mv.card === 'object' ? mv.card.id : mv.card) === S.drag.card);
+  if (carried && carried.from_column !== carried.to_column) {
+    const at = cardById(S.drag.card);
+    const name = (colById(carried.to_column) || {}).name || carried.to_column;
+    if (at) toast(`#${at.card.number} was moved to ${name} while you carried it: dropping still puts it where you hold it, Esc leaves it in ${name}.`, 'info', 10000);
+  }
   const a = document.activeElement;
   const onBoard = !a || a === document.body || (a.classList && a.classList.contains('card'));
   if (structural) renderBoard();
