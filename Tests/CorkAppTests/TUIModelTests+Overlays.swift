@@ -37,6 +37,20 @@ extension TUIModelTests {
         #expect(model.feed.last?.text == "boards: board id release-2026 is taken")
     }
 
+    /// The picker opened offline says why it is empty, and asks for the list again once connected: it had stayed on
+    /// "listing the boards…" for good.
+    @Test func theBoardPickerOpenedOfflineFillsOnceConnected() {
+        var model = Self.model()
+        _ = model.update(.client(.connection(.reconnecting(in: .seconds(5), lastError: "connection refused"))))
+        #expect(model.update(Self.key(.character("b"))) == [.listBoards])
+        _ = model.update(.boardsFailed("not connected"))
+        #expect(model.render().lines.contains { $0.contains("could not list the boards (not connected)") })
+        let back = model.update(.client(.connection(.connected(endpoint: "127.0.0.1:7420", user: "alice"))))
+        #expect(back.contains(.listBoards), "\(back)")
+        _ = model.update(.boards(Self.summaries))
+        #expect(model.render().lines.contains { $0.contains("ops  Ops rota  (viewer)") })
+    }
+
     @Test func theBoardCommandOpensThePickerSwitchesCreatesAndCompletes() {
         var model = Self.model()
         #expect(Self.enter("/board", into: &model) == [.listBoards])

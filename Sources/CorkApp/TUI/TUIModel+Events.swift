@@ -48,6 +48,7 @@ extension TUIModel {
             return inboxFailed(reason)
         case .boards(let list):
             boardList = list
+            boardListFailure = nil
             if overlay == .boards { overlayRow = list.firstIndex { $0.board == boardID } ?? 0 }
             if completeWhenBoardsArrive {
                 completeWhenBoardsArrive = false
@@ -57,6 +58,7 @@ extension TUIModel {
             return []
         case .boardsFailed(let reason):
             post(FeedEntry("boards: \(reason)", kind: .error))
+            if overlay == .boards, boardList == nil { boardListFailure = reason }
             // A refused creation ends the "creating board …" notice with why.
             if notice?.hasPrefix("creating board ") == true { notice = "boards: \(reason)" }
             return []
@@ -214,6 +216,11 @@ extension TUIModel {
                     if inbox.available {
                         inbox.loading = true
                         effects.append(.fetchInbox)
+                    }
+                    // The picker opened offline still waits for its list: asked for again now.
+                    if overlay == .boards, boardList == nil {
+                        boardListFailure = nil
+                        effects.append(.listBoards)
                     }
                 }
                 // A history that could not be read (offline, timed out) is asked for again once connected.

@@ -141,6 +141,8 @@ public struct TUIModel: Sendable {
     public var overlayRow = 0
     /// The boards this user is a member of, once the server listed them (for the picker and `/board` completion).
     public var boardList: [BoardSummary]?
+    /// Why the boards could not be listed, while the picker waits for them (they are asked for again once connected).
+    public var boardListFailure: String?
     /// What the archive view looks for (words of the title, or `#N`); empty shows every archived card.
     public var archiveSearch = ""
     /// This user's own changes, for undo (`u`) and redo (`U`).

@@ -96,7 +96,9 @@ extension TUIModel {
             return (text, Style(attributes: current ? .bold : []))
         }
         renderList(
-            title: "boards", heading: [], rows: lines, empty: boardList == nil ? "listing the boards…" : "no boards",
+            title: "boards", heading: [], rows: lines,
+            empty: boardList != nil ? "no boards"
+                : boardListFailure.map { "could not list the boards (\($0)); they are listed once connected" } ?? "listing the boards…",
             footer: "Enter switch to it · n new board · Esc close", into: &screen)
     }
 
