@@ -51,6 +51,20 @@ extension TUIModelTests {
         #expect(model.render().lines.contains { $0.contains("ops  Ops rota  (viewer)") })
     }
 
+    /// A command typed before the board has loaded (offline after `/board`) stays in the line to run once it has;
+    /// it had been cleared, and its notice outlived the load.
+    @Test func aCommandTypedBeforeTheBoardLoadsIsKept() {
+        var model = Self.model()
+        let board = model.board!
+        model.board = nil
+        #expect(Self.enter("/add Offline cork card", into: &model).isEmpty)
+        #expect(model.input.text == "/add Offline cork card", "\(model.input.text)")
+        #expect(model.notice?.hasPrefix("the board is not loaded yet") == true, "\(model.notice ?? "")")
+        _ = model.update(Self.loaded(board))
+        #expect(model.notice == nil, "\(model.notice ?? "")")
+        #expect(model.update(Self.key(.enter)).contains { if case .submit(.addCard) = $0 { true } else { false } })
+    }
+
     @Test func theBoardCommandOpensThePickerSwitchesCreatesAndCompletes() {
         var model = Self.model()
         #expect(Self.enter("/board", into: &model) == [.listBoards])

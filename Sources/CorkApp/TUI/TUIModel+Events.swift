@@ -113,6 +113,7 @@ extension TUIModel {
             let selectedMember = rows.indices.contains(overlayRow) ? rows[overlayRow].id : nil
             board = update.board
             askedRoles = [:]
+            if notice == TUIModel.notLoaded { notice = nil }
             if let selectedMember, let row = memberRows.firstIndex(where: { $0.id == selectedMember }) { overlayRow = row }
             refreshVisibleCards(changes: update.changes, from: wasCurrent ? previous : nil)
             if let (card, columnID) = followed {

@@ -159,7 +159,8 @@ extension TUIModel {
         let name = words.removeFirst()
         let rest = words.joined(separator: " ")
         guard let board else {
-            notice = "the board is not loaded yet"
+            // Kept to run once it is: typed offline after `/board`, the line was lost.
+            refuse(Self.notLoaded, keeping: line)
             return []
         }
         do {
@@ -329,6 +330,9 @@ extension TUIModel {
         }
         return []
     }
+
+    /// The refusal of a command typed before the board has loaded (it stays in the line).
+    static let notLoaded = "the board is not loaded yet: the line is kept; Enter runs it once the board is shown"
 
     /// A command refused before anything was sent stays in the input line, to be mended rather than typed again
     /// (a typo in a long `/add` or `/move` would otherwise lose the whole line).
