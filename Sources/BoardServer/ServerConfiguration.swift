@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable {
     /// How often the admin queue (`corkd invite`, `revoke`, `board`) is polled (one indexed read); an admin command
     /// waits up to this long for the running server to pick it up. Default 50 ms.
     public var adminPollInterval: Duration = .milliseconds(50)
+    /// How long the answer to a failed login waits once its address has failed more than 10 times in a minute
+    /// (RELIABILITY.md A2). Default 1 s.
+    public var failedLoginDelay: Duration = .seconds(1)
     /// PostgreSQL: how long a node waits before it opens its `LISTEN` connection again after losing it (and between
     /// failed attempts). While it is down the node's boards learn of other nodes' commits only when their own commit
     /// finds the head moved; once it is back every loaded board catches up by seq. Default 500 ms.

@@ -354,7 +354,8 @@ final class Session {
 
     /// Brute force from one address is slowed down; the token is never logged.
     private static func slowDownFailedLogin(context: SessionContext, address: String, logger: Logger) async {
-        let delay = await context.directory.authFailed(from: address, nowMs: context.clock.monotonicMs())
+        let delay = await context.directory.authFailed(
+            from: address, nowMs: context.clock.monotonicMs(), delay: context.configuration.failedLoginDelay)
         if delay > .zero {
             context.configuration.metrics.loginDelayed()
             logger.notice("repeated failed logins", metadata: ["address": "\(address)"])

@@ -14,8 +14,6 @@ actor SessionDirectory {
     private var authFailures: [String: [Int64]] = [:]
     /// Failed logins per address per minute before answers to that address are delayed.
     static let authFailuresAllowed = 10
-    /// The delay once an address is over `authFailuresAllowed` (RELIABILITY.md A2).
-    static let authFailureDelay: Duration = .seconds(1)
     private(set) var connections = 0
     let connectionsMax: Int
     /// Connections one user may hold, read at each new session (it can change while the server runs).
@@ -50,13 +48,14 @@ actor SessionDirectory {
         unauthenticated[address] = count > 1 ? count - 1 : nil
     }
 
-    /// Records a failed login from `address` at `nowMs`; returns how long to wait before answering it.
-    func authFailed(from address: String, nowMs: Int64) -> Duration {
+    /// Records a failed login from `address` at `nowMs`; returns how long to wait before answering it: `delay` once
+    /// the address is over `authFailuresAllowed`.
+    func authFailed(from address: String, nowMs: Int64, delay: Duration) -> Duration {
         var recent = (authFailures[address] ?? []).filter { nowMs - $0 < 60_000 }
         recent.append(nowMs)
         authFailures[address] = recent
         if authFailures.count > 10_000 { authFailures = authFailures.filter { !$0.value.isEmpty } }
-        return recent.count > Self.authFailuresAllowed ? Self.authFailureDelay : .zero
+        return recent.count > Self.authFailuresAllowed ? delay : .zero
     }
 
     /// Un-counts a connection and forgets its session.
