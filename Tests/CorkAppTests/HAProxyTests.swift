@@ -24,8 +24,31 @@ struct HAProxyTests {
 
     /// Two real `corkd` nodes on one fresh PostgreSQL database behind a real HAProxy (deploy/haproxy.cfg with this
     /// run's ports), for `body`. `health`: the port HAProxy checks for every node (default: each node's own).
+    ///
+    /// HAProxy's ports are picked free and bound later, by HAProxy: on a busy machine another process's outgoing
+    /// connection can take one meanwhile. Then HAProxy cannot listen, and the set-up starts again on other ports (at
+    /// most three times), before `body` has run.
     static func withProxiedNodes(
         health: Int? = nil,
+        _ body: (_ nodes: [CorkdProcess], _ proxy: SpawnedProcess, _ front: Int, _ webFront: Int) async throws -> Void
+    ) async throws {
+        for attempt in 1...3 {
+            do {
+                try await proxiedNodes(health: health, body)
+                return
+            } catch let taken as PortTaken where attempt < 3 {
+                _ = taken
+            }
+        }
+    }
+
+    /// HAProxy could not bind a port picked for it.
+    struct PortTaken: Error, CustomStringConvertible {
+        var description: String { "HAProxy could not bind the ports picked for it (taken meanwhile), three times" }
+    }
+
+    private static func proxiedNodes(
+        health: Int?,
         _ body: (_ nodes: [CorkdProcess], _ proxy: SpawnedProcess, _ front: Int, _ webFront: Int) async throws -> Void
     ) async throws {
         let haproxy = try Self.haproxy()
@@ -71,7 +94,11 @@ struct HAProxyTests {
             let started = try SpawnedProcess(
                 executable: haproxy, arguments: ["-db", "-f", file.path], logDirectory: nodes[0].logDirectory, name: "haproxy")
             proxy = started
-            try await Self.waitForListener(port: front, process: started)
+            do {
+                try await Self.waitForListener(port: front, process: started)
+            } catch where started.standardError.contains("Address already in use") {
+                throw PortTaken()
+            }
             try await body(nodes, started, front, webFront)
         }
     }
