@@ -25,7 +25,9 @@ struct EndpointRotation: Sendable {
     private var failedInRound = 0
     /// The endpoint dialled last.
     private var current = 0
-    /// Whether any session reached `welcome`.
+    /// Whether any session reached `welcome`, or a server answered with when to try again (`storage_busy` at
+    /// login during a database outage, `server_full`): either way the endpoint and the URL are right, so the
+    /// fail-fast limit before the first welcome no longer applies.
     private(set) var everWelcomed = false
     /// The largest server hint seen in this round.
     private var hint: Duration?
@@ -71,6 +73,7 @@ struct EndpointRotation: Sendable {
 
     /// An open session ended: the endpoint was reachable, so the next round starts with it again, after a wait.
     mutating func sessionEnded(retryAfter: Duration?, random: Double) -> Next {
+        if retryAfter != nil { everWelcomed = true }
         failedInRound = count - 1
         current = (current + count - 1) % count
         return dialFailed(retryAfter: retryAfter, random: random)

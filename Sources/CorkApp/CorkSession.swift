@@ -73,12 +73,26 @@ public struct CorkSession: Sendable {
                 // Long-running sessions allow for a membership still on its way (a fresh invite); one-shots fail fast.
                 let board: Board
                 do {
-                    board = try await client.ready(timeout: timeout, membershipGrace: oneShot ? .zero : .seconds(10))
+                    board = try await firstBoard(client)
                 } catch {
                     throw await Self.beforeWelcome(error, client: client)
                 }
                 try rememberHost()
                 return try await body(client, board)
+            }
+        }
+    }
+
+    /// The board, once loaded. A one-shot command waits `timeout`; a long-running one (watch) waits for as long as
+    /// the client keeps trying (a server that asked to try again later, as during a database outage, keeps it
+    /// trying), and gives up with it.
+    func firstBoard(_ client: BoardClient) async throws(ClientError) -> Board {
+        while true {
+            do {
+                return try await client.ready(timeout: timeout, membershipGrace: oneShot ? .zero : .seconds(10))
+            } catch {
+                guard !oneShot, error.code == .timeout else { throw error }
+                if case .stopped = await client.state { throw error }
             }
         }
     }

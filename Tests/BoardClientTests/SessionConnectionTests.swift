@@ -130,6 +130,27 @@ import Testing
         }
     }
 
+    /// A server that answers the login with when to try again (its database is down: `storage_busy`) is reachable
+    /// and the URL right: a long-running client keeps trying, as after a welcome. It had given up after the
+    /// fail-fast rounds, so a `cork watch` started during a database outage exited.
+    @Test func aLoginAnsweredWithRetryAfterIsNotAFailFastFailure() {
+        let policy = ReconnectPolicy(initial: .milliseconds(10), maximum: .milliseconds(10), maxRoundsUntilConnected: 1)
+        var session = Self.session(policy: policy)
+        _ = session.start(now: .zero)
+        var now = Duration.zero
+        for _ in 0..<5 {
+            _ = session.dialed(now: now)
+            var busy = WireError(.storageBusy, "the server could not check the token", retryAfterMs: 1_000)
+            busy.closesConnection = true
+            _ = session.received(.error(busy), now: now)
+            let actions = session.closed(nil, now: now)
+            #expect(actions.stopped == nil, "gave up on a server that asked to try again")
+            #expect(actions.scheduled == .some(now + .seconds(1)), "the server's retry_after_ms")
+            now += .seconds(1)
+            #expect(session.timerFired(now: now).dial == 0)
+        }
+    }
+
     @Test func maxRoundsGivesUp() {
         var policy = Self.policy
         policy.maxRounds = 2
