@@ -225,6 +225,21 @@ struct MultiNodeTests {
         return run
     }
 
+    /// A board made on one node is in the owner's list on the other at once, before that node has loaded it (it
+    /// had been left out until something there opened it, and the web page's "your other boards" with it).
+    @Test("a board made on one node is listed on the other before that node has loaded it")
+    func aBoardMadeElsewhereIsListedBeforeItIsLoaded() async throws {
+        try await Self.withTwoNodes { _, first, second in
+            let maker = try await first.connect()
+            try await maker.send(#"{"type":"board.create","req":1,"board":"qa","name":"QA"}"#)
+            _ = try await maker.expect(type: "ok")
+            let reader = try await second.connect()
+            #expect(try await BoardAdminTests.boards(reader).contains("qa"))
+            await maker.close()
+            await reader.close()
+        }
+    }
+
     @Test("a node whose LISTEN backend is terminated reconnects and catches up by seq: nothing lost, nothing doubled")
     func listenBackendTerminated() async throws {
         let metrics = ServerMetrics()

@@ -131,6 +131,17 @@ actor BoardRegistry {
     /// Every board's actor.
     func all() -> [BoardActor] { Array(boards.values) }
 
+    /// Every board, with a store shared by several nodes those made or brought back elsewhere too (loaded here
+    /// first): for the list a user asks for, which had left out a board this node had not loaded yet.
+    func everyBoard() async -> [BoardActor] {
+        guard shared != nil, let records = try? await store.boards() else { return all() }
+        var found = boards
+        for record in records where !record.archived && found[record.id] == nil {
+            if let board = await board(record.id) { found[record.id] = board }
+        }
+        return Array(found.values)
+    }
+
     /// Creates a board owned by `owner` with the default columns; nil if the id is taken (archived boards
     /// included).
     func create(_ id: BoardID, name: String, owner: UserID) async throws -> BoardActor? {

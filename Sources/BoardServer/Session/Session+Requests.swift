@@ -56,7 +56,7 @@ extension Session {
         switch message {
         case .listBoards(let request):
             var summaries: [ServerMessage.BoardSummary] = []
-            for board in await context.registry.all() {
+            for board in await context.registry.everyBoard() {
                 if let summary = await board.summary(for: ref.user) { summaries.append(summary) }
             }
             summaries.sort { $0.board < $1.board }
