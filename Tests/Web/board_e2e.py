@@ -690,6 +690,8 @@ class Test:
         wait_for("the owner's page to say the board changes once the connection is back", lambda: any(
             "once the connection is back" in t["text"] for t in self.owner.toasts()) or None, state=self.owner.toasts)
         check(count() == queued, f"a board switch made offline was queued: {queued!r}, then {count()!r}")
+        check(self.owner.js("return location.hash") != "#board=elsewhere",
+              "the address still names the board refused offline (a reload would open it)")
         self.owner.js("const i = document.getElementById('chat-input'); i.value = 'said while offline';"
                       "i.form.requestSubmit();")
         queued_chat = ("return [...document.querySelectorAll('#feed-list .fi.queued')].filter(e =>"
@@ -1566,6 +1568,16 @@ class Test:
         got = dues()
         check(got == [[None, "2026-01-02"], ["2026-01-02", "2027-07-04"]],
               f"a date typed over another made the due-date changes {got}, expected one to 2027-07-04")
+        # a year of six digits (the browser takes it) is refused in words, and nothing is sent
+        b.js("document.getElementById('d-due').focus()")
+        b.driver.switch_to.active_element.send_keys("0101202899")
+        b.js("document.getElementById('d-due').blur()")
+        wait_for("bob's page to refuse a six-digit year", lambda: any("four digits" in x["text"] for x in b.toasts()) or None,
+                 state=b.toasts)
+        check(not any("card.edit" in x["text"] for x in b.toasts()), f"the refusal names the op: {b.toasts()}")
+        time.sleep(0.5)
+        check(len(dues()) == 2, f"a six-digit year was sent: {dues()}")
+        b.dismiss_toasts()
         # a new label's colour, until one is picked, is the one cork gives the name (LabelPalette: FNV-1a, 64 bits)
         palette = ["#b60205", "#d93f0b", "#fbca04", "#0e8a16", "#006b75", "#1d76db", "#0052cc", "#5319e7",
                    "#e99695", "#f9d0c4", "#fef2c0", "#c2e0c6", "#bfdadc", "#c5def5", "#bfd4f2", "#d4c5f9"]

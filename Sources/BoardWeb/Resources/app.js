@@ -369,6 +369,10 @@ function openBoard(id) {
   if (S.stopped) { location.hash = `board=${encodeURIComponent(id)}`; location.reload(); return true; }
   if (raw({ t: 'open', board: id })) { S.opening = id; return true; }
   renderBoardPicker();
+  // the address names the board shown again, so that a reload or a copied link opens it
+  if (new URLSearchParams(location.hash.slice(1)).get('board') === id && S.boardId) {
+    history.replaceState(null, '', `#board=${encodeURIComponent(S.boardId)}`);
+  }
   toast('Offline: the board can be changed once the connection is back.', 'info');
   return false;
 }
@@ -1674,6 +1678,12 @@ function buildDetail() {
     D.dueTyped = false;
     const c = detailCard();
     const v = due.value || null;
+    // The browser takes years past 9999; the board's dates have four digits.
+    if (c && v && !/^\d{4}-\d{2}-\d{2}$/.test(v)) {
+      toast('A due date’s year has four digits.', 'error');
+      due.value = c.due || '';
+      return;
+    }
     if (c && v !== (c.due || null) && v !== D.dueSent) { D.dueSent = v; op({ kind: 'card.edit', card: c.id, due: v }); }
   };
   due.addEventListener('keydown', (e) => {
