@@ -124,6 +124,15 @@ import Testing
         _ = board.apply(.editCard(EditCard(card: "k1", title: "Fix login v2")), context: ApplyContext(actor: "bob", role: .owner, now: Timestamp(milliseconds: 0), seq: 100))
         _ = model.update(.client(.board(BoardUpdate(board: board, cause: .deltas, changedByOthers: ["k1"]))))
         #expect(model.notice == before)
+        // Moved into the column the card is held over: the notice does not offer two keys that do the same.
+        var over = Self.model()
+        _ = over.update(Self.key(.character(" ")))
+        _ = over.update(Self.key(.right))
+        _ = over.update(Self.key(.right))
+        var moved = over.board!
+        _ = moved.apply(.moveCard(card: "k1", column: "done", placement: .bottom), context: ApplyContext(actor: "bob", role: .owner, now: Timestamp(milliseconds: 0), seq: 99))
+        _ = over.update(.client(.board(BoardUpdate(board: moved, cause: .deltas, changedByOthers: ["k1"]))))
+        #expect(over.notice == "#1 was moved to DONE, where you hold it, while you carried it: Enter drops it at your place, Esc where it went", "\(over.notice ?? "")")
     }
 
     @Test func aTitleBeingTypedForACardSomeoneArchivesSaysSo() {

@@ -140,7 +140,11 @@ extension TUIModel {
                 let before = previous?.cards[carry.card], before.column != now.column,
                 let name = update.board.columns.first(where: { $0.id == now.column })?.name
             {
-                notice = "#\(now.number) was moved to \(name) while you carried it: Enter still drops it here, Esc leaves it in \(name)"
+                // Into the column the card is held over: both keys leave it there, Enter at the place held.
+                let heldOver = columns.indices.contains(carry.column) && columns[carry.column].id == now.column
+                notice = heldOver
+                    ? "#\(now.number) was moved to \(name), where you hold it, while you carried it: Enter drops it at your place, Esc where it went"
+                    : "#\(now.number) was moved to \(name) while you carried it: Enter still drops it here, Esc leaves it in \(name)"
             }
             // Typing about a card someone archived meanwhile: said while the line is still open.
             if let card = cardBeingTyped, previous?.cards[card]?.archived == false, let now = update.board.cards[card], now.archived {
