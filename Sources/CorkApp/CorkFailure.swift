@@ -9,9 +9,10 @@ public struct CorkFailure: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String
     /// The server's reject, when the failure is one (exit 3).
     public var reject: OpRejection?
-    /// Set when the server had no room for another session before it welcomed this one (`server_full`): nothing
-    /// was sent, and the command may try again.
-    public var serverFullBeforeWelcome = false
+    /// Set when the server asked to be tried again before it welcomed this session (`server_full`: no room for
+    /// another session; `storage_busy`: it could not check the token, its database down): nothing was sent, and the
+    /// command tries again until its time is up.
+    public var triedAgainBeforeWelcome = false
     /// The server could not be reached at all (nothing listening, no route, no answer in time): a person starting
     /// the full-screen board may wait for it to come back. Never set for a refusal (a token, a certificate).
     public var unreachable = false

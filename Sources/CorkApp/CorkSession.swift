@@ -175,14 +175,24 @@ public struct CorkSession: Sendable {
     /// (`run`), and running out of time is "cannot connect" (exit 4), with what the last attempt hit.
     static func beforeWelcome(_ error: any Error, client: BoardClient) async -> any Error {
         guard let clientError = error as? ClientError, await client.welcome == nil else { return error }
-        if clientError.server?.code == .serverFull {
-            var failure = CorkFailure(clientError)
-            failure.serverFullBeforeWelcome = true
+        var lastAttempt: String?
+        if case .reconnecting(_, let last) = await client.state, !last.isEmpty { lastAttempt = last }
+        return beforeWelcome(clientError, lastAttempt: lastAttempt) ?? error
+    }
+
+    /// What an error before `welcome` means for a command (exit 4, tried again when the server asked), or nil when
+    /// it maps as any error does.
+    public static func beforeWelcome(_ clientError: ClientError, lastAttempt: String?) -> CorkFailure? {
+        switch clientError.server?.code {
+        case .serverFull?, .storageBusy?:
+            var failure = CorkFailure(.cannotConnect, clientError.message)
+            failure.triedAgainBeforeWelcome = true
             return failure
+        default:
+            break
         }
-        guard clientError.code == .timeout else { return error }
-        var reason = "no welcome from the server in time"
-        if case .reconnecting(_, let last) = await client.state, !last.isEmpty { reason += " (last attempt: \(last))" }
+        guard clientError.code == .timeout else { return nil }
+        let reason = "no welcome from the server in time" + (lastAttempt.map { " (last attempt: \($0))" } ?? "")
         var failure = CorkFailure(.cannotConnect, "\(reason): is corkd running there, and is that its client port?")
         failure.unreachable = true
         return failure
@@ -197,7 +207,7 @@ public struct CorkSession: Sendable {
                 return try await body()
             } catch {
                 let failure = CorkFailure.from(error)
-                guard failure.serverFullBeforeWelcome, ContinuousClock.now < deadline else { throw failure }
+                guard failure.triedAgainBeforeWelcome, ContinuousClock.now < deadline else { throw failure }
                 try? await Task.sleep(for: .milliseconds(Int.random(in: 200...1_000)))
             }
         }

@@ -87,6 +87,17 @@ import Darwin
         }
     }
 
+    /// A login the server could not check (`storage_busy`: its database is down) is tried again, and is exit 4 once
+    /// the time is up: it had been exit 1, "something else failed", at once.
+    @Test func aLoginTheServerCouldNotCheckIsTriedAgainThenExitFour() throws {
+        var busy = WireError(.storageBusy, "the server could not check the token: its store cannot be read now; try again", retryAfterMs: 1_000)
+        busy.closesConnection = true
+        let failure = try #require(CorkSession.beforeWelcome(ClientError.server(busy), lastAttempt: nil))
+        #expect(failure.exitCode == .cannotConnect)
+        #expect(failure.triedAgainBeforeWelcome)
+        #expect(failure.message.contains("could not check the token"), "\(failure.message)")
+    }
+
     /// One user's sessions all taken (`server_full` at hello, many jobs of one bot): cork waits for room, then runs.
     @Test func serverFullBeforeWelcomeIsTriedAgain() async throws {
         try await withCorkd { corkd in
