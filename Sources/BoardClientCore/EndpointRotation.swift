@@ -28,7 +28,7 @@ struct EndpointRotation: Sendable {
     /// Whether any session reached `welcome`, or a server answered with when to try again (`storage_busy` at
     /// login during a database outage, `server_full`): either way the endpoint and the URL are right, so the
     /// fail-fast limit before the first welcome no longer applies.
-    private(set) var everWelcomed = false
+    private(set) var serverAnswered = false
     /// The largest server hint seen in this round.
     private var hint: Duration?
 
@@ -44,7 +44,7 @@ struct EndpointRotation: Sendable {
 
     /// The server said `welcome`: the endpoint works, so the backoff starts over.
     mutating func welcomed() {
-        everWelcomed = true
+        serverAnswered = true
         failedRounds = 0
         failedInRound = 0
         hint = nil
@@ -63,7 +63,7 @@ struct EndpointRotation: Sendable {
         let round = failedRounds
         failedRounds += 1
         failedInRound = 0
-        let limit = everWelcomed ? policy.maxRounds : (policy.maxRoundsUntilConnected ?? policy.maxRounds)
+        let limit = serverAnswered ? policy.maxRounds : (policy.maxRoundsUntilConnected ?? policy.maxRounds)
         if let limit, failedRounds >= limit { return .giveUp }
         var delay = policy.delay(round: round, random: random)
         if let hint, hint > delay { delay = hint }
@@ -73,7 +73,7 @@ struct EndpointRotation: Sendable {
 
     /// An open session ended: the endpoint was reachable, so the next round starts with it again, after a wait.
     mutating func sessionEnded(retryAfter: Duration?, random: Double) -> Next {
-        if retryAfter != nil { everWelcomed = true }
+        if retryAfter != nil { serverAnswered = true }
         failedInRound = count - 1
         current = (current + count - 1) % count
         return dialFailed(retryAfter: retryAfter, random: random)

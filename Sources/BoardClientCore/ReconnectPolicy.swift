@@ -14,7 +14,8 @@ public struct ReconnectPolicy: Hashable, Sendable {
     public var jitter: Double
     /// Consecutive failed rounds after which the client gives up; nil retries for ever.
     public var maxRounds: Int?
-    /// Failed rounds after which the client gives up while it has never reached `welcome`; nil: as ``maxRounds``.
+    /// Failed rounds after which the client gives up while no server has answered it (a `welcome`, or a refusal
+    /// with when to try again); nil: as ``maxRounds``.
     /// A long-running client (`cork watch`, a TUI) that must fail fast on a wrong address yet ride out later outages
     /// sets this and leaves ``maxRounds`` nil.
     public var maxRoundsUntilConnected: Int?

@@ -7,18 +7,10 @@ import Testing
 /// `presence` with `away_note` (Protocol.md, "presence"): what a person says about being away reaches the others
 /// while they are away, and a note that is not one short line is refused.
 @Suite(.timeLimit(.minutes(2))) struct AwayNoteTests {
-    static let catchUp: Set<String> = ["snapshot", "presence.state", "delta", "ping"]
-
     @Test func anAwayNoteReachesTheOthersOnlyWithAway() async throws {
         try await withTestServer { server in
-            let alice = try await server.connect(clientID: "alice-away")
-            try await alice.send(#"{"type":"subscribe","board":"main"}"#)
-            _ = try await alice.expect(type: "subscribed", skipping: Self.catchUp)
-            _ = try await alice.expect(type: "presence.state")
-            let bob = try await server.connect(clientID: "bob-away")
-            try await bob.send(#"{"type":"subscribe","board":"main"}"#)
-            _ = try await bob.expect(type: "subscribed", skipping: Self.catchUp)
-            _ = try await bob.expect(type: "presence.state")
+            let alice = try await server.presentSubscriber("alice-away")
+            let bob = try await server.presentSubscriber("bob-away")
             _ = try await alice.expect(type: "presence", skipping: ["ping"])
 
             try await bob.send(#"{"type":"presence","board":"main","state":"viewing","away":true,"away_note":"lunch, back at 2 🍜"}"#)

@@ -11,10 +11,7 @@ import Testing
 
     @Test func aQuietSubscriberIsNeverAnnounced() async throws {
         try await withTestServer { server in
-            let owner = try await server.connect(clientID: "owner-q")
-            try await owner.send(#"{"type":"subscribe","board":"main"}"#)
-            _ = try await owner.expect(type: "subscribed", skipping: Self.catchUp)
-            _ = try await owner.expect(type: "presence.state")
+            let owner = try await server.presentSubscriber("owner-q")
 
             let quiet = try await server.connect(clientID: "one-shot")
             try await quiet.send(#"{"type":"subscribe","req":1,"board":"main","presence":false}"#)
