@@ -297,8 +297,8 @@ extension BoardActor {
     }
 
     /// One page of activity, oldest first: at most `limit` records and at most `outbox_bytes` bytes of line (the
-    /// newest that fit, at least one), sent as catch-up is, outside the live outbox's cap. A page of long comments
-    /// had closed the connection with `slow_consumer` on every ask, so such a board could not be paged at all.
+    /// newest that fit, at least one), sent as catch-up is, outside the live outbox's cap: a page of long comments
+    /// counted as live traffic would pass that cap and end the connection with `slow_consumer` on every ask.
     func history(_ session: SessionRef, card: CardID?, before: UInt64?, limit: Int, req: RequestID?) async {
         settleIfPublished()
         guard committed.members[session.user] != nil else {

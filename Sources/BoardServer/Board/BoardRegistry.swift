@@ -132,7 +132,7 @@ actor BoardRegistry {
     func all() -> [BoardActor] { Array(boards.values) }
 
     /// Every board, with a store shared by several nodes those made or brought back elsewhere too (loaded here
-    /// first): for the list a user asks for, which had left out a board this node had not loaded yet.
+    /// first): the list a user asks for names every board they belong to, whichever node they ask.
     func everyBoard() async -> [BoardActor] {
         guard shared != nil, let records = try? await store.boards() else { return all() }
         var found = boards

@@ -288,8 +288,8 @@ final class Session {
     {
         guard case .authenticate(let hello) = action else { return nil }
         // The hello came in time: the deadline is for saying it, not for the check, which the store bounds (its
-        // reads wait at most 5 s for PostgreSQL). A check still under way at the deadline had been cut off with
-        // "no hello within the auth timeout", which clients take as final, during a database outage.
+        // reads wait at most 5 s for PostgreSQL). A check cut off at the deadline would be answered "no hello
+        // within the auth timeout", which clients take as final, when the database is slow or away.
         authTimeout.cancel()
         let context = self.context
         let outbox = self.outbox

@@ -159,7 +159,7 @@ extension TUIModel {
         let name = words.removeFirst()
         let rest = words.joined(separator: " ")
         guard let board else {
-            // Kept to run once it is: typed offline after `/board`, the line was lost.
+            // Kept to run once it is (typed offline after `/board`, say): the line is not typed again.
             refuse(Self.notLoaded, keeping: line)
             return []
         }
