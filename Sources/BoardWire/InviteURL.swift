@@ -92,7 +92,8 @@ public struct InviteURL: Hashable, Sendable, CustomStringConvertible {
         var token: String?
         var fingerprint: String?
         for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
+            // An empty value is kept, so that a URL cut right after `fp=` is refused rather than read as no fp.
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2 else { continue }
             switch parts[0] {
             case "token": token = String(parts[1])

@@ -47,6 +47,7 @@ import Testing
         ("cork://host/main", "it has no token="),
         ("cork://host:99999/main?token=t", "its port \"99999\" is not a number from 1 to 65535"),
         ("cork://host/main?token=t&fp=sha256:5fd85f6794", "its fp is not sha256: and 64 hex digits (was the URL cut short?)"),
+        ("cork://host/main?token=t&fp=", "its fp is not sha256: and 64 hex digits (was the URL cut short?)"),
         ("cork://[::1/main?token=t", "its IPv6 address has no closing ]"),
         ("cork://host/../etc?token=t", "its board \"../etc\" is not a board id (1–64 characters of A–Z a–z 0–9 _ . -)"),
     ])
