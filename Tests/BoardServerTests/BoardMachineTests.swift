@@ -319,6 +319,20 @@ import Testing
         #expect(machine.noticed(head: 2).isEmpty, "caught up already")
     }
 
+    /// A read of other nodes' changes that fails (the database still coming back after an outage) is tried again
+    /// after the retry delay: a quiet board would otherwise stay behind until the next change anywhere.
+    @Test func aFailedCatchUpIsReadAgainAfterTheRetryDelay() throws {
+        var machine = Self.machine()
+        #expect(Self.reads(machine.noticed(head: nil)) == [1])
+        let failed = machine.caughtUp(.failure(StoreError(.io, "no connection within 5.0 seconds")))
+        #expect(failed.contains { if case .retryResolve(500) = $0 { true } else { false } })
+        #expect(Self.reads(machine.resolve()) == [1])
+        let events = Self.elsewhere(after: Self.board(), [("ann", .chat(text: "while this node could not read"))])
+        _ = machine.caughtUp(.success(events))
+        #expect(machine.committed.seq == 1)
+        #expect(machine.resolve().isEmpty, "caught up: nothing left to read")
+    }
+
     @Test func aMovedHeadIsCaughtUpAndTheBatchWrittenAgainUnderNewSeqs() throws {
         var machine = Self.machine()
         let owner = Self.session("s1")

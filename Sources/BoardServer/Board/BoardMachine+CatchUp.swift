@@ -70,6 +70,9 @@ extension BoardMachine {
             } else {
                 writer = .idle
                 handOver()
+                // Nothing of this node's waits on the read, so nothing would start it again before the next change
+                // anywhere: a quiet board would stay behind. It is read again after the retry delay.
+                if case .serving(.idle) = state, noticedHead != nil { emit(.retryResolve(afterMs: Self.resolveRetryMs)) }
             }
         case (.catchingUp(let redo), .success(let events)):
             absorbAndRedo(events, redo: redo)
@@ -101,8 +104,12 @@ extension BoardMachine {
         emit(.readChanges(from: committed.seq + 1))
     }
 
-    /// The retry timer of an unresolved commit fired: read the store again.
+    /// The retry timer fired: read the store again, for an unresolved commit or for a catch-up whose read failed.
     mutating func resolve() -> [Action] {
+        if case .serving(.idle) = state, noticedHead != nil {
+            startCatchUp(redo: nil)
+            return take()
+        }
         guard case .unresolved(let batch, reading: false) = writer else { return take() }
         writer = .unresolved(batch, reading: true)
         emit(.readChanges(from: committed.seq + 1))
