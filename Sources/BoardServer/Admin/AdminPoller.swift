@@ -33,6 +33,7 @@ struct AdminPoller {
         var unrecorded: [(id: Int64, failure: AdminFailure?)] = []
         var swept = ContinuousClock.now
         var follower = Follower()
+        let queueLog = RetryLog("admin queue unreadable; trying again", recovered: "the admin queue is read again")
         var lease = LeaseKeeper(.admin, logger: logger)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             if let shared { await follow(shared, &follower) }
@@ -50,10 +51,11 @@ struct AdminPoller {
                     try await store.finish(unrecorded)
                     unrecorded = []
                 }
+                queueLog.worked(logger)
             } catch {
-                logger.warning(
-                    unrecorded.isEmpty ? "admin queue unreadable" : "admin outcomes not recorded; retrying",
-                    metadata: ["error": "\(error)", "commands": "\(unrecorded.map(\.id))"])
+                queueLog.failed(
+                    error, logger, message: unrecorded.isEmpty ? nil : "admin outcomes not recorded; trying again",
+                    metadata: unrecorded.isEmpty ? [:] : ["commands": "\(unrecorded.map(\.id))"])
             }
             if ContinuousClock.now - swept >= presenceSweep {
                 swept = ContinuousClock.now
@@ -70,6 +72,9 @@ struct AdminPoller {
         var cursor: Int64?
         /// Commands this node applied itself, whose outcomes it skips when it meets them.
         var appliedHere: Set<Int64> = []
+        let readLog = RetryLog(
+            "admin queue unreadable (following other nodes); trying again",
+            recovered: "the admin queue is followed again")
     }
 
     /// Does this node's part of the commands another node applied since the last call, in order, stopping at the
@@ -92,8 +97,9 @@ struct AdminPoller {
                 if follower.appliedHere.remove(entry.id) != nil || entry.outcome != .done { continue }
                 await applyElsewhere(entry.command)
             }
+            follower.readLog.worked(logger)
         } catch {
-            logger.warning("admin queue unreadable (following other nodes)", metadata: ["error": "\(error)"])
+            follower.readLog.failed(error, logger)
         }
     }
 

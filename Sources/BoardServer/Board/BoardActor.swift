@@ -17,6 +17,10 @@ actor BoardActor {
     let configuration: ServerConfiguration
     let clock: any ServerClock
     let logger: Logger
+    /// A read of the store retried every 500 ms while the database is away: logged when it starts failing, about
+    /// once a minute, and when it works again.
+    private let readLog = RetryLog(
+        "cannot read the changes of other nodes; trying again", recovered: "the changes of other nodes are read again")
 
     /// Sequencing, exactly-once, rate limits, catch-up and the recent log.
     var machine: BoardMachine
@@ -180,7 +184,9 @@ actor BoardActor {
             }
             next = []
             if let from = readFrom {
-                next = machine.caughtUp(await readChanges(from: from))
+                let read = await readChanges(from: from)
+                if case .success = read { readLog.worked(logger) }
+                next = machine.caughtUp(read)
             }
         }
         resumeDrainWaiters()
@@ -275,7 +281,7 @@ actor BoardActor {
         case .landed: logger.info("the commit whose answer was lost is stored; acknowledging it")
         case .notLanded: logger.info("the commit whose answer was lost is not stored; writing its changes again")
         case .readFailed(let error):
-            logger.warning("cannot read the changes of other nodes", metadata: ["error": "\(error)"])
+            readLog.failed(error, logger)
         case .abandoned(let ops):
             logger.warning("stopping with the outcome of a commit unknown; its clients resend its ops", metadata: ["ops": "\(ops)"])
         case .eventsOutOfOrder(let after, let got):

@@ -26,6 +26,8 @@ struct HookDispatcher {
     let logger: Logger
     /// The store as several nodes share it (nil: only this node serves it).
     var shared: (any SharedStore)? = nil
+    /// Read every few seconds: a database outage is logged when it starts, about once a minute, and when it ends.
+    let readLog = RetryLog("cannot read the webhooks; trying again", recovered: "the webhooks are read again")
 
     /// A running worker: its board, and how to ring it (finishing it stops the worker).
     struct Running {
@@ -85,9 +87,10 @@ struct HookDispatcher {
         let hooks: [HookRecord]
         do {
             hooks = try await store.hooks(board: nil)
+            readLog.worked(logger)
         } catch {
             // Cancelled: corkd is stopping (another listener failed to start, say), not a store in trouble.
-            if !Task.isCancelled { logger.warning("cannot read the webhooks; trying again", metadata: ["error": "\(error)"]) }
+            if !Task.isCancelled { readLog.failed(error, logger) }
             return
         }
         signals.hooksRead(any: !hooks.isEmpty)

@@ -38,6 +38,8 @@ struct HookWorker {
     /// The settings as they are now: each delivery reads them.
     let currentSettings: @Sendable () -> HookSettings
     var settings: HookSettings { currentSettings() }
+    /// A database outage is logged when it starts, about once a minute, and when it ends, not at every poll.
+    let readLog = RetryLog("cannot read the board's changes; trying again", recovered: "the board's changes are read again")
     let clock: any ServerClock
     let metrics: ServerMetrics
     let logger: Logger
@@ -99,8 +101,9 @@ struct HookWorker {
                         hook.board, from: hook.state.delivered + 1, to: UInt64(Int64.max), limit: settings.batch
                     ).map(CommittedChange.init)
                 }
+                readLog.worked(logger)
             } catch {
-                logger.warning("cannot read the board's changes; trying again", metadata: ["error": "\(error)"])
+                readLog.failed(error, logger)
                 guard await pause(settings.idlePoll, wakeOnCommit: false, &iterator) else { return }
                 continue
             }

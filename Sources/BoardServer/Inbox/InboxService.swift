@@ -33,6 +33,12 @@ struct InboxService {
     /// Changes read per store read.
     static let batch = 200
 
+    // The loops below try again every few seconds: a database outage is logged when it starts, about once a minute,
+    // and when it ends.
+    let reminderLog = RetryLog("cannot store reminders; trying again", recovered: "reminders are stored again")
+    let deriveLog = RetryLog("cannot derive inbox entries; trying again", recovered: "inbox entries are derived again")
+    let pushLog = RetryLog("cannot read new inbox entries; trying again", recovered: "new inbox entries are read again")
+
     func run() async {
         let (stored, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await withDiscardingTaskGroup { group in
@@ -65,8 +71,9 @@ struct InboxService {
                 // Reminders are not changes: the board's cursor stays where it is.
                 any = try await !store.addInboxEntries(entries, board: board.id, through: nil).isEmpty || any
                 told.formUnion(entries.map(\.key))
+                reminderLog.worked(logger)
             } catch {
-                logger.warning("cannot store reminders; trying again", metadata: ["board": "\(board.id)", "error": "\(error)"])
+                reminderLog.failed(error, logger, metadata: ["board": "\(board.id)"])
             }
         }
         return any
@@ -187,10 +194,11 @@ struct InboxService {
                 cursor.storedAt = .now
             }
             cursors[id] = cursor
+            deriveLog.worked(logger)
             return any
         } catch {
             cursors[id] = nil
-            logger.warning("cannot derive inbox entries; trying again", metadata: ["board": "\(id)", "error": "\(error)"])
+            deriveLog.failed(error, logger, metadata: ["board": "\(id)"])
             return false
         }
     }
@@ -269,8 +277,9 @@ struct InboxService {
             let entries: [InboxEntry]
             do {
                 entries = try await store.inboxEntries(after: from, limit: Self.batch)
+                pushLog.worked(logger)
             } catch {
-                logger.warning("cannot read new inbox entries; trying again", metadata: ["error": "\(error)"])
+                pushLog.failed(error, logger)
                 return
             }
             from = entries.last?.id ?? from

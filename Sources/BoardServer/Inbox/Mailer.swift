@@ -29,6 +29,9 @@ struct Mailer {
     let settings: MailSettings
     let clock: any ServerClock
     let logger: Logger
+    /// A database outage is logged when it starts, about once a minute, and when it ends, not at every look.
+    let readLog = RetryLog("cannot read mail settings; trying again", recovered: "mail settings are read again")
+    let mailLog = RetryLog("cannot mail unread entries; trying again", recovered: "unread entries are mailed again")
 
     /// One look at every recipient; the number of mails sent.
     func sendDue() async -> Int {
@@ -36,8 +39,9 @@ struct Mailer {
         let recipients: [(user: UserID, settings: NotifySettings)]
         do {
             recipients = try await store.mailRecipients()
+            readLog.worked(logger)
         } catch {
-            logger.warning("cannot read mail settings; trying again", metadata: ["error": "\(error)"])
+            readLog.failed(error, logger)
             return 0
         }
         var sent = 0
@@ -47,6 +51,7 @@ struct Mailer {
                 let entries = try await store.unmailedEntries(user: user)
                 let skipped = entries.filter { !notify.mails($0) }.map(\.id)
                 try await store.markMailed(skipped, at: clock.now())
+                mailLog.worked(logger)
                 let due = entries.filter { notify.mails($0) }
                 guard let oldest = due.first, clock.now().milliseconds - oldest.at.milliseconds >= notify.delayMs else { continue }
                 let web = await settings.webURL().map(MailUnsubscribe.base)
@@ -63,7 +68,7 @@ struct Mailer {
                     logger.warning("the mail command failed; trying again", metadata: ["user": "\(user)", "error": "\(problem)"])
                 }
             } catch {
-                logger.warning("cannot mail unread entries; trying again", metadata: ["user": "\(user)", "error": "\(error)"])
+                mailLog.failed(error, logger, metadata: ["user": "\(user)"])
             }
         }
         return sent

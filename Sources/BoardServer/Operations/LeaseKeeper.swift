@@ -9,10 +9,13 @@ struct LeaseKeeper {
     let name: LeaseName
     let logger: Logger
     private var lease: (any Lease)?
+    /// Asked for every few seconds: a database outage is logged when it starts, about once a minute, and when it ends.
+    private let takeLog: RetryLog
 
     init(_ name: LeaseName, logger: Logger) {
         self.name = name
         self.logger = logger
+        takeLog = RetryLog("cannot take the \(name) lease", recovered: "the \(name) lease can be asked for again")
     }
 
     /// Whether this node does the work now: always when no other node shares the store (`shared` nil).
@@ -26,8 +29,9 @@ struct LeaseKeeper {
         }
         do {
             lease = try await shared.takeLease(name)
+            takeLog.worked(logger)
         } catch {
-            logger.warning("cannot take the \(name) lease", metadata: ["error": "\(error)"])
+            takeLog.failed(error, logger)
             return false
         }
         if lease != nil { logger.info("this node took the \(name) lease: it does that work for every node") }

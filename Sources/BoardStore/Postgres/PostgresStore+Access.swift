@@ -2,6 +2,7 @@ import BoardCore
 import BoardTransport
 import Logging
 import PostgresNIO
+import _ConnectionPoolModule
 
 extension PostgresStore {
     /// Runs `body` on a pooled connection outside a transaction (reads; each statement is atomic on its own).
@@ -176,12 +177,10 @@ extension StoreError {
             return
         }
         guard let error = error as? PSQLError else {
-            // postgres-nio's pool answers with an error type of its own when it can hand out no connection (the
-            // database down or unreachable: a request cancelled, the circuit breaker tripped, the pool shut down).
-            // That type lives in a module postgres-nio does not export, so it is known by its name here. A
-            // PostgreSQL restart test once got it, and the reject said "internal: ConnectionPoolError(...)".
-            if String(reflecting: type(of: error)).hasSuffix(".ConnectionPoolError") {
-                self = StoreError(.io, "\(context): cannot get a connection to the database (\(error))")
+            // postgres-nio's pool answers with an error of its own when it can hand out no connection: the database
+            // is down or unreachable, not a broken invariant.
+            if let pool = error as? ConnectionPoolError {
+                self = StoreError(.io, "\(context): cannot get a connection to the database (\(Self.words(pool)))")
                 return
             }
             self = StoreError(.internal, "\(context): \(error)")
@@ -209,6 +208,19 @@ extension StoreError {
             self = StoreError(.io, "\(context): the database connection failed (\(error.code))")
         default:
             self = StoreError(.internal, "\(context): \(error.code)")
+        }
+    }
+}
+
+extension StoreError {
+    /// Why the pool handed out no connection, in an operator's words (the type's own description is its Swift name).
+    static func words(_ error: ConnectionPoolError) -> String {
+        switch error {
+        case .connectionCreationCircuitBreakerTripped:
+            "new connections to it keep failing; the pool waits a while before it tries again"
+        case .requestCancelled: "the request was cancelled while it waited for one"
+        case .poolShutdown: "the connection pool is closed: corkd is stopping"
+        default: "\(error)"
         }
     }
 }
