@@ -37,8 +37,10 @@ struct OpSource {
     let cardPrefix: String
     /// Most cards this publisher holds on each board.
     let cardsPerBoard: Int
-    /// Ops picked so far, by kind (`OpMix.Kind.allCases` order).
-    private(set) var sent: [Int]
+    /// Ops picked so far on each board, by kind (`OpMix.Kind.allCases` order). The kind is picked from the board's
+    /// own counts, so each board gets the mix: picked from the publisher's, a mix whose pattern repeats every 20 ops
+    /// gave each of 5 boards its own fixed part of it (one board all the adds, another none).
+    private var sent: [[Int]]
     private var pools: [[PooledCard]]
     /// Cards whose add is in flight, by the add's `mut`.
     private var adding: [UInt64: (board: Int, card: PooledCard)] = [:]
@@ -52,7 +54,7 @@ struct OpSource {
         self.mix = mix
         self.cardPrefix = "L\(run)-\(publisher)-"
         self.cardsPerBoard = max(1, cardsPerBoard)
-        sent = [Int](repeating: 0, count: OpMix.Kind.allCases.count)
+        sent = Array(repeating: [Int](repeating: 0, count: OpMix.Kind.allCases.count), count: boards.count)
         pools = Array(repeating: [], count: boards.count)
         oldest = Array(repeating: 0, count: boards.count)
         cursors = Array(repeating: 0, count: boards.count)
@@ -60,10 +62,10 @@ struct OpSource {
 
     /// The next op line (with its `\n`), under `mut`.
     mutating func next(mut: UInt64) -> Op {
-        let kind = mix.next(after: sent)
-        sent[OpMix.Kind.allCases.firstIndex(of: kind) ?? 0] += 1
         let board = nextBoard
         nextBoard = (nextBoard + 1) % boards.count
+        let kind = mix.next(after: sent[board])
+        sent[board][OpMix.Kind.allCases.firstIndex(of: kind) ?? 0] += 1
         var pool = pools[board]
         defer { pools[board] = pool }
         let live = pool.count - oldest[board]

@@ -54,6 +54,26 @@ import Testing
         }
     }
 
+    /// Each board gets the mix asked for, whatever the number of boards: with the kinds picked for the publisher as a
+    /// whole, a mix whose pattern repeats every 20 ops sent board 3 of 5 nothing but moves and edits (one card, never
+    /// an add after the first), and board 1 all the adds.
+    @Test(arguments: [2, 4, 5, 10])
+    func everyBoardGetsTheMix(boards count: Int) throws {
+        let boards = (0..<count).map { "b\($0)" }
+        var source = OpSource(boards: boards, mix: .standard, run: "r", publisher: 0, cardsPerBoard: 1_000)
+        var kinds = [[Int]](repeating: [0, 0, 0, 0], count: count)
+        for mut in UInt64(1)...UInt64(200 * count) {
+            let op = source.next(mut: mut)
+            kinds[op.board][OpMix.Kind.allCases.firstIndex(of: op.kind)!] += 1
+            source.answered(mut: mut, accepted: true)
+        }
+        for (board, counts) in kinds.enumerated() {
+            // 200 ops each: 100 moves, 60 edits, 30 adds, 10 chat lines (a move or edit with no card yet is an add).
+            #expect(abs(counts[2] - 30) <= 2 && abs(counts[3] - 10) <= 1, "board \(board): \(counts)")
+            #expect(abs(counts[0] - 100) <= 2 && abs(counts[1] - 60) <= 2, "board \(board): \(counts)")
+        }
+    }
+
     @Test func theOpsApplyToABoardAndAddsTurnIntoPurgesAtTheCap() throws {
         var source = OpSource(boards: ["a"], mix: try OpMix(parsing: "move=1,add=1"), run: "r", publisher: 0, cardsPerBoard: 5)
         var board = Board(id: "a", name: "A", owner: "pub0")
