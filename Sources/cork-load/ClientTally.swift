@@ -41,6 +41,8 @@ struct ClientTally: Sendable {
     var ackedTotal = 0
     /// Ops sent over the whole run, by kind (`purge` apart from `add`).
     var sent: [String: Int] = [:]
+    /// Paced slots not sent because the server held the publisher back (`OpWindow.heldBack`).
+    var slotsHeldBack = 0
     /// Deltas received in the measured window, and over the whole run.
     var deliveries = 0
     var deliveriesTotal = 0
@@ -63,8 +65,17 @@ struct ClientTally: Sendable {
     var streams: [StreamRecord] = []
     var references: [ReferenceLog] = []
 
+    /// The clients that did not connect or lost their connection, each named with why (`ClientFailure`).
+    var failed: [String] = []
+
     /// Counts an error code.
     mutating func count(_ code: String) { errors[code, default: 0] += 1 }
+
+    /// Counts a client's failure under `code` and names the client with `why`.
+    mutating func fail(_ code: String, client: String, _ why: String) {
+        count(code)
+        failed.append("\(client): \(why)")
+    }
 
     /// Adds another client's tally.
     mutating func merge(_ other: ClientTally) {
@@ -74,6 +85,7 @@ struct ClientTally: Sendable {
         acked += other.acked
         ackedTotal += other.ackedTotal
         sent.merge(other.sent, uniquingKeysWith: +)
+        slotsHeldBack += other.slotsHeldBack
         deliveries += other.deliveries
         deliveriesTotal += other.deliveriesTotal
         errors.merge(other.errors, uniquingKeysWith: +)
@@ -88,6 +100,7 @@ struct ClientTally: Sendable {
         duplicates += other.duplicates
         users.formUnion(other.users)
         rateOpsPerS = rateOpsPerS ?? other.rateOpsPerS
+        failed += other.failed
         streams += other.streams
         references += other.references
     }

@@ -19,6 +19,9 @@ enum Convergence {
         var seq: UInt64
         var hash: String
         var cards: Int
+        /// Why the server would not show the board (archived during the run, say): it is not checked, and the
+        /// other boards still are.
+        var refused: String? = nil
     }
 
     /// One board's verdict.
@@ -39,7 +42,7 @@ enum Convergence {
 
         enum CodingKeys: String, CodingKey {
             case board, serverSeq, serverHash, cards, replayedSeq, replayedHash, deltasReplayed, subscribers
-            case subscribersMatching, problems, converged
+            case subscribersMatching, problems, converged, unchecked
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -55,6 +58,7 @@ enum Convergence {
             try c.encode(subscribersMatching, forKey: .subscribersMatching)
             try c.encode(problems, forKey: .problems)
             try c.encode(converged, forKey: .converged)
+            try c.encode(unchecked, forKey: .unchecked)
         }
     }
 
@@ -76,7 +80,12 @@ enum Convergence {
                 while found == nil {
                     guard let line = try await lines.next() else { throw LoadError("closed", "the check connection closed") }
                     switch ServerLine(line).kind {
-                    case .error: throw Handshake.error(line)
+                    case .error:
+                        let error = Handshake.error(line)
+                        guard case .error(let decoded) = try? Handshake.coder.decodeServer(line.readableBytesView),
+                            !decoded.closesConnection
+                        else { throw error }
+                        found = ServerBoard(seq: 0, hash: "", cards: 0, refused: error.description)
                     case .ping: try await outbound.write(Handshake.pong)
                     case .other:
                         if case .snapshot(let snapshot) = try? Handshake.coder.decodeServer(line.readableBytesView),
@@ -94,13 +103,25 @@ enum Convergence {
         }
     }
 
-    /// Judges one board from its server state, its reference log and its subscribers' stream records.
-    static func judge(board name: String, server: ServerBoard, reference: ReferenceLog?, streams: [StreamRecord]) -> Verdict {
+    /// Judges one board from its server state, its reference log and its subscribers' stream records; `expected` is
+    /// how many subscribers the board was to have (none connected: nothing was checked).
+    static func judge(
+        board name: String, server: ServerBoard, reference: ReferenceLog?, streams: [StreamRecord], expected: Int = 0
+    ) -> Verdict {
         var verdict = Verdict(
             board: name, serverSeq: server.seq, serverHash: server.hash, cards: server.cards, deltasReplayed: 0,
             subscribers: streams.count, subscribersMatching: 0, problems: [])
+        if let refused = server.refused {
+            verdict.problems.append("not checked: the server would not show the board at the end (\(refused))")
+            verdict.unchecked = true
+            return verdict
+        }
         guard let reference, var board = reference.snapshot else {
-            if !streams.isEmpty { verdict.problems.append("no reference replica (its subscriber did not connect)") }
+            if !streams.isEmpty || expected > 0 {
+                // Nothing to replay, so nothing to compare the other replicas with: not a divergence.
+                verdict.problems.append("not checked: no reference replica (its subscriber did not connect)")
+                verdict.unchecked = true
+            }
             return verdict
         }
         if reference.truncated {

@@ -228,7 +228,7 @@ struct CorkLoad: AsyncParsableCommand {
             }
             guard FileManager.default.isExecutableFile(atPath: path) else { throw ValidationError("--corkd \(path) is not an executable file") }
             let layout = try layout(boards: boards ?? 1)
-            Self.cleanUpOnSignals()
+            Self.cleanUpOnSignals(json: json)
             let server: SpawnedServer
             do {
                 server = try await SpawnedServer.start(corkdPath: path, layout: layout, runID: runID, keep: keepData, progress: progress)
@@ -258,16 +258,23 @@ struct CorkLoad: AsyncParsableCommand {
             let names = boardNames.isEmpty ? [first.board] : boardNames
             if let boards, boards != names.count { throw ValidationError("with --url, --boards must equal the number of --board options") }
             let layout = try layout(boards: names.count)
-            Self.cleanUpOnSignals(spawned: false)
+            Self.cleanUpOnSignals(spawned: false, json: json)
             plan = makePlan(layout: layout, targets: targets, checker: first, boards: names, pid: serverPID, mix: mix, runID: runID)
             // Each board must be there for the first URL's account before any load starts: a misspelt --board used to
             // run the whole duration on not_found rejects before the run failed.
+            let states: [Convergence.ServerBoard]
             do {
-                _ = try await Convergence.serverState(
+                states = try await Convergence.serverState(
                     first, boards: names, clientID: "check-\(runID)", group: MultiThreadedEventLoopGroup.singleton)
             } catch {
-                progress("check: cannot read board(s) \(names.joined(separator: ", ")) with the first URL's account: \(LoadError.describe(error))")
-                throw ExitCode(1)
+                failBeforeTheRun(
+                    "cannot read board(s) \(names.joined(separator: ", ")) with the first URL's account: \(LoadError.describe(error))")
+            }
+            let refused = zip(names, states).filter { $0.1.refused != nil }
+            if !refused.isEmpty {
+                let boards = refused.map(\.0).joined(separator: ", ")
+                let why = refused.map { "\($0.0): \($0.1.refused ?? "")" }.joined(separator: "; ")
+                failBeforeTheRun("cannot read board(s) \(boards) with the first URL's account: \(why)")
             }
         }
         let report = await LoadRun(plan: plan, progress: progress).run()
@@ -276,15 +283,32 @@ struct CorkLoad: AsyncParsableCommand {
         if !report.succeeded { throw ExitCode(1) }
     }
 
+    /// The run cannot start: says why on stderr (and, with `--json`, as the one JSON object on stdout a script reads),
+    /// and exits 1.
+    private func failBeforeTheRun(_ why: String) -> Never {
+        try? FileHandle.standardError.write(contentsOf: Data("check: \(why)\n".utf8))
+        if json { print(Self.failureJSON("FAILED: " + why)) }
+        Foundation.exit(1)
+    }
+
+    /// `{"ok":false,"verdict":…}`: what `--json` prints when there are no figures.
+    static func failureJSON(_ verdict: String) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(["verdict": verdict])) ?? Data()
+        return #"{"ok":false,"# + String(decoding: data.dropFirst(), as: UTF8.self)
+    }
+
     /// Ctrl-C or SIGTERM at any moment of a `--spawn` run, its set-up included: stop corkd (and an admin command
     /// still running) and remove the data directory, then exit with 128 + the signal's number (130, 143).
-    private static func cleanUpOnSignals(spawned: Bool = true) {
+    private static func cleanUpOnSignals(spawned: Bool = true, json: Bool) {
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 let said = spawned ? "stopping corkd" : "the run did not finish, so there are no figures"
                 try? FileHandle.standardError.write(contentsOf: Data("cork-load: interrupted; \(said)\n".utf8))
+                if json { print(failureJSON("FAILED: interrupted by signal \(number); the run did not finish")) }
                 Task {
                     await SpawnCleanup.shared.interrupt()
                     Foundation.exit(128 + number)
@@ -321,7 +345,7 @@ extension CorkLoad {
         }
         let layout = LoadPlan.Layout(boards: 1, subscribersPerBoard: count, publishers: 1, idle: 0)
         try checkRoom(for: 2 * count + 8)
-        Self.cleanUpOnSignals()
+        Self.cleanUpOnSignals(json: json)
         let server = try await SpawnedServer.start(corkdPath: path, layout: layout, runID: runID, keep: keepData, progress: progress)
         let report: WebSessionsRun.Report
         do {

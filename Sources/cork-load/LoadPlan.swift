@@ -68,6 +68,12 @@ struct LoadPlan: Sendable {
     /// The target of connection `index`.
     func target(_ index: Int) -> Target { targets[index % targets.count] }
 
+    /// How a report names connection `index`: its client id, and which of the accounts given it used (the Nth
+    /// `--url`, or the Nth URL of `--urls-file`) when there were several.
+    func clientName(_ index: Int) -> String {
+        targets.count > 1 ? "\(clientID(index)) (URL #\(index % targets.count + 1))" : clientID(index)
+    }
+
     /// The client id of connection `index`: publishers end in `-p<N>`, which subscribers read off each delta.
     func clientID(_ index: Int) -> String {
         switch layout.role(of: index) {

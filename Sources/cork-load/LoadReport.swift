@@ -33,6 +33,8 @@ struct LoadReport: Sendable {
     var checkError: String?
     /// How long the subscribers took to reach the server's seq after the last publisher finished.
     var catchUpSeconds: Double?
+    /// Subscribers still behind the server's seq when the wait for them ended (nil: none).
+    var behindAtEnd: Int?
     var verdicts: [Convergence.Verdict] = []
 
     init(plan: LoadPlan) { self.plan = plan }
@@ -93,13 +95,13 @@ struct LoadReport: Sendable {
         var errors = publishers.errors.merging(subscribers.errors, uniquingKeysWith: +)
         errors.merge(idle.tally.errors, uniquingKeysWith: +)
         let layout = plan.layout
-        return Summary(
+        var summary = Summary(
             server: first.map { "\($0.host):\($0.port)" } ?? "", boards: layout.boards,
             subscribersPerBoard: layout.subscribersPerBoard, publishers: layout.publishers, idleConnections: layout.idle,
             window: plan.rate == nil ? plan.window : nil, rate: plan.rate, mix: plan.mix.description,
             warmupS: plan.warmup, durationS: plan.duration, measuredS: measured, cardsPerBoard: plan.cardsPerBoard,
             users: publishers.users.union(subscribers.users).count + idle.tally.connected, serverRateOpsPerS: publishers.rateOpsPerS,
-            opsAcked: acked, opsPerS: perSecond(acked), sent: publishers.sent, deliveries: deliveries,
+            opsAcked: acked, opsPerS: perSecond(acked), sent: publishers.sent, slotsHeldBack: publishers.slotsHeldBack, deliveries: deliveries,
             deliveriesPerS: perSecond(deliveries), ackMs: latency(publishers.latency),
             fanoutMs: latency(subscribers.fanout), fanoutOverruns: subscribers.fanoutOverruns,
             errors: errors, bytesIn: publishers.bytes.received + subscribers.bytes.received,
@@ -110,8 +112,12 @@ struct LoadReport: Sendable {
                 subscribers: subscribers.subscribersConnected, contiguous: subscribers.seqBroken == 0,
                 clientsBroken: subscribers.seqBroken, gaps: subscribers.gaps, duplicates: subscribers.duplicates),
             convergence: Summary.ConvergenceFigures(
-                converged: converged, catchUpS: catchUpSeconds, error: checkError, boards: verdicts),
-            cpu: cpu, idle: idleSummary, ok: succeeded)
+                converged: converged, catchUpS: catchUpSeconds, behindAtEnd: behindAtEnd, error: checkError,
+                boards: verdicts),
+            cpu: cpu, idle: idleSummary, ok: succeeded,
+            failedClients: Array((publishers.failed + subscribers.failed).prefix(100)))
+        summary.verdict = summary.verdictText
+        return summary
     }
 
     /// The report as one JSON object on one line.

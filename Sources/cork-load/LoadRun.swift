@@ -126,16 +126,27 @@ struct LoadRun {
             progress("check: could not read the server's boards: \(LoadError.describe(error))")
         }
         if let boards = report.serverBoards {
-            while NIODeadline.now() < started + .seconds(LoadPlan.drainTimeoutSeconds) {
-                let behind = subscribers.filter {
-                    $0.subscribed.load(ordering: .acquiring) && $0.lastSeq.load(ordering: .relaxed) < boards[$0.board].seq
-                }
-                if behind.isEmpty { break }
+            // A subscriber whose connection ended, or whose board the server would not show, cannot catch up: it is
+            // not waited for (the convergence check judges it).
+            func behind() -> Int {
+                subscribers.filter {
+                    $0.subscribed.load(ordering: .acquiring) && !$0.ended.load(ordering: .acquiring)
+                        && boards[$0.board].refused == nil && $0.lastSeq.load(ordering: .relaxed) < boards[$0.board].seq
+                }.count
+            }
+            var left = behind()
+            while left > 0, NIODeadline.now() < started + .seconds(LoadPlan.drainTimeoutSeconds) {
                 try? await Task.sleep(for: .milliseconds(10))
+                left = behind()
             }
             let waited = Double((NIODeadline.now() - started).nanoseconds) / 1e9
-            report.catchUpSeconds = waited
-            progress(String(format: "end: subscribers caught up with the server %.3f s after the last publisher finished", waited))
+            if left == 0 {
+                report.catchUpSeconds = waited
+                progress(String(format: "end: subscribers caught up with the server %.3f s after the last publisher finished", waited))
+            } else {
+                report.behindAtEnd = left
+                progress("end: \(left) subscriber(s) still behind the server \(LoadPlan.drainTimeoutSeconds) s after the last publisher finished")
+            }
         }
         for subscriber in subscribers { subscriber.close() }
     }
@@ -147,7 +158,8 @@ struct LoadRun {
             Convergence.judge(
                 board: name, server: boards[index],
                 reference: report.subscribers.references.first { $0.board == index },
-                streams: report.subscribers.streams.filter { $0.board == index })
+                streams: report.subscribers.streams.filter { $0.board == index },
+                expected: plan.layout.subscribersPerBoard)
         }
     }
 

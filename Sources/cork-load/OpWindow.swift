@@ -37,6 +37,9 @@ struct OpWindow {
     private(set) var notBefore: UInt64 = 0
     /// Whether the pacing schedule has started.
     private var scheduled = false
+    /// Paced slots not sent because the server held the client back (`retry_after_ms` of a `rate_limited` reject):
+    /// sending them after the hold would only be refused again, so they are counted and reported instead.
+    private(set) var heldBack = 0
 
     /// Where in its interval this client's schedule starts: publishers of one run are spread evenly over the
     /// interval, so that together they offer a steady rate instead of bursts of simultaneous ops.
@@ -97,11 +100,21 @@ struct OpWindow {
     }
 
     /// The op `mut` was refused; `retryAfterMs` holds the next send back. False for an unknown `mut`.
-    mutating func rejected(_ mut: UInt64, retryAfterMs: UInt64?, now: UInt64) -> Bool {
+    mutating func rejected(_ mut: UInt64, retryAfterMs: UInt64?, now: UInt64, sendEnd: UInt64 = .max) -> Bool {
         guard let i = inflight.firstIndex(where: { $0.mut == mut }) else { return false }
         source.answered(mut: mut, accepted: false)
         inflight.remove(at: i)
-        if let retryAfterMs { notBefore = max(notBefore, now + retryAfterMs * 1_000_000) }
+        guard let retryAfterMs else { return true }
+        let until = now + retryAfterMs * 1_000_000
+        guard intervalNs > 0, scheduled else {
+            notBefore = max(notBefore, until)
+            return true
+        }
+        // The slots from `notBefore` up to the end of the hold are skipped; the next one is on the grid.
+        guard until > notBefore else { return true }
+        let skipped = (until - notBefore + intervalNs - 1) / intervalNs
+        if notBefore < sendEnd { heldBack += Int(min(skipped, (sendEnd - notBefore + intervalNs - 1) / intervalNs)) }
+        notBefore += skipped * intervalNs
         return true
     }
 }

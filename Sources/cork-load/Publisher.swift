@@ -22,6 +22,7 @@ struct Publisher: Sendable {
         var tally = ClientTally()
         var signalled = false
         let target = plan.target(connection)
+        let name = "publisher " + plan.clientName(connection)
         do {
             let channel = try await Transport.connect(
                 host: target.host, port: target.port, group: group, tls: target.tls, limits: .client)
@@ -52,13 +53,14 @@ struct Publisher: Sendable {
                 tally.publishersCompleted = 1
             }
         } catch let error as LoadError {
-            tally.count(error.code)
+            tally.fail(error.code, client: name, error.description)
             live.errors.add(1, ordering: .relaxed)
         } catch let error as TransportError {
-            tally.count(error.wireCode?.rawValue ?? "transport")
+            tally.fail(error.wireCode?.rawValue ?? "transport", client: name, LoadError.describe(error))
             live.errors.add(1, ordering: .relaxed)
         } catch {
-            tally.count(signalled ? "connection_lost" : "connect_failed")
+            let code = signalled ? "connection_lost" : "connect_failed"
+            tally.fail(code, client: name, "\(code): \(LoadError.describe(error))")
             live.errors.add(1, ordering: .relaxed)
         }
         if !signalled { connected.yield() }
@@ -76,6 +78,7 @@ struct Publisher: Sendable {
             window: plan.rate == nil ? plan.window : max(plan.window, 64), intervalNs: interval,
             phaseNs: interval / UInt64(publishers) * UInt64(number),
             source: OpSource(boards: plan.boards, mix: plan.mix, run: plan.runID, publisher: number, cardsPerBoard: plan.cardsPerBoard))
+        defer { tally.slotsHeldBack = window.heldBack }
         func send(_ now: UInt64) async throws {
             let due = window.due(now: now, sendEnd: timeline.sendEnd)
             guard !due.isEmpty else { return }
@@ -128,7 +131,7 @@ struct Publisher: Sendable {
                 }
                 tally.count(reject.code.rawValue)
                 live.errors.add(1, ordering: .relaxed)
-                if !window.rejected(reject.mut, retryAfterMs: reject.retryAfterMs, now: now) {
+                if !window.rejected(reject.mut, retryAfterMs: reject.retryAfterMs, now: now, sendEnd: timeline.sendEnd) {
                     tally.count("unexpected_reject")
                 }
             case .error:

@@ -9,6 +9,8 @@ final class SubscriberProgress: Sendable {
     let board: Int
     let lastSeq = Atomic<UInt64>(0)
     let subscribed = Atomic<Bool>(false)
+    /// Its connection has ended (closed by the run, or lost): it will not catch up.
+    let ended = Atomic<Bool>(false)
     private let state = Mutex<(channel: (any Channel)?, closing: Bool)>((nil, false))
 
     init(board: Int) { self.board = board }
@@ -76,7 +78,8 @@ struct Subscriber: Sendable {
         let done = loop.makePromise(of: ClientTally.self)
         let settings = SubscriberHandler.Settings(
             board: board, boardName: plan.boards[board], clientID: plan.clientID(connection), token: target.token,
-            isReference: index == 0, replayBytesMax: plan.replayBytesMax)
+            isReference: index == 0, replayBytesMax: plan.replayBytesMax,
+            name: "subscriber \(plan.clientName(connection)) on \(plan.boards[board])")
         let (live, window, fanout, progress) = (self.live, self.window, self.fanout, self.progress)
         var failure = ClientTally()
         do {
@@ -91,11 +94,11 @@ struct Subscriber: Sendable {
             defer { deadline.cancel() }
             try await ready.futureResult.get()
         } catch let error as LoadError {
-            failure.count(error.code)
+            failure.fail(error.code, client: settings.name, error.description)
         } catch let error as TransportError {
-            failure.count(error.wireCode?.rawValue ?? "transport")
+            failure.fail(error.wireCode?.rawValue ?? "transport", client: settings.name, LoadError.describe(error))
         } catch {
-            failure.count("connect_failed")
+            failure.fail("connect_failed", client: settings.name, "connect_failed: \(LoadError.describe(error))")
         }
         connected.yield()
         // The handler completes `done` when its channel closes; a connection that never got that far completes it
@@ -123,6 +126,8 @@ final class SubscriberHandler: ChannelInboundHandler {
         var token: String
         var isReference: Bool
         var replayBytesMax: Int
+        /// How the report names this client when it fails.
+        var name = ""
     }
 
     private enum Phase { case welcoming, subscribing, streaming, finished }
@@ -197,13 +202,13 @@ final class SubscriberHandler: ChannelInboundHandler {
             if case .error(let decoded) = try? Handshake.coder.decodeServer(line.readableBytesView), !decoded.closesConnection {
                 tally.count(decoded.code.rawValue)
             } else {
-                tally.count(error.code)
+                tally.fail(error.code, client: settings.name, error.description + (phase == .streaming ? " (at seq \(check.last))" : ""))
                 ready.fail(error)
                 context.close(promise: nil)
             }
         case (_, .bye):
             if !progress.isClosing {
-                tally.count("bye")
+                tally.fail("bye", client: settings.name, "bye: the server said bye (it is stopping) at seq \(check.last)")
                 live.errors.add(1, ordering: .relaxed)
             }
         default:
@@ -263,7 +268,8 @@ final class SubscriberHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if !progress.isClosing {
-            tally.count((error as? TransportError)?.wireCode?.rawValue ?? (phase == .streaming ? "connection_lost" : "connect_failed"))
+            let code = (error as? TransportError)?.wireCode?.rawValue ?? (phase == .streaming ? "connection_lost" : "connect_failed")
+            tally.fail(code, client: settings.name, "\(code): \(LoadError.describe(error))")
             live.errors.add(1, ordering: .relaxed)
         }
         context.close(promise: nil)
@@ -280,6 +286,7 @@ final class SubscriberHandler: ChannelInboundHandler {
         guard phase != .finished else { return }
         let streamed = phase == .streaming
         phase = .finished
+        progress.ended.store(true, ordering: .releasing)
         live.ended.add(1, ordering: .relaxed)
         live.deliveries.add(unflushed, ordering: .relaxed)
         unflushed = 0
@@ -287,7 +294,7 @@ final class SubscriberHandler: ChannelInboundHandler {
             if progress.isClosing {
                 tally.subscribersCompleted = 1
             } else if tally.errors.isEmpty {
-                tally.count("closed")
+                tally.fail("closed", client: settings.name, "closed: the server closed the connection at seq \(check.last)")
                 live.errors.add(1, ordering: .relaxed)
             }
             tally.seqBroken = check.isContiguous ? 0 : 1
@@ -302,7 +309,7 @@ final class SubscriberHandler: ChannelInboundHandler {
                 tally.references = [reference]
             }
         } else if tally.errors.isEmpty {
-            tally.count("connect_failed")
+            tally.fail("connect_failed", client: settings.name, "connect_failed: the connection closed before it was subscribed")
             live.errors.add(1, ordering: .relaxed)
         }
         ready.fail(LoadError("closed", "the connection closed before subscribed"))

@@ -19,6 +19,12 @@ extension Summary {
             let kinds = sent.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             let total = sent.values.reduce(0, +)
             rows.append(("ops sent", kinds.isEmpty ? "none" : "\(total) over the whole run, warm-up included: \(kinds)"))
+            if slotsHeldBack > 0 {
+                rows.append((
+                    "ops not sent",
+                    "\(slotsHeldBack) paced slot(s): the server held the publishers back (rate_limited, retry_after_ms)"
+                ))
+            }
         }
         if subscribersPerBoard > 0 {
             rows.append(("deliveries", "\(deliveries)  (\(number(deliveriesPerS)) /s)"))
@@ -30,6 +36,10 @@ extension Summary {
         rows.append(("bytes", "in \(bytesIn)  out \(bytesOut) (lines, before TLS)"))
         let codes = errors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         rows.append(("errors", codes.isEmpty ? "none" : codes.joined(separator: "  ")))
+        for (index, client) in failedClients.prefix(5).enumerated() {
+            rows.append((index == 0 ? "failed clients" : "", client))
+        }
+        if failedClients.count > 5 { rows.append(("", "… and \(failedClients.count - 5) more (--json lists up to 100)")) }
         rows.append((
             "clients",
             "publishers \(publishersConnected)/\(publishers) connected, \(publishersCompleted) ran to the end; subscribers \(subscribersConnected)/\(boards * subscribersPerBoard) connected, \(subscribersCompleted) to the end"
@@ -98,12 +108,17 @@ extension Summary {
     private var convergenceText: String {
         if let error = convergence.error { return "NOT CHECKED: \(error)" }
         let boardsOK = convergence.boards.filter(\.converged).count
-        let replicas = convergence.boards.reduce(0) { $0 + $1.subscribersMatching }
-        let total = convergence.boards.reduce(0) { $0 + $1.subscribers }
+        // The replicas of boards that could not be checked are not counted as matching or not.
+        let checked = convergence.boards.filter { !$0.unchecked }
+        let replicas = checked.reduce(0) { $0 + $1.subscribersMatching }
+        let total = checked.reduce(0) { $0 + $1.subscribers }
         let unchecked = !convergence.converged && convergence.boards.allSatisfy { $0.converged || $0.unchecked }
         var text = convergence.converged ? "converged" : unchecked ? "NOT CHECKED" : "DIVERGED"
         text += ": \(boardsOK)/\(convergence.boards.count) board(s) replayed to the server's seq and hash, \(replicas)/\(total) replicas match"
+        let notChecked = convergence.boards.count - checked.count
+        if notChecked > 0 { text += " (\(notChecked) board(s) not checked)" }
         if let catchUp = convergence.catchUpS { text += String(format: "; caught up %.3f s after the publishers finished", catchUp) }
+        if let behind = convergence.behindAtEnd { text += "; \(behind) subscriber(s) had not caught up when the wait for them ended" }
         if let problem = convergence.boards.first(where: { !$0.converged }) {
             text += "; \(problem.board): " + problem.problems.joined(separator: "; ")
         }

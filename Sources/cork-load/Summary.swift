@@ -15,6 +15,8 @@ struct Summary: Encodable, Sendable {
     struct ConvergenceFigures: Encodable, Sendable {
         var converged: Bool
         var catchUpS: Double?
+        /// Subscribers still behind the server when the wait for them ended (then `catchUpS` is nil).
+        var behindAtEnd: Int?
         var error: String?
         var boards: [Convergence.Verdict]
     }
@@ -60,6 +62,8 @@ struct Summary: Encodable, Sendable {
     var opsPerS: Double
     /// Ops sent over the whole run, by kind.
     var sent: [String: Int]
+    /// Paced slots not sent because the server held the publishers back with `rate_limited`'s `retry_after_ms`.
+    var slotsHeldBack: Int
     var deliveries: Int
     var deliveriesPerS: Double
     var ackMs: Latency?
@@ -77,4 +81,8 @@ struct Summary: Encodable, Sendable {
     var cpu: CPU
     var idle: IdleFigures?
     var ok: Bool
+    /// The verdict line of the table (`ok`, or `FAILED: …`, and whether the server rate-limited the run).
+    var verdict = ""
+    /// The clients that did not connect or lost their connection, each with why (the first 100).
+    var failedClients: [String] = []
 }

@@ -106,6 +106,21 @@ import Testing
         #expect(unreferenced.unchecked && !unreferenced.converged, "\(unreferenced.problems)")
     }
 
+    /// A board whose reference replica never connected, or that the server would not show at the end (archived
+    /// during the run), is not checked: nothing is compared, so neither "converged" nor "diverged".
+    @Test func aBoardWithNothingToCompareIsNotChecked() throws {
+        let (board, start, lines) = try run(count: 20)
+        let server = Convergence.ServerBoard(seq: UInt64(lines.count), hash: board.contentHash, cards: board.cards.count)
+        let unreferenced = Convergence.judge(board: "b", server: server, reference: nil, streams: [stream(lines)])
+        #expect(unreferenced.unchecked && !unreferenced.converged, "\(unreferenced.problems)")
+        let noneConnected = Convergence.judge(board: "b", server: server, reference: nil, streams: [], expected: 3)
+        #expect(noneConnected.unchecked && !noneConnected.converged, "\(noneConnected.problems)")
+        var archived = server
+        archived.refused = "not_found: no board b"
+        let refused = Convergence.judge(board: "b", server: archived, reference: log(start, lines), streams: [stream(lines)])
+        #expect(refused.unchecked && refused.problems.first?.contains("not_found: no board b") == true, "\(refused.problems)")
+    }
+
     @Test func aTruncatedReferenceLogIsNotCalledConverged() throws {
         let (board, start, lines) = try run(count: 10)
         var reference = log(start, lines)

@@ -159,10 +159,40 @@ import Glibc
         let corkd = try CorkdProcess()
         defer { corkd.cleanup() }
         try await corkd.start()
-        let run = try await runLoad(["--url", corkd.ownerURL, "--board", "nosuch", "--duration", "30", "--warmup", "0"])
+        let run = try await runLoad([
+            "--url", corkd.ownerURL, "--board", "main", "--board", "nosuch", "--duration", "30", "--warmup", "0", "--json",
+        ])
         #expect(run.exit.reason == .exit && run.exit.status == 1, "\(run.exit)")
-        #expect(run.stderr.contains("cannot read board(s) nosuch"), "\(run.stderr.suffix(1000))")
+        // Only the board that cannot be read is named (both were), and a script reading --json gets the verdict.
+        #expect(run.stderr.contains("cannot read board(s) nosuch with"), "\(run.stderr.suffix(1000))")
+        #expect(run.report["ok"] as? Bool == false && (run.report["verdict"] as? String)?.contains("board(s) nosuch") == true, "\(run.report)")
         #expect(!run.stderr.contains("measure"), "the run started: \(run.stderr.suffix(1000))")
+    }
+
+    /// A client that cannot connect is named with why, in the table and in `--json` (which also carries the verdict
+    /// line), and a board whose reference replica never connected is not checked, not called diverged.
+    @Test func aClientThatCannotConnectIsNamedAndItsBoardIsNotCalledDiverged() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        try await corkd.start()
+        let invite = try await corkd.invite("watcher", role: "viewer")
+        let viewer = String(describing: invite)
+        let wrongPin = viewer.replacing(/fp=sha256:[0-9a-f]{8}/, with: "fp=sha256:00000000")
+        try #require(wrongPin != viewer)
+        let run = try await runLoad([
+            "--url", corkd.ownerURL, "--url", wrongPin, "--board", "main", "--publishers", "1",
+            "--subscribers-per-board", "1", "--rate", "5", "--duration", "1", "--warmup", "0", "--json",
+        ])
+        #expect(run.exit.reason == .exit && run.exit.status == 1, "\(run.exit) \(run.stderr.suffix(1000))")
+        let failed = run.report["failed_clients"] as? [String] ?? []
+        #expect(failed.count == 1 && failed.first?.hasPrefix("subscriber load-") == true, "\(failed)")
+        #expect(failed.first?.contains("(URL #2) on main: ") == true, "\(failed)")
+        #expect(failed.first?.contains("fingerprint") == true, "\(failed)")
+        let verdict = run.report["verdict"] as? String ?? ""
+        #expect(verdict.hasPrefix("FAILED: 1 of 2 client(s) did not connect"), "\(verdict)")
+        let convergence = run.report["convergence"] as? [String: Any] ?? [:]
+        let board = (convergence["boards"] as? [[String: Any]])?.first ?? [:]
+        #expect(board["unchecked"] as? Bool == true, "\(board)")
     }
 
     /// The progress line counts lost connections among "rejects+errors", a subscriber's `bye` included (they were

@@ -38,6 +38,23 @@ import Testing
         #expect(paced.due(now: 120, sendEnd: 100).isEmpty)
     }
 
+    /// A `rate_limited` reject's `retry_after_ms` holds the client back: the slots in the hold are not sent (sending
+    /// them after it would only be refused again) but counted, and the schedule goes on on its grid.
+    @Test func slotsTheServerHeldBackAreCountedAndTheScheduleKeepsItsGrid() {
+        let ms: UInt64 = 1_000_000
+        var paced = window(64, intervalNs: 10 * ms)
+        #expect(paced.due(now: 0, sendEnd: 100 * ms).map(\.mut) == [1])
+        let first = paced.rejected(1, retryAfterMs: 35, now: 5 * ms, sendEnd: 100 * ms)
+        #expect(first)
+        #expect(paced.heldBack == 3, "the slots at 10, 20 and 30 ms")
+        #expect(paced.due(now: 39 * ms, sendEnd: 100 * ms).isEmpty)
+        #expect(paced.due(now: 40 * ms, sendEnd: 100 * ms).map(\.dueNs) == [40 * ms])
+        // A hold past the end of sending counts only the slots before it.
+        let second = paced.rejected(2, retryAfterMs: 500, now: 45 * ms, sendEnd: 100 * ms)
+        #expect(second)
+        #expect(paced.heldBack == 3 + 5, "50, 60, 70, 80 and 90 ms")
+    }
+
     @Test func publishersOfARunAreSpreadOverTheInterval() {
         var second = OpWindow(
             window: 64, intervalNs: 40, phaseNs: 10,
