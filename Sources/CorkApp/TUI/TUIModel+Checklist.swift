@@ -19,7 +19,7 @@ extension TUIModel {
         case (.character(" "), _):
             guard items.indices.contains(overlayRow), !isViewer else { return isViewer ? refuseViewer() : [] }
             let item = items[overlayRow]
-            return [.submit(.editChecklistItem(card: id, item: item.id, text: nil, done: !item.done))]
+            return submitShown([.editChecklistItem(card: id, item: item.id, text: nil, done: !item.done)])
         case (.character("J"), _), (.down, true):
             return moveChecklistItem(of: id, by: 1, items: items)
         case (.character("K"), _), (.up, true):
@@ -45,10 +45,10 @@ extension TUIModel {
         guard items.indices.contains(overlayRow), items.indices.contains(target) else { return [] }
         let item = items[overlayRow]
         overlayRow = target
-        return [
-            .submit(.removeChecklistItem(card: id, item: item.id)),
-            .submit(.addChecklistItem(card: id, item: item.id, text: item.text, done: item.done, index: target)),
-        ]
+        return submitShown([
+            .removeChecklistItem(card: id, item: item.id),
+            .addChecklistItem(card: id, item: item.id, text: item.text, done: item.done, index: target),
+        ])
     }
 
     /// The checklist input line: a new item at the end, selected.

@@ -47,7 +47,7 @@ extension TUIModel {
         guard !isViewer else { return refuseViewer() }
         guard target != columns.firstIndex(where: { $0.id == moving.id }) else { return [] }
         column = target
-        return [.submit(.moveColumn(column: moving.id, index: target))]
+        return submitShown([.moveColumn(column: moving.id, index: target)])
     }
 
     /// Removes an empty column; a column holding cards (archived ones count) is refused here, with the count.

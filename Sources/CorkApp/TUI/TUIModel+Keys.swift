@@ -259,7 +259,23 @@ extension TUIModel {
         let placement = offset > 0 ? Placement(after: neighbour.id) : Placement(before: neighbour.id)
         row += offset
         selectMoved = card.id
-        return [.submit(.moveCard(card: card.id, column: columns[column].id, placement: placement))]
+        return submitShown([.moveCard(card: card.id, column: columns[column].id, placement: placement)])
+    }
+
+    /// Submits this user's `ops` and shows them on the model's board at once, as the client's next update will: a
+    /// key that comes before that update (a held key, or several sent together) then acts on the board as it will
+    /// be, not as it was, so `K K K` moves the chosen card three places instead of it and two of its neighbours.
+    /// The client's update replaces the board (an op the server refuses is rolled back there).
+    mutating func submitShown(_ ops: [Op]) -> [TUIEffect] {
+        if var shown = board, let user {
+            let role = shown.members[user]?.role ?? .editor
+            for op in ops {
+                let context = ApplyContext(actor: user, role: role, now: Timestamp(milliseconds: 0), seq: shown.seq + 1)
+                guard case .success = shown.apply(op, context: context) else { break }
+            }
+            board = shown
+        }
+        return ops.map { .submit($0) }
     }
 
     /// `H`/`L`: move the selected (or marked) cards to the neighbouring column, at its bottom.
@@ -271,8 +287,9 @@ extension TUIModel {
         column = target
         marked = []
         marking = false
-        let effects = moving.map { TUIEffect.submit(.moveCard(card: $0.id, column: destination, placement: .bottom)) }
-        row = visibleCards(column).count + moving.count - 1
+        let effects = submitShown(moving.map { .moveCard(card: $0.id, column: destination, placement: .bottom) })
+        let shown = visibleCards(column)
+        row = moving.last.flatMap { last in shown.firstIndex { $0.id == last.id } } ?? max(0, shown.count - 1)
         selectMoved = moving.last?.id
         return effects
     }

@@ -1,0 +1,72 @@
+import BoardClient
+import BoardCore
+import CorkApp
+import TerminalUI
+import Testing
+
+/// Keys that arrive together (a held key, or several sent at once over SSH) before the client's update for the first
+/// one: each acts on the board as the earlier keys left it, so they move the card the user chose, not its neighbours.
+extension TUIModelTests {
+    @Test func severalReorderKeysBeforeTheBoardUpdatesMoveTheSelectedCard() throws {
+        var t = Self.testBoard()
+        t.apply(.addCard(AddCard(card: "k4", column: "todo", title: "Third")))
+        t.apply(.addCard(AddCard(card: "k5", column: "todo", title: "Fourth")))
+        var model = Self.model()
+        _ = model.update(Self.loaded(t.board))
+        let selected = model.select(card: "k5")
+        #expect(selected)
+        // K K K with no update from the client in between, then the ops reach the server in order.
+        var effects: [TUIEffect] = []
+        for _ in 0..<3 { effects += model.update(Self.key(.character("K"))) }
+        Self.applied(effects, to: &t, model: &model)
+        let todo = t.board.cards.values.filter { $0.column == "todo" }.sorted { $0.rank < $1.rank }.map(\.id)
+        #expect(todo == ["k5", "k1", "k2", "k4"], "\(effects)")
+        #expect(model.selectedCard?.id == "k5")
+    }
+
+    @Test func twoColumnMovesBeforeTheBoardUpdatesCarryTheCardTwoColumns() throws {
+        var t = Self.testBoard()
+        t.apply(.setWIPLimit(column: "doing", limit: nil))
+        var model = Self.model()
+        _ = model.update(Self.loaded(t.board))
+        var effects = model.update(Self.key(.character("L")))
+        effects += model.update(Self.key(.character("L")))
+        Self.applied(effects, to: &t, model: &model)
+        #expect(t.board.cards["k1"]?.column == "done", "\(effects)")
+        #expect(t.board.cards["k3"]?.column == "doing", "the card already in DOING stays")
+        #expect(model.selectedCard?.id == "k1")
+    }
+
+    @Test func twoColumnHeaderMovesBeforeTheBoardUpdatesMoveTheSelectedColumn() throws {
+        var t = Self.testBoard()
+        var model = Self.model()
+        _ = model.update(Self.key(.character("l")))
+        _ = model.update(Self.key(.character("l")))
+        _ = model.update(Self.key(.character("k")))
+        #expect(model.onHeader && model.column == 2)
+        var effects = model.update(Self.key(.character("H")))
+        effects += model.update(Self.key(.character("H")))
+        Self.applied(effects, to: &t, model: &model)
+        #expect(t.board.columns.map(\.name) == ["DONE", "TODO", "DOING"], "\(effects)")
+    }
+
+    @Test func severalChecklistMovesAndTicksBeforeTheBoardUpdatesActOnTheSelectedItem() throws {
+        var t = Self.testBoard()
+        for (index, text) in ["one", "two", "three", "four"].enumerated() {
+            t.apply(.addChecklistItem(card: "k1", item: ChecklistItemID("i\(index)"), text: text, done: false, index: nil))
+        }
+        var model = Self.model()
+        _ = model.update(Self.loaded(t.board))
+        _ = model.update(Self.key(.enter))
+        _ = model.update(Self.key(.end))
+        var effects: [TUIEffect] = []
+        for _ in 0..<3 { effects += model.update(Self.key(.character("K"))) }
+        // Space twice: ticked, then unticked again.
+        effects += model.update(Self.key(.character(" ")))
+        effects += model.update(Self.key(.character(" ")))
+        Self.applied(effects, to: &t, model: &model)
+        let items = try #require(t.board.cards["k1"]?.checklist)
+        #expect(items.map(\.text) == ["four", "one", "two", "three"], "\(effects)")
+        #expect(items.map(\.done) == [false, false, false, false])
+    }
+}
