@@ -134,6 +134,27 @@ extension TUIModelTests {
         #expect(model.input.text == "half a thought")
     }
 
+    /// `/` then Esc with nothing typed keeps no draft: the `/filter ` the key put there would otherwise come back
+    /// with the next Tab or `:`, and a chat line typed after it became a filter.
+    @Test func escapeRightAfterSlashKeepsNoDraft() {
+        var model = Self.model()
+        _ = model.update(Self.key(.character("/")))
+        _ = model.update(Self.key(.escape))
+        #expect(model.draft == nil)
+        #expect(model.notice?.contains("draft kept") != true)
+        _ = model.update(Self.key(.character(":")))
+        #expect(model.input.text == "")
+        Self.type("hello all", into: &model)
+        let sent = model.update(Self.key(.enter))
+        #expect(sent == [.submit(.chat(text: "hello all"))], "\(sent)")
+        // A query typed after `/` is a draft like any other.
+        _ = model.update(Self.key(.escape))
+        _ = model.update(Self.key(.character("/")))
+        Self.type("label:bug", into: &model)
+        _ = model.update(Self.key(.escape))
+        #expect(model.draft == "/filter label:bug")
+    }
+
     /// A filter opened from the board with `/` hands the focus back to the board, where `/` opens the query again
     /// to refine it.
     @Test func slashAfterAFilterRefinesIt() {

@@ -39,8 +39,9 @@ extension TUIModel {
             }
             complete()
         case .escape:
-            // A half-typed chat line is kept, as a chat client keeps a draft: `:`, `i` or Tab brings it back.
-            if purpose == .chat, !input.text.isEmpty {
+            // A half-typed chat line is kept, as a chat client keeps a draft: `:`, `i` or Tab brings it back. What a
+            // key put there and nothing was typed to (`/`'s `/filter `) is not a draft.
+            if purpose == .chat, !input.text.isEmpty, input.text != inputPrefill {
                 draft = input.text
                 notice = "draft kept: press : to go back to it"
             }

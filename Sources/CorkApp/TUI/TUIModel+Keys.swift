@@ -232,8 +232,10 @@ extension TUIModel {
             // The chat line left with Esc comes back as it was.
             input = LineEditor(draft)
             self.draft = nil
+            inputPrefill = nil
         } else {
             input = LineEditor(text)
+            inputPrefill = text.isEmpty ? nil : text
         }
         if case .editTitle(let card) = purpose {
             titleEditBase = text

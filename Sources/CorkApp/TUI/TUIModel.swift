@@ -98,6 +98,10 @@ public struct TUIModel: Sendable {
     public var input = LineEditor()
     /// The chat line left with Esc before it was sent, until the input line is opened again.
     public var draft: String?
+    /// A new column's name whose warning about becoming the last (done) column was given: Enter again adds it.
+    var confirmedLastColumn: String?
+    /// What the key that opened the input line put in it (`/`'s `/filter `): left as it was, it is no draft.
+    var inputPrefill: String?
     /// Whether the input line was opened by `/` on the board to filter: the filter then goes back to the board (to
     /// move among the cards it shows); one typed as a command in the input line stays there, so the next thing typed
     /// is not read as board keys.
