@@ -70,3 +70,29 @@ extension TUIModelTests {
         #expect(items.map(\.done) == [false, false, false, false])
     }
 }
+
+/// A column added after the last one becomes the done column: the first Enter says what that does to the cards in
+/// today's last column and keeps the line; Enter again adds it.
+extension TUIModelTests {
+    @Test func aColumnAddedLastIsAddedOnTheSecondEnterAfterAWarning() throws {
+        var t = Self.testBoard()
+        t.apply(.moveCard(card: "k2", column: "done", placement: .bottom))
+        var model = Self.model()
+        _ = model.update(Self.loaded(t.board))
+        let first = Self.enter("/column add QA", into: &model)
+        #expect(!first.contains { if case .submit = $0 { true } else { false } }, "\(first)")
+        #expect(model.notice?.contains("QA would come after DONE and be the done column: its 1 card would count as not done") == true,
+            "\(model.notice ?? "")")
+        #expect(model.input.text == "/column add QA")
+        let second = model.update(Self.key(.enter))
+        guard case .submit(.addColumn(_, let name, let index))? = second.first else {
+            Issue.record("\(second)")
+            return
+        }
+        #expect(name == "QA" && index == nil)
+        Self.applied(second, to: &t, model: &model)
+        // With nothing in the last column (QA now), no warning.
+        let next = Self.enter("/column add Review", into: &model)
+        #expect(!next.isEmpty && model.notice?.contains("done column") != true, "\(next)")
+    }
+}

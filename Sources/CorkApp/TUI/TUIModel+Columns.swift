@@ -38,6 +38,22 @@ extension TUIModel {
         }
     }
 
+    /// A column added after the last one becomes the done column (Protocol.md: a card is done when closed or in the
+    /// last column), so the cards in today's last column would count as not done at once: milestones drop, blocked
+    /// cards wait again, reminders go out. The first Enter says so and keeps the line; the same name again adds it.
+    mutating func newLastColumnWarning(_ name: String, index: Int?) -> String? {
+        guard let board, let last = board.columns.last, (index ?? Int.max) >= board.columns.count else { return nil }
+        let held = board.cards.values.filter { $0.column == last.id && !$0.archived }.count
+        guard held > 0, confirmedLastColumn != name else {
+            confirmedLastColumn = nil
+            return nil
+        }
+        confirmedLastColumn = name
+        return "\(name) would come after \(last.name) and be the done column: its \(held) card\(held == 1 ? "" : "s") would"
+            + " count as not done (milestones, blocked cards, reminders). Enter again adds it last; a on a column's"
+            + " header adds one after that column"
+    }
+
     /// `N`, or `N hard`, as the WIP input line shows a limit.
     static func wipText(_ limit: WIPLimit) -> String { "\(limit.limit)\(limit.hard ? " hard" : "")" }
 
@@ -103,6 +119,11 @@ extension TUIModel {
             return [.submit(.renameColumn(column: id, name: text))]
         case .newColumn(let index):
             guard !text.isEmpty else { return [] }
+            if let warning = newLastColumnWarning(text, index: index) {
+                let effects = startInput(.newColumn(index: index), text: text)
+                notice = warning
+                return effects
+            }
             column = min(index, columns.count)
             return [.submit(.addColumn(column: newColumnID(for: text), name: text, index: index))]
         case .wipLimit(let id):
@@ -136,6 +157,11 @@ extension TUIModel {
         if action == "add" {
             let name = words.dropFirst().joined(separator: " ")
             guard !name.isEmpty else { throw TUIUsage(message: "/column add NAME") }
+            if let warning = newLastColumnWarning(name, index: nil) {
+                let effects = startInput(.chat, text: "/column add " + name)
+                notice = warning
+                return effects
+            }
             return [.submit(.addColumn(column: newColumnID(for: name), name: name, index: nil))]
         }
         guard words.count >= 2 else { throw TUIUsage(message: usage) }
