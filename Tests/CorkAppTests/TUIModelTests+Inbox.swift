@@ -185,6 +185,7 @@ extension TUIModelTests {
     /// mark those read, or they are neither seen nor mailed.
     @Test func openingTheInboxMarksReadOnlyTheEntriesItLists() {
         var model = Self.inboxModel()
+        _ = model.update(.resize(width: 100, height: 80))  // room for the whole page
         for id in Int64(1)...60 { Self.push(Self.inboxEntry(id), unread: Int(id), into: &model) }
         #expect(model.update(Self.key(.character("I"))) == [.fetchInbox])
         let page = (Int64(11)...60).reversed().map { Self.inboxEntry($0) }
@@ -193,6 +194,22 @@ extension TUIModelTests {
         // The view says where they are.
         let lines = model.render().lines
         #expect(lines.contains { $0.contains("10 older unread: cork inbox --unread --before 11") }, "\(lines.suffix(3))")
+    }
+
+    /// In a small window the view shows a few entries: only those are marked read, and the rest as scrolling shows
+    /// them (opening it in 50×10 had marked all five read, with two on screen).
+    @Test func aSmallWindowMarksReadOnlyTheEntriesOnScreen() {
+        var model = Self.inboxModel()
+        _ = model.update(.resize(width: 50, height: 10))
+        for id in Int64(1)...5 { Self.push(Self.inboxEntry(id), unread: Int(id), into: &model) }
+        _ = model.update(Self.key(.character("I")))
+        let page = (Int64(1)...5).reversed().map { Self.inboxEntry($0) }
+        #expect(model.update(.inbox(page, unread: 5)) == [.markInboxRead([5, 4])])
+        #expect(model.inbox.unread == 3)
+        #expect(model.update(Self.key(.character("j"))).isEmpty, "the second entry is on screen already")
+        #expect(model.update(Self.key(.character("j"))) == [.markInboxRead([3])])
+        #expect(model.update(Self.key(.end)) == [.markInboxRead([2, 1])])
+        #expect(model.inbox.unread == 0)
     }
 
     @Test func slashInboxOpensTheViewAndEscCloses() {

@@ -121,9 +121,11 @@ extension TUIModel {
         return [.fetchInbox]
     }
 
-    /// Marks read the unread entries the view lists (they stay marked new while it is open).
+    /// Marks read the unread entries the view shows on screen (they stay marked new while it is open); those below
+    /// the fold are marked as scrolling brings them into view, so a small window does not mark unseen ones read.
     mutating func markShownRead() -> [TUIEffect] {
-        let ids = inbox.entries.filter { !$0.read }.map(\.id)
+        let shown = listWindow(rows: inbox.entries.count, headingLines: 1)
+        let ids = inbox.entries[shown].filter { !$0.read }.map(\.id)
         guard !ids.isEmpty else { return [] }
         inbox.fresh.formUnion(ids)
         inbox.markRead(Set(ids))
@@ -143,7 +145,7 @@ extension TUIModel {
             return goToInboxEntry(rows[overlayRow])
         default:
             _ = moveOverlayRow(event, count: rows.count)
-            return []
+            return markShownRead()
         }
     }
 

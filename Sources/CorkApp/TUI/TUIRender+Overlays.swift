@@ -7,6 +7,15 @@ extension TUIModel {
     /// One line of a list overlay, with its style.
     typealias OverlayLine = (text: String, style: Style)
 
+    /// The rows of a list overlay of `rows` rows under `headingLines` that fit on screen, scrolled so that
+    /// ``overlayRow`` is among them.
+    func listWindow(rows: Int, headingLines: Int) -> Range<Int> {
+        let room = max(1, height - 4 - headingLines - 3)
+        let shown = min(rows, room)
+        let offset = max(0, min(overlayRow - shown + 1, rows - shown))
+        return offset..<(offset + shown)
+    }
+
     /// Draws a centred box titled `title` holding `rows` (the one at ``overlayRow`` in reverse, scrolled into view)
     /// under `heading` lines, with `footer` at the bottom.
     func renderList(
@@ -19,8 +28,8 @@ extension TUIModel {
             rows.map { DisplayWidth.of($0.text) + 5 }.max() ?? 0, heading.map { DisplayWidth.of($0.text) + 4 }.max() ?? 0,
             DisplayWidth.of(footer) + 4)
         let boxWidth = min(width - 2, min(120, max(78, widest)))
-        let room = max(1, height - 4 - heading.count - 3)
-        let shownCount = max(1, min(rows.count, room))
+        let window = listWindow(rows: rows.count, headingLines: heading.count)
+        let shownCount = max(1, window.count)
         let boxHeight = min(height - 2, heading.count + shownCount + 4)
         let rect = Rect(x: max(0, (width - boxWidth) / 2), y: 1, width: boxWidth, height: boxHeight)
         screen.fill(rect)
@@ -33,7 +42,7 @@ extension TUIModel {
         if rows.isEmpty {
             screen.write(empty, x: rect.x + 2, y: y, style: Style(attributes: .dim), maxWidth: boxWidth - 4)
         }
-        let offset = max(0, min(overlayRow - shownCount + 1, rows.count - shownCount))
+        let offset = window.lowerBound
         for (index, line) in rows.enumerated().dropFirst(offset).prefix(shownCount) {
             var style = line.style
             if index == overlayRow { style.attributes.insert(.reverse) }
