@@ -1,3 +1,4 @@
+import Foundation
 import BoardClient
 import BoardCore
 import CorkApp
@@ -94,5 +95,25 @@ extension TUIModelTests {
         // With nothing in the last column (QA now), no warning.
         let next = Self.enter("/column add Review", into: &model)
         #expect(!next.isEmpty && model.notice?.contains("done column") != true, "\(next)")
+    }
+}
+
+/// A column's `↓N more` line in a small window is a line of its own: it had been written over a card's second row,
+/// leaving that row's end after it (` ↓3 more2-02 BO`).
+extension TUIModelTests {
+    @Test(arguments: [(20, 8), (25, 9), (30, 9), (30, 10)])
+    func theMoreLineLeavesNothingOfACardAfterIt(width: Int, height: Int) throws {
+        var t = Self.testBoard()
+        for n in 0..<6 {
+            t.apply(.addCard(AddCard(card: CardID("m\(n)"), column: "todo", title: "Card \(n) with a long title", due: Day(year: 2026, month: 12, day: 2))))
+        }
+        var model = Self.model()
+        _ = model.update(.resize(width: width, height: height))
+        _ = model.update(Self.loaded(t.board))
+        let lines = model.render().lines
+        let more = try #require(lines.first { $0.contains("↓") && $0.contains("more") }, "\(lines.joined(separator: "\n"))")
+        // In the first column, the line is `↓N more` and blanks up to the column's border.
+        let first = more.prefix { $0 != "│" }
+        #expect(first.trimmingCharacters(in: .whitespaces).range(of: #"^↓\d+ more$"#, options: .regularExpression) != nil, "\(more)")
     }
 }

@@ -126,7 +126,13 @@ extension TUIModel {
             screen.write(scrolled, x: x + 1 + inner - DisplayWidth.of(scrolled), y: 0, style: Style(attributes: .dim))
         }
         let below = entries.count - offset - rows
-        if below > 0 { screen.write("↓\(below) more", x: x + 1, y: boardHeight - 1, style: Style(attributes: .dim)) }
+        if below > 0 {
+            // Its own row, cleared first: it may fall on a card's second row, whose end would show after it.
+            screen.fill(Rect(x: x + 1, y: boardHeight - 1, width: inner, height: 1))
+            screen.write(
+                DisplayWidth.truncate("↓\(below) more", to: inner), x: x + 1, y: boardHeight - 1, style: Style(attributes: .dim),
+                maxWidth: inner)
+        }
         // A thin separator on the right.
         for row in 0..<boardHeight { screen.write("│", x: x + columnWidth - 1, y: row, style: Style(foreground: .ansi(.brightBlack))) }
     }
