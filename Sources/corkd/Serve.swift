@@ -105,6 +105,11 @@ struct Serve: AsyncParsableCommand {
         configuration.certificatePath = cert
         configuration.keyPath = key
         guard (0...65535).contains(port) else { throw CorkdExit.usage("--port must be 0–65535") }
+        if !web.disabled, let webPort = web.port, webPort == port, port != 0,
+            web.host == nil || web.host == host || [host, web.host].contains { ["0.0.0.0", "::", "*"].contains($0) }
+        {
+            throw CorkdExit.usage("--web-port \(webPort) is --port's too: the web page needs a port of its own (or --no-web)")
+        }
         for (name, value, range) in [
             ("--rate", rate, Self.rateRange), ("--burst", burst, Self.rateRange),
             ("--connections-per-user", connectionsPerUser, Self.connectionsRange),

@@ -215,6 +215,11 @@ import Testing
         let unwritable = try await Self.check(file, in: corkd, options: ["--data-dir", locked.appendingPathComponent("data").path])
         #expect(unwritable.exit.status == 2, "\(unwritable.exit)")
         #expect(unwritable.standardError.contains("this user cannot make it in \(locked.path)"), "\(unwritable.standardError)")
+        // The web page on the server's own port is found by the check too (serve failed on it, its own page holding
+        // the port, after it had made the data directory).
+        let shared = try await Self.check(file, in: corkd, options: ["--port", "47230", "--web-port", "47230"])
+        #expect(shared.exit.status == 2, "\(shared.exit)")
+        #expect(shared.standardError.contains("--web-port 47230 is --port's too"), "\(shared.standardError)")
     }
 
     @Test func aBadEnvironmentValueIsNamed() async throws {
