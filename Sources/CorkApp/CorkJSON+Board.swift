@@ -52,6 +52,8 @@ extension CorkJSON {
         public var milestone: MilestoneRow?
         /// The members after a member change.
         public var members: [MemberRow]?
+        /// The labels after a label change.
+        public var labels: [Label]?
         /// The board's reminder lead time in hours after `cork board remind` (the server's default: absent, with
         /// `remind_default` true).
         public var remindHours: Int?
@@ -59,7 +61,7 @@ extension CorkJSON {
         public var remindDefault: Bool?
 
         enum CodingKeys: String, CodingKey {
-            case board, name, seq, noop, columns, milestone, members
+            case board, name, seq, noop, columns, milestone, members, labels
             case remindHours = "remind_hours"
             case remindDefault = "remind_default"
         }
@@ -174,6 +176,38 @@ extension CorkJSON {
             self.undid = undid
             self.change = change
             self.noop = noop ? true : nil
+        }
+    }
+}
+
+extension CorkJSON {
+    /// `cork labels --json`: the board's labels with how many unarchived cards carry each.
+    public struct Labels: Encodable, Sendable {
+        /// One label.
+        public struct Row: Encodable, Sendable {
+            /// The label's id.
+            public var id: LabelID
+            /// Its name.
+            public var name: String
+            /// Its colour, `#rrggbb`.
+            public var color: HexColor
+            /// How many unarchived cards carry it.
+            public var cards: Int
+        }
+
+        /// The board.
+        public var board: BoardID
+        /// Its labels, in the board's order.
+        public var labels: [Row]
+
+        /// The labels of `board`.
+        public init(_ board: Board) {
+            self.board = board.id
+            labels = board.labels.map { label in
+                Row(
+                    id: label.id, name: label.name, color: label.color,
+                    cards: board.cards.values.filter { !$0.archived && $0.labels.contains(label.id) }.count)
+            }
         }
     }
 }

@@ -43,15 +43,7 @@ extension BoardCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let value: Int?
-            if hours.lowercased() == "default" {
-                value = nil
-            } else if let number = Int(hours.hasSuffix("h") ? String(hours.dropLast()) : hours), Limits.remindHoursRange.contains(number) {
-                value = number
-            } else {
-                throw CorkFailure.usage(
-                    "hours must be \(Limits.remindHoursRange.lowerBound)–\(Limits.remindHoursRange.upperBound) or `default`, not \(hours)")
-            }
+            let value = try RemindHours.parse(hours)
             try await BoardChange.run(
                 connection, json: json,
                 plan: { board throws(CorkFailure) in BoardChange.Plan(ops: [.setRemindHours(hours: value)], subject: board.id.rawValue) },

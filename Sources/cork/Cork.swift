@@ -23,7 +23,7 @@ struct Cork: AsyncParsableCommand {
         subcommands: [
             JoinCommand.self, BoardsCommand.self, BoardCommand.self, MemberCommand.self, ColumnCommand.self,
             MilestoneCommand.self, ShowCommand.self, AddCommand.self, MoveCommand.self, EditCommand.self,
-            LabelCommand.self, AssignCommand.self, UnassignCommand.self, BlockCommand.self, UnblockCommand.self, RecurCommand.self, FollowCommand.self, ChecklistCommand.self, CloseCommand.self,
+            LabelCommand.self, LabelsCommand.self, AssignCommand.self, UnassignCommand.self, BlockCommand.self, UnblockCommand.self, RecurCommand.self, FollowCommand.self, ChecklistCommand.self, CloseCommand.self,
             ReopenCommand.self, ArchiveGroup.self, RestoreCommand.self, PurgeCommand.self, CommentCommand.self,
             SayCommand.self, UndoCommand.self, RedoCommand.self, SearchCommand.self, HistoryCommand.self,
             WatchCommand.self, InboxCommand.self, NotifyCommand.self, ExportCommand.self, ImportCommand.self, HookCommand.self,

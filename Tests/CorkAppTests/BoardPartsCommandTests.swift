@@ -64,6 +64,37 @@ import Testing
         }
     }
 
+    @Test func labelsAreListedAddedRecolouredRenamedAndRemoved() async throws {
+        try await withCorkd { corkd in
+            let cork = try CorkProcess(corkd, url: corkd.ownerURL)
+            try await cork.ok(["add", "Login fails", "--label", "bug"])
+            let added = try await cork.json(["labels", "add", "Needs design", "--color", "purple"])
+            let labels = try #require(added["labels"] as? [[String: Any]])
+            #expect(labels.map { $0["name"] as? String } == ["bug", "Needs design"], "\(added)")
+            #expect(labels.last?["color"] as? String == "#5319e7", "\(added)")
+            #expect(try await cork.ok(["labels", "color", "BUG", "#00ff00"]) == "label bug is #00ff00 now\n")
+            #expect(try await cork.ok(["labels", "rename", "needs design", "design"]) == "renamed label Needs design → design\n")
+            let listed = try await cork.json(["labels"])
+            let rows = try #require(listed["labels"] as? [[String: Any]])
+            #expect(rows.map { "\($0["name"] ?? "") \($0["color"] ?? "") \($0["cards"] ?? "")" } == ["bug #00ff00 1", "design #5319e7 0"], "\(listed)")
+            #expect(try await cork.ok(["labels", "list"]) == "bug #00ff00 · 1 card\ndesign #5319e7 · 0 cards\n")
+            // Mistakes are usage errors or not found before anything is sent.
+            let badColour = try await cork.fails(["labels", "color", "bug", "greenish"], with: 2)
+            #expect(badColour.contains("greenish is not a colour: #RRGGBB, or one of"), "\(badColour)")
+            try await cork.fails(["labels", "add", "BUG"], with: 2)
+            try await cork.fails(["labels", "remove", "nowhere"], with: 5)
+            // Removing one takes it off its cards.
+            let removed = try await cork.json(["labels", "remove", "bug"])
+            #expect((removed["labels"] as? [[String: Any]])?.map { $0["name"] as? String } == ["design"])
+            let shown = try await cork.ok(["show", "1"])
+            #expect(!shown.contains("bug"), "\(shown)")
+            try await Self.expectHistory(of: cork, toSay: [
+                "owner created label Needs design (#5319e7)", "owner recoloured label bug #d73a4a → #00ff00",
+                "owner renamed label Needs design → design", "owner deleted label bug",
+            ])
+        }
+    }
+
     @Test func milestonesHaveProgressDueDatesAndAQuery() async throws {
         try await withCorkd { corkd in
             let cork = try CorkProcess(corkd, url: corkd.ownerURL)

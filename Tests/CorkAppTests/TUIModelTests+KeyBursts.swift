@@ -117,3 +117,25 @@ extension TUIModelTests {
         #expect(first.trimmingCharacters(in: .whitespaces).range(of: #"^↓\d+ more$"#, options: .regularExpression) != nil, "\(more)")
     }
 }
+
+/// `/labels` manages the board's labels from the full-screen client, and `/board remind` sets the reminder lead time.
+extension TUIModelTests {
+    @Test func slashLabelsListsRecoloursRenamesAndRemoves() throws {
+        var model = Self.model()
+        _ = Self.enter("/labels", into: &model)
+        #expect(model.feed.suffix(2).map(\.text) == ["labels on main (/labels color LABEL COLOR recolours one):", "  bug #d73a4a · 1 card"])
+        #expect(Self.enter("/labels color bug blue", into: &model) == [.submit(.updateLabel(label: "bug", name: nil, color: HexColor("#1d76db")!))])
+        #expect(Self.enter("/labels color bug #00FF00", into: &model) == [.submit(.updateLabel(label: "bug", name: nil, color: HexColor("#00ff00")!))])
+        #expect(Self.enter("/labels rename BUG \"a defect\"", into: &model) == [.submit(.updateLabel(label: "bug", name: "a defect", color: nil))])
+        #expect(Self.enter("/labels remove bug", into: &model) == [.submit(.deleteLabel(label: "bug"))])
+        guard case .submit(.createLabel(_, let name, let color))? = Self.enter("/labels add infra green", into: &model).first else {
+            Issue.record("no label.create")
+            return
+        }
+        #expect(name == "infra" && color == HexColor("#0e8a16")!)
+        #expect(Self.enter("/labels color bug greenish", into: &model).isEmpty)
+        #expect(model.notice?.contains("greenish is not a colour") == true, "\(model.notice ?? "")")
+        #expect(Self.enter("/board remind 48", into: &model) == [.submit(.setRemindHours(hours: 48))])
+        #expect(Self.enter("/board remind default", into: &model) == [.submit(.setRemindHours(hours: nil))])
+    }
+}

@@ -17,6 +17,9 @@ public struct SlashCommand: Hashable, Sendable {
         SlashCommand(usage: "/desc [CARD]", summary: "edit a card's description in $EDITOR"),
         SlashCommand(usage: "/due [CARD] YYYY-MM-DD|none", summary: "set or clear a card's due date (or today, tomorrow, +3, +2w, fri)"),
         SlashCommand(usage: "/label [CARD] +LABEL -LABEL…", summary: "add (+ or no sign; new labels are created) or remove labels; marked cards too"),
+        SlashCommand(
+            usage: "/labels [add NAME [COLOR] | color LABEL COLOR | rename LABEL NAME | remove LABEL]",
+            summary: "the board's labels; add one, recolour (#RRGGBB or red, blue…), rename or remove one (it comes off every card)"),
         SlashCommand(usage: "/assign [CARD] USER", summary: "assign a member; marked cards too"),
         SlashCommand(
             usage: "/block [CARD] OTHER",
@@ -39,7 +42,9 @@ public struct SlashCommand: Hashable, Sendable {
         SlashCommand(usage: "/filter [QUERY]", summary: "filter the board (label:bug @me due:overdue is:open \"words\"); none clears it"),
         SlashCommand(usage: "/who", summary: "who is here, and on which card"),
         SlashCommand(usage: "/away [MESSAGE]", summary: "say you are away; without a message, back"),
-        SlashCommand(usage: "/board [ID | create ID [NAME]]", summary: "the board picker (as b), or switch to a board, or create one"),
+        SlashCommand(
+            usage: "/board [ID | create ID [NAME] | remind HOURS|default]",
+            summary: "the board picker (as b), or switch to a board, or create one; remind: how long before a due day reminders go out (owners)"),
         SlashCommand(
             usage: TUIModel.columnUsage,
             summary: "change the columns (a name with spaces in double quotes); progress: a blocked card cannot enter it"),

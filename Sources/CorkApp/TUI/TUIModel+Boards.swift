@@ -55,8 +55,15 @@ extension TUIModel {
             guard words.count >= 2 else { throw TUIUsage(message: "/board create ID [NAME]") }
             return createBoard(words.dropFirst().joined(separator: " "))
         }
+        if first == "remind", words.count == 2 {
+            do {
+                return [.submit(.setRemindHours(hours: try RemindHours.parse(words[1])))]
+            } catch {
+                throw TUIUsage(message: "/board remind HOURS|default: \(error.message)")
+            }
+        }
         guard words.count == 1, let id = BoardID(validating: first) else {
-            throw TUIUsage(message: "/board [ID] | /board create ID NAME")
+            throw TUIUsage(message: "/board [ID] | /board create ID NAME | /board remind HOURS|default")
         }
         guard id != boardID else { return [] }
         switchBoard(to: id)

@@ -86,6 +86,11 @@ extension TUIModel {
             if argument == 1, word.hasPrefix("#") { return (head, word, cardNumbers(archived: false)) }
             let sign = word.hasPrefix("+") || word.hasPrefix("-") ? String(word.prefix(1)) : ""
             return (head, word, labels.map { sign + $0 })
+        case "/labels":
+            if argument == 1 { return (head, word, ["add", "color", "rename", "remove"]) }
+            if argument == 2, words[1] != "add" { return (head, word, labels) }
+            if argument == 3, ["color", "colour"].contains(words[1]) { return (head, word, LabelOps.colorNames.keys.sorted()) }
+            return (head, word, [])
         case "/assign":
             if argument == 1, word.hasPrefix("#") { return (head, word, cardNumbers(archived: false)) }
             return (head, word, users)
@@ -95,7 +100,7 @@ extension TUIModel {
             return (head, word, columnCompletion(argument: argument, words: words))
         case "/board":
             let ids = (boardList?.map(\.board.rawValue) ?? [boardID.rawValue]).filter { $0 != boardID.rawValue }
-            return (head, word, argument == 1 ? ids + ["create"] : [])
+            return (head, word, argument == 1 ? ids + ["create", "remind"] : argument == 2 && words[1] == "remind" ? ["default", "24", "48", "72"] : [])
         case "/set":
             // The settings, then each one's values.
             if argument == 1 { return (head, word, ["joins", "notify"]) }

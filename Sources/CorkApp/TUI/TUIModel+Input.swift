@@ -196,6 +196,8 @@ extension TUIModel {
                 let (card, text) = try cardAndText(words, in: board)
                 let cards = marked.isEmpty ? [card] : targets
                 return try labelOps(text.split(separator: " ").map(String.init), cards: cards, board: board)
+            case "/labels":
+                return try labelsCommand(rest, in: board)
             case "/assign":
                 let (card, text) = try cardAndText(words, in: board)
                 let member = try MemberReference.resolve(text, in: board)
