@@ -78,6 +78,6 @@ extension TUIModelTests {
         #expect(model.overlay == .boards)
         #expect(model.boardID == "ops")
         #expect(Self.enter("/board not/an/id", into: &model).isEmpty)
-        #expect(model.notice == "/board [ID] | /board create ID NAME")
+        #expect(model.notice == "/board [ID] | /board create ID NAME | /board remind HOURS|default")
     }
 }

@@ -139,3 +139,18 @@ extension TUIModelTests {
         #expect(Self.enter("/board remind default", into: &model) == [.submit(.setRemindHours(hours: nil))])
     }
 }
+
+extension TUIModelTests {
+    /// `/close` of a closed card (and `/reopen` of an open one) is said, not sent for a silent no-op.
+    @Test func closingAClosedCardSaysSoAndSendsNothing() {
+        var t = Self.testBoard()
+        t.apply(.closeCard(card: "k2"))
+        var model = Self.model()
+        _ = model.update(Self.loaded(t.board))
+        #expect(Self.enter("/close #2", into: &model).isEmpty)
+        #expect(model.notice == "#2 is closed already: no change", "\(model.notice ?? "")")
+        #expect(Self.enter("/reopen #1", into: &model).isEmpty)
+        #expect(model.notice == "#1 is open already: no change", "\(model.notice ?? "")")
+        #expect(Self.enter("/reopen #2", into: &model) == [.submit(.reopenCard(card: "k2"))])
+    }
+}

@@ -166,7 +166,9 @@ extension TUIModelTests {
         #expect(model.update(Self.key(.enter)) == [.submit(.restoreCard(card: "k1"))])
         // `/archive #2` still archives a card, and `/archive words` opens the view searching.
         _ = model.update(Self.key(.escape))
-        #expect(Self.enter("/archive #2", into: &model) == [.submit(.archiveCard(card: "k2"))])
+        #expect(Self.enter("/archive #3", into: &model) == [.submit(.archiveCard(card: "k3"))])
+        // One archived already is said, not sent.
+        #expect(Self.enter("/archive #2", into: &model).isEmpty && model.notice == "#2 is archived already: no change")
         #expect(Self.enter("/archive docs", into: &model).isEmpty)
         #expect(model.archiveSearch == "docs" && model.overlay == .archive)
     }

@@ -229,7 +229,21 @@ extension TUIModel {
                 let cards = try words.isEmpty ? targets : [CardReference.resolve(words[0], in: board)]
                 guard !cards.isEmpty else { throw usage("\(name) [CARD]") }
                 marked = []
-                return cards.map { card in
+                // A card already as asked changes nothing: said, rather than sent for a silent no-op.
+                let already = cards.filter { card in
+                    switch name {
+                    case "/close": card.closed
+                    case "/reopen": !card.closed
+                    case "/archive": card.archived
+                    default: !card.archived
+                    }
+                }
+                if !already.isEmpty {
+                    let state = ["/close": "closed", "/reopen": "open", "/archive": "archived"][name] ?? "not archived"
+                    let numbers = already.map { "#\($0.number)" }.joined(separator: ", ")
+                    notice = "\(numbers) \(already.count == 1 ? "is" : "are") \(state) already: no change"
+                }
+                return cards.filter { card in !already.contains { $0.id == card.id } }.map { card in
                     switch name {
                     case "/close": .submit(.closeCard(card: card.id))
                     case "/reopen": .submit(.reopenCard(card: card.id))
