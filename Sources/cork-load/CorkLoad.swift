@@ -133,6 +133,16 @@ struct CorkLoad: AsyncParsableCommand {
     static let spawnConnectionsMax = WireLimits().connectionsMax - 1
 
     mutating func validate() throws {
+        if let serverPID {
+            // The figures are that process's: a mistyped pid gave 0.00 s of CPU for a corkd that worked hard.
+            guard let comm = try? String(contentsOfFile: "/proc/\(serverPID)/comm", encoding: .utf8) else {
+                throw ValidationError("--server-pid \(serverPID): no such process")
+            }
+            let name = comm.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard name.hasPrefix("corkd") else {
+                throw ValidationError("--server-pid \(serverPID) is \(name), not corkd")
+            }
+        }
         guard publishers >= 0, idle >= 0 else { throw ValidationError("--publishers and --idle must be at least 0") }
         guard (1...Self.windowMax).contains(window) else { throw ValidationError("--window must be 1 to \(Self.windowMax)") }
         guard (1...Self.durationMax).contains(duration), (0...Self.warmupMax).contains(warmup) else {

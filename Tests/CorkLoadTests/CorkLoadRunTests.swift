@@ -144,6 +144,7 @@ import Glibc
         ["--rate", "inf"], ["--rate", "nan"], ["--duration", "100000000000"], ["--warmup", "9223372036854775807"],
         ["--window", "4294967296"], ["--boards", "-1"], ["--publishers", "-3"], ["--publishers", "100000"],
         ["--board", "b1", "--board", "b1"], ["--web-sessions", "1", "--boards", "2"], ["--corkd", "/nonexistent"],
+        ["--server-pid", "1"], ["--server-pid", "2147483646"],
     ])
     func valuesOutOfRangeAreAUsageError(_ arguments: [String]) async throws {
         let run = try await runLoad(["--spawn"] + arguments)
