@@ -1312,6 +1312,25 @@ class Test:
         o.keys(Keys.ESCAPE)
         wait_for("the owner's card panel to close", lambda: not o.js("return document.getElementById('detail').open"))
 
+        # More entries than the panel shows: opening it reads only the rows on screen; scrolling reads the rest
+        for n in range(24):
+            self.carol.run("say", f"@owner ping {n}")
+        wait_for("the owner's envelope to count 24", lambda: self.inbox_state(o)["count"] == 24 or None,
+                 state=lambda: self.inbox_state(o))
+        o.dismiss_toasts()
+        o.js("document.getElementById('btn-inbox').click()")
+        wait_for("the owner's panel to list the pings", lambda: len(self.inbox_state(o)["entries"]) >= 25 or None,
+                 state=lambda: self.inbox_state(o))
+        time.sleep(0.5)  # the rows on screen are read as they are seen
+        shown = self.inbox_state(o)["count"]
+        check(0 < shown < 24, f"opening the panel left {shown} of 24 unread: only the rows on screen are read")
+        o.js("document.querySelector('#inbox-list .ie:last-child').scrollIntoView()")
+        wait_for("the owner's envelope to count 0 once the panel is scrolled through",
+                 lambda: self.inbox_state(o)["count"] == 0 or None, state=lambda: self.inbox_state(o))
+        log(f"the owner's panel: {24 - shown} of 24 read on opening, the rest on scrolling")
+        o.keys(Keys.ESCAPE)
+        wait_for("the owner's inbox panel to close", lambda: not self.inbox_state(o)["open"] or None)
+
         # bob was mentioned in the owner's chat (scenario h): counted on his page, listed literally, read on opening
         wait_for("bob's envelope to count his mention", lambda: self.inbox_state(b)["count"] >= 1 or None,
                  state=lambda: self.inbox_state(b))

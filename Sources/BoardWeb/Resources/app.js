@@ -2138,15 +2138,28 @@ function inboxRead(m) {
   renderInbox();
 }
 
-// Marks read the unread entries the open panel lists (they stay marked new while it is open).
+// The entries whose row is at least half on screen in the open panel: only those are read, so a short window or a
+// long inbox does not mark what nobody saw; scrolling shows (and reads) the rest.
+const inboxOnScreen = new Set();
+const inboxSeen = new IntersectionObserver((changes) => {
+  for (const c of changes) {
+    const id = Number(c.target.dataset.inboxId);
+    if (c.isIntersecting && c.target.isConnected) inboxOnScreen.add(id); else inboxOnScreen.delete(id);
+  }
+  if ($('inbox').open) markShownRead();
+}, { threshold: 0.5 });
+
+// Marks read the unread entries the open panel shows (they stay marked new while it is open).
 function markShownRead() {
   const I = S.inbox;
   const ids = [];
-  for (const e of I.entries) if (!e.read) { e.read = true; I.fresh.add(e.id); ids.push(e.id); }
+  for (const e of I.entries) if (!e.read && inboxOnScreen.has(e.id)) { e.read = true; I.fresh.add(e.id); ids.push(e.id); }
   if (!ids.length) return;
   I.unread = Math.max(0, I.unread - ids.length);
   // Offline, the next connection's first page lists them unread again, and the open panel marks them then.
   raw({ t: 'inbox.read', ids });
+  renderInboxButton();
+  renderInbox();
 }
 
 function openInbox() {
@@ -2196,11 +2209,15 @@ function renderInbox() {
     const key = [isNew(e), here, e.sentence, S.boardId, S.me && S.me.user].join('|');
     const cached = inboxEls.get(e.id);
     if (cached && cached.key === key) return cached.el;
+    if (cached) inboxSeen.unobserve(cached.el);
     const el = inboxEl(e, isNew(e), here);
     inboxEls.set(e.id, { key, el });
+    inboxSeen.observe(el);
     return el;
   });
-  for (const id of inboxEls.keys()) if (!alive.has(id)) inboxEls.delete(id);
+  for (const [id, cached] of inboxEls) {
+    if (!alive.has(id)) { inboxSeen.unobserve(cached.el); inboxOnScreen.delete(id); inboxEls.delete(id); }
+  }
   reconcile($('inbox-list'), nodes);
   $('inbox-more').hidden = !I.more || I.loading;
   $('inbox-all-read').hidden = !(I.unread > 0);
