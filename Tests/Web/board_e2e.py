@@ -1026,6 +1026,13 @@ class Test:
                  lambda: any(f"#{card['number']}" in x for x in o.people()) or None, state=o.people)
         b.keys(Keys.ESCAPE)
         wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
+        # the chat box is the feed's first stop for Tab (not after every card link in the feed), shown below the lines
+        order = o.js("""const f = document.getElementById('feed');
+          const stops = [...f.querySelectorAll('button, input, a[href]')].filter((e) => e.tabIndex >= 0);
+          return {first: stops[0] && stops[0].id, links: f.querySelectorAll('#feed-list button').length,
+                  below: document.getElementById('chat-form').getBoundingClientRect().top >=
+                         document.getElementById('feed-list').getBoundingClientRect().bottom - 1}""")
+        check(order["first"] == "chat-input" and order["below"], f"the feed's keyboard order or layout: {order}")
         # chat from the page, with a mention: shown literally, highlighted for the one mentioned
         chat = o.driver.find_element(By.ID, "chat-input")
         chat.click()
@@ -1443,6 +1450,9 @@ class Test:
         b.driver.find_element(By.XPATH, "//button[contains(@class, 'toast-action') and text()='Save mine']").click()
         wait_for("bob's text to be saved over carol's", lambda: described() == "bob's notes" or None,
                  state=lambda: (described(), b.toasts()))
+        # the notice's button went with the notice: the keyboard is back in the panel, not on the page's body
+        focused = b.js("const a = document.activeElement; return {tag: a.tagName, inPanel: !!a.closest('dialog[open]')}")
+        check(focused["inPanel"], f"after Save mine the focus is on {focused['tag']}, outside the open panel")
         b.keys(Keys.ESCAPE)
         wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
         self.passed("l", "a description edit that lost keeps its text, says so above the panel, and can be saved", t)

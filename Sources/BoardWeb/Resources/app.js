@@ -2302,6 +2302,21 @@ function placeToasts() {
   if (box.parentElement !== home) home.append(box);
 }
 
+// Where the keyboard was before it went to a notice's button: a notice removed under the focus gives it back there
+// (else to the open panel, else to the selected card), not to the page's body, where the next Tab starts over.
+let focusBeforeNotice = null;
+document.addEventListener('focusin', (e) => { if (!e.target.closest('#toasts')) focusBeforeNotice = e.target; });
+
+function refocusAfterNotice() {
+  const active = document.activeElement;
+  if (active && active !== document.body && active.isConnected) return;
+  const back = focusBeforeNotice;
+  if (back && back.isConnected && back.getClientRects().length && !back.closest('dialog:not([open])')) { back.focus(); return; }
+  const open = document.querySelector('dialog[open]');
+  if (open) { (open.querySelector('.close-x') || open).focus(); return; }
+  focusSelection();
+}
+
 // A notice about cards: `#4, #5: the reason`.
 const CARDS_NAMED = /^((?:#\d+, )*#\d+): ([\s\S]+)$/;
 
@@ -2321,9 +2336,10 @@ function toast(text, kind = 'info', ms, actions = []) {
     }
   }
   const buttons = actions.map((a) => h('button', { type: 'button', class: 'toast-action', text: a.label,
-    onclick: () => { el.remove(); a.run(); } }));
+    onclick: () => { el.remove(); a.run(); refocusAfterNotice(); } }));
   const el = h('div', { class: 'toast ' + kind, role: kind === 'error' ? 'alert' : 'status' }, utext('span', '', text),
-    ...buttons, h('button', { type: 'button', class: 'icon', 'aria-label': 'Dismiss', text: '×', onclick: () => el.remove() }));
+    ...buttons, h('button', { type: 'button', class: 'icon', 'aria-label': 'Dismiss', text: '×',
+      onclick: () => { el.remove(); refocusAfterNotice(); } }));
   // The same notice again replaces the one shown (its time starts again) instead of stacking copies.
   el.dataset.say = kind + '\n' + text;
   const cardsNamed = !actions.length && CARDS_NAMED.exec(text);
