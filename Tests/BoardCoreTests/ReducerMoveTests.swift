@@ -220,6 +220,15 @@ import Testing
         #expect(code("c2", "doing", .bottom, as: "vera") == .forbidden)
     }
 
+    /// A neighbour another person moved away meanwhile is named by its number, as people know it, not by its id.
+    @Test func aNeighbourNotInTheColumnIsNamedByItsNumber() throws {
+        let moved = try #require(rejection(of: .moveCard(card: "c2", column: "todo", placement: Placement(before: "c4")), on: board))
+        let number = try #require(board.cards["c4"]?.number)
+        #expect(moved.message == "#\(number) is not in column TODO (moved meanwhile?)", "\(moved.message)")
+        let unknown = try #require(rejection(of: .moveCard(card: "c2", column: "todo", placement: Placement(after: "zz")), on: board))
+        #expect(unknown.message.hasPrefix("card zz is not in column"), "\(unknown.message)")
+    }
+
     // MARK: Re-keying
 
     /// A board whose doing column holds `n` cards d1…dn and whose todo column holds `lo` (rank 1) and `hi` (rank 2).

@@ -51,6 +51,36 @@ extension TUIModelTests {
         #expect(t.board.columns.map(\.name) == ["DONE", "TODO", "DOING"], "\(effects)")
     }
 
+    /// The client reports each move of a burst in turn: the update for the first `L` shows the card in DOING, and the
+    /// selection must still end on the card in DONE, not stay in DOING on a neighbour that the next key would move.
+    @Test func theSelectionFollowsABurstOfColumnMovesThroughTheClientsUpdates() throws {
+        var t = Self.testBoard()
+        t.apply(.setWIPLimit(column: "doing", limit: nil))
+        t.apply(.addCard(AddCard(card: "k4", column: "doing", title: "Neighbour")))
+        var model = Self.model()
+        _ = model.update(Self.loaded(t.board))
+        let first = model.update(Self.key(.character("L")))
+        let second = model.update(Self.key(.character("L")))
+        // The client's updates, one per op, as pending (local) changes.
+        for case .submit(let op) in first + second {
+            t.apply(op, as: "alice")
+            _ = model.update(.client(.board(BoardUpdate(board: t.board, cause: .local, isConfirmed: false))))
+        }
+        #expect(model.selectedCard?.id == "k1", "selected: \(model.selectedCard?.id.rawValue ?? "none")")
+        _ = model.update(.client(.board(BoardUpdate(board: t.board, cause: .deltas, isConfirmed: true))))
+        #expect(model.selectedCard?.id == "k1")
+        #expect(model.update(Self.key(.character("H"))) == [.submit(.moveCard(card: "k1", column: "doing", placement: .bottom))])
+    }
+
+    /// A move the board refuses here (DOING's hard WIP limit is full) leaves the selection where it was: it had gone
+    /// to a neighbour in DOING, which the next `H` then moved.
+    @Test func aMoveRefusedByAHardLimitLeavesTheSelectionOnTheCard() throws {
+        var model = Self.model()
+        _ = model.update(Self.key(.character("L")))
+        #expect(model.selectedCard?.id == "k1" && model.column == 0, "selected: \(model.selectedCard?.id.rawValue ?? "none")")
+        #expect(model.update(Self.key(.character("H"))).isEmpty, "nothing left of TODO")
+    }
+
     @Test func severalChecklistMovesAndTicksBeforeTheBoardUpdatesActOnTheSelectedItem() throws {
         var t = Self.testBoard()
         for (index, text) in ["one", "two", "three", "four"].enumerated() {

@@ -151,9 +151,13 @@ import Testing
     @Test func shiftKeysReorderAndMoveBetweenColumns() {
         var model = Self.model()
         #expect(model.update(Self.key(.character("J"))) == [.submit(.moveCard(card: "k1", column: "todo", placement: Placement(after: "k2")))])
+        // Into DOING without its hard limit of 1 (a move that limit refuses leaves the selection where it is).
+        var t = Self.testBoard()
+        t.apply(.setWIPLimit(column: "doing", limit: nil))
         var other = Self.model()
+        _ = other.update(Self.loaded(t.board))
         #expect(other.update(Self.key(.character("L"))) == [.submit(.moveCard(card: "k1", column: "doing", placement: .bottom))])
-        #expect(other.column == 1)
+        #expect(other.column == 1 && other.selectedCard?.id == "k1")
     }
 
     @Test func multiSelectThenArchiveAppliesToEveryMarkedCard() {

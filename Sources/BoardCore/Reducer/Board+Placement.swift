@@ -154,6 +154,7 @@ extension Board {
     }
 
     private func notInColumn(_ id: CardID, _ column: ColumnID) -> Rejection {
-        Rejection(.notFound, "card \(id) is not in column \(self.column(column)?.name ?? column.rawValue)")
+        let named = cards[id].map { "#\($0.number)" } ?? "card \(id)"
+        return Rejection(.notFound, "\(named) is not in column \(self.column(column)?.name ?? column.rawValue) (moved meanwhile?)")
     }
 }

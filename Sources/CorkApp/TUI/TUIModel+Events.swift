@@ -104,7 +104,14 @@ extension TUIModel {
             let followed = carry != nil ? nil
                 : selectMoved.map { ($0, ColumnID?.none) }
                 ?? selectedCard.flatMap { card in columns.indices.contains(column) ? (card.id, columns[column].id) : nil }
-            selectMoved = nil
+            // Followed until the card is where this user's last move put it: an update for an earlier move of a burst
+            // shows it on its way. A move the server refuses leaves it short of there, so it ends once nothing is
+            // pending.
+            if let moved = selectMoved, let to = selectMovedTo, update.board.cards[moved]?.column != to, !update.isConfirmed {
+            } else {
+                selectMoved = nil
+                selectMovedTo = nil
+            }
             if showsPending, let previous { noteRenumbered(from: previous, to: update.board) }
             showsPending = !update.isConfirmed
             // In the members list the selection is a person: one added above, or a role that re-sorts, leaves it

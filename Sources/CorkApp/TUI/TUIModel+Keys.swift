@@ -261,6 +261,7 @@ extension TUIModel {
         let placement = offset > 0 ? Placement(after: neighbour.id) : Placement(before: neighbour.id)
         row += offset
         selectMoved = card.id
+        selectMovedTo = columns[column].id
         return submitShown([.moveCard(card: card.id, column: columns[column].id, placement: placement)])
     }
 
@@ -286,13 +287,17 @@ extension TUIModel {
         let moving = targets
         guard !moving.isEmpty else { return [] }
         let destination = columns[target].id
-        column = target
         marked = []
         marking = false
         let effects = submitShown(moving.map { .moveCard(card: $0.id, column: destination, placement: .bottom) })
-        let shown = visibleCards(column)
-        row = moving.last.flatMap { last in shown.firstIndex { $0.id == last.id } } ?? max(0, shown.count - 1)
-        selectMoved = moving.last?.id
+        // The selection goes with the card; a move refused here (a hard WIP limit) as the server will refuse it
+        // leaves the selection where it was, not on a neighbour that the next key would move instead.
+        if let last = moving.last, let at = visibleCards(target).firstIndex(where: { $0.id == last.id }) {
+            column = target
+            row = at
+            selectMoved = last.id
+            selectMovedTo = destination
+        }
         return effects
     }
 
@@ -359,7 +364,8 @@ extension TUIModel {
         column = carried.column
         row = carried.index
         selectMoved = carried.card
+        selectMovedTo = columns[carried.column].id
         let op = Op.moveCard(card: carried.card, column: columns[carried.column].id, placement: placement)
-        return [.submit(op), .presence(.viewing, card: carried.card)]
+        return submitShown([op]) + [.presence(.viewing, card: carried.card)]
     }
 }

@@ -178,6 +178,9 @@ public struct TUIModel: Sendable {
     /// A card this user just moved (`J`/`K`, `H`/`L`, a drop): the selection is already where it goes, and the next
     /// board update puts it on that card wherever the move put it (not on whatever was at that place before).
     public var selectMoved: CardID?
+    /// The column the last of this user's moves put ``selectMoved`` in: the client's updates for the earlier moves of
+    /// a burst (`L L`) show it on its way, and the selection follows it until it is there (or nothing is pending).
+    var selectMovedTo: ColumnID?
     /// Whether the board shown has this client's pending ops on top (the last update was not confirmed): only then
     /// can a card's number change, when the server numbers a card added meanwhile after others' new cards.
     public var showsPending = false
