@@ -43,6 +43,10 @@ struct ClientTally: Sendable {
     var sent: [String: Int] = [:]
     /// Paced slots not sent because the server held the publisher back (`OpWindow.heldBack`).
     var slotsHeldBack = 0
+    /// Paced slots never sent because the window stayed full until sending ended (`OpWindow.unsentSlots`).
+    var slotsUnsent = 0
+    /// Ops still unanswered when the publisher's connection ended (their latency is in no figure).
+    var unanswered = 0
     /// Deltas received in the measured window, and over the whole run.
     var deliveries = 0
     var deliveriesTotal = 0
@@ -86,6 +90,8 @@ struct ClientTally: Sendable {
         ackedTotal += other.ackedTotal
         sent.merge(other.sent, uniquingKeysWith: +)
         slotsHeldBack += other.slotsHeldBack
+        slotsUnsent += other.slotsUnsent
+        unanswered += other.unanswered
         deliveries += other.deliveries
         deliveriesTotal += other.deliveriesTotal
         errors.merge(other.errors, uniquingKeysWith: +)

@@ -4,6 +4,7 @@ import BoardCore
 import BoardWire
 import Foundation
 import NIOPosix
+import Synchronization
 
 /// `cork-load`: simulated Corkboard clients over real TLS: throughput, ack and fan-out latency, CPU, seq checks and
 /// convergence.
@@ -316,18 +317,27 @@ struct CorkLoad: AsyncParsableCommand {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
+                // Once: a second signal during the clean-up changes nothing.
+                guard interruptHandled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+                else { return }
                 let said = spawned ? "stopping corkd" : "the run did not finish, so there are no figures"
                 try? FileHandle.standardError.write(contentsOf: Data("cork-load: interrupted; \(said)\n".utf8))
                 if json { print(failureJSON("FAILED: interrupted by signal \(number); the run did not finish")) }
                 Task {
                     await SpawnCleanup.shared.interrupt()
-                    Foundation.exit(128 + number)
+                    // `_exit`, not `exit`: exit's handlers, run from this thread while the run's threads go on, could
+                    // hang, and the run then finished as if never interrupted (exit 0, a second verdict).
+                    fflush(nil)  // every output stream: the JSON above is in stdout's buffer
+                    _exit(128 + number)
                 }
             }
             source.resume()
             signalSources.append(source)
         }
     }
+
+    /// Set by the first signal handled.
+    private static let interruptHandled = Atomic(false)
 
     /// Kept alive for the whole run; written once, on the main task, before the run starts.
     nonisolated(unsafe) private static var signalSources: [any DispatchSourceSignal] = []

@@ -92,6 +92,13 @@ struct OpWindow {
         return .sleep(until: min(max(notBefore, now + 1), sendEnd))
     }
 
+    /// Paced slots before `sendEnd` that were never sent: the window stayed full (the server answered too slowly for
+    /// the rate) until sending ended. Zero for a closed loop.
+    func unsentSlots(sendEnd: UInt64) -> Int {
+        guard intervalNs > 0, scheduled, notBefore < sendEnd else { return 0 }
+        return Int((sendEnd - notBefore + intervalNs - 1) / intervalNs)
+    }
+
     /// The op `mut` was acknowledged; returns when it was sent (nil for an unknown `mut`).
     mutating func acked(_ mut: UInt64) -> UInt64? {
         guard let i = inflight.firstIndex(where: { $0.mut == mut }) else { return nil }

@@ -274,9 +274,20 @@ final class SpawnCleanup: Sendable {
     /// Whether a signal's clean-up has begun: the run's own failure, which the clean-up causes, is not reported then.
     var interrupted: Bool { interruptedFlag.load(ordering: .acquiring) }
 
-    func directory(_ directory: URL, keep: Bool) { state.withLock { $0.directory = directory; $0.keep = keep } }
-    func started(server process: Process) { state.withLock { $0.server = process } }
-    func started(command process: Process) { state.withLock { $0.commands.append(process) } }
+    // What starts after a signal's clean-up has begun is cleaned up at once: the clean-up may have looked before it
+    // was registered (a signal in the first moments of a run), and the process exits right after.
+    func directory(_ directory: URL, keep: Bool) {
+        state.withLock { $0.directory = directory; $0.keep = keep }
+        if claimed.load(ordering: .acquiring), !keep { try? FileManager.default.removeItem(at: directory) }
+    }
+    func started(server process: Process) {
+        state.withLock { $0.server = process }
+        if claimed.load(ordering: .acquiring) { process.terminate() }
+    }
+    func started(command process: Process) {
+        state.withLock { $0.commands.append(process) }
+        if claimed.load(ordering: .acquiring) { kill(process.processIdentifier, SIGKILL) }
+    }
     func ended(command process: Process) { state.withLock { $0.commands.removeAll { $0 === process } } }
 
     /// A signal arrived: cleans up (or waits for the clean-up already under way) and returns once it is done.

@@ -199,10 +199,15 @@ final class SubscriberHandler: ChannelInboundHandler {
             ready.succeed()
         case (_, .error):
             let error = Handshake.error(line)
-            if case .error(let decoded) = try? Handshake.coder.decodeServer(line.readableBytesView), !decoded.closesConnection {
+            if phase == .streaming, case .error(let decoded) = try? Handshake.coder.decodeServer(line.readableBytesView),
+                !decoded.closesConnection
+            {
                 tally.count(decoded.code.rawValue)
             } else {
+                // Before it is subscribed, any error ends the subscriber (a `subscribe` refused as `not_found` leaves
+                // the connection open, and the subscriber would wait there, counted but never named).
                 tally.fail(error.code, client: settings.name, error.description + (phase == .streaming ? " (at seq \(check.last))" : ""))
+                live.errors.add(1, ordering: .relaxed)
                 ready.fail(error)
                 context.close(promise: nil)
             }

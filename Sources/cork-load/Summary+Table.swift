@@ -25,6 +25,16 @@ extension Summary {
                     "\(slotsHeldBack) paced slot(s): the server held the publishers back (rate_limited, retry_after_ms)"
                 ))
             }
+            if slotsUnsent > 0 {
+                rows.append((
+                    slotsHeldBack > 0 ? "" : "ops not sent",
+                    "\(slotsUnsent) paced slot(s) never sent: the publishers' windows stayed full until the end (the server "
+                        + "answered too slowly for --rate \(rate.map(number) ?? "?"))"
+                ))
+            }
+            if opsUnanswered > 0 {
+                rows.append(("ops unanswered", "\(opsUnanswered): still in flight when the connections ended (in no latency figure)"))
+            }
         }
         if subscribersPerBoard > 0 {
             rows.append(("deliveries", "\(deliveries)  (\(number(deliveriesPerS)) /s)"))
@@ -77,6 +87,9 @@ extension Summary {
     /// says so, since its figures are the limit's, not the server's.
     var verdictText: String {
         var text = ok ? "ok" : "FAILED" + (failure.map { ": \($0)" } ?? "")
+        if slotsUnsent > 0 {
+            text += ", RATE NOT REACHED: \(slotsUnsent) paced slot(s) were never sent (the server answered too slowly)"
+        }
         if let limited = errors["rate_limited"], limited > 0 {
             text += ", RATE LIMITED: the server refused \(limited) op(s) with rate_limited; the figures are its per-user limit's "
                 + "(raise corkd's --rate and --burst, or use --spawn)"

@@ -64,6 +64,10 @@ struct Summary: Encodable, Sendable {
     var sent: [String: Int]
     /// Paced slots not sent because the server held the publishers back with `rate_limited`'s `retry_after_ms`.
     var slotsHeldBack: Int
+    /// Paced slots never sent: the publishers' windows stayed full (the server answered too slowly for the rate).
+    var slotsUnsent: Int
+    /// Ops still unanswered when the publishers' connections ended.
+    var opsUnanswered: Int
     var deliveries: Int
     var deliveriesPerS: Double
     var ackMs: Latency?

@@ -170,6 +170,23 @@ import Glibc
         #expect(!run.stderr.contains("measure"), "the run started: \(run.stderr.suffix(1000))")
     }
 
+    /// A rate the server cannot keep up with: the ops/s figure counts the acks that arrived in the measured window,
+    /// as deliveries count the deltas (by slot it had shown the backlog's acks as warm-up: 5,161 ops/s beside 8,600
+    /// delivered), and the slots never sent are reported, with the verdict saying the rate was not reached.
+    @Test func anOverloadedRunCountsWhatArrivedAndWhatWasNeverSent() async throws {
+        let run = try await runLoad([
+            "--spawn", "--boards", "1", "--subscribers-per-board", "2", "--publishers", "1", "--rate", "50000",
+            "--duration", "3", "--warmup", "1", "--json",
+        ])
+        #expect(run.exit.reason == .exit && run.exit.status == 0, "\(run.exit) \(run.stderr.suffix(800))")
+        let acked = run.report["ops_acked"] as? Int ?? 0
+        let deliveries = run.report["deliveries"] as? Int ?? 0
+        // Each op reaches both subscribers; the window's edges allow a little either way.
+        #expect(acked > 0 && abs(Double(deliveries) / 2 - Double(acked)) <= Double(acked) * 0.05 + 20, "acked \(acked), deliveries \(deliveries)")
+        #expect(run.report["slots_unsent"] as? Int ?? 0 > 0, "\(run.report)")
+        #expect((run.report["verdict"] as? String)?.contains("RATE NOT REACHED") == true, "\(run.report["verdict"] ?? "")")
+    }
+
     /// A client that cannot connect is named with why, in the table and in `--json` (which also carries the verdict
     /// line), and a board whose reference replica never connected is not checked, not called diverged.
     @Test func aClientThatCannotConnectIsNamedAndItsBoardIsNotCalledDiverged() async throws {
@@ -299,6 +316,38 @@ import Glibc
         #expect(!child.standardError.contains("set up with corkd board create"), "\(child.standardError.suffix(1000))")
         #expect(kill(pid, 0) != 0, "corkd \(pid) still runs")
         let left = try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("cork-load-") }
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
+
+    /// SIGTERM in the first moments of a `--spawn` run (before and while corkd starts) ends it: exit 143, one JSON
+    /// object, nothing left behind. It had been said ("interrupted; stopping corkd") and the run then went on to exit 0
+    /// with a second verdict, leaving its directory.
+    @Test(arguments: [0, 50, 120, 250, 400])
+    func anEarlySigtermEndsASpawnedRun(afterMs delay: Int) async throws {
+        let temporary = try scratchTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporary.path
+        let child = try SpawnedProcess(
+            executable: Self.executable,
+            arguments: ["--spawn", "--boards", "2", "--subscribers-per-board", "10", "--duration", "3", "--warmup", "0", "--json"],
+            logDirectory: temporary.appendingPathComponent("logs"), name: "cork-load", environment: environment, unprivileged: true)
+        defer { child.killAndReap() }
+        // Once its signal handlers are in place (before that, the default action ends it with 143 as well).
+        try await Task.sleep(for: .milliseconds(delay))
+        child.send(signal: SIGTERM)
+        let exit = try #require(await child.waitForExit(timeout: .seconds(60)), "cork-load did not stop")
+        #expect(exit.status == 143 || exit.reason != .exit, "\(exit) \(child.standardError.suffix(800))")
+        let objects = child.standardOutput.split(separator: "\n").filter { $0.hasPrefix("{") }
+        #expect(objects.count <= 1 && !child.standardOutput.contains("\"verdict\":\"ok"), "\(child.standardOutput)")
+        // The corkd it may have started ends with it (--exit-with-parent), and its directory goes.
+        let deadline = ContinuousClock.now + .seconds(10)
+        var left: [String] = []
+        repeat {
+            left = try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("cork-load-") }
+            if left.isEmpty { break }
+            try await Task.sleep(for: .milliseconds(100))
+        } while ContinuousClock.now < deadline
         #expect(left.isEmpty, "left behind: \(left)")
     }
 }

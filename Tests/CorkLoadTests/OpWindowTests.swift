@@ -55,6 +55,18 @@ import Testing
         #expect(paced.heldBack == 3 + 5, "50, 60, 70, 80 and 90 ms")
     }
 
+    /// Slots the window never let go before the end of sending (the server too slow for the rate) are counted.
+    @Test func slotsTheWindowNeverLetGoAreCounted() {
+        var paced = window(2, intervalNs: 10)
+        #expect(paced.due(now: 0, sendEnd: 100).count == 1)
+        #expect(paced.due(now: 15, sendEnd: 100).count == 1, "the window of 2 is full now")
+        #expect(paced.due(now: 99, sendEnd: 100).isEmpty)
+        #expect(paced.unsentSlots(sendEnd: 100) == 8, "20, 30, … 90")
+        var closed = window(2, intervalNs: 0)
+        _ = closed.due(now: 0, sendEnd: 100)
+        #expect(closed.unsentSlots(sendEnd: 100) == 0)
+    }
+
     @Test func publishersOfARunAreSpreadOverTheInterval() {
         var second = OpWindow(
             window: 64, intervalNs: 40, phaseNs: 10,
