@@ -20,12 +20,13 @@ public struct BoardPublisher: Sendable {
     /// snapshot, and the first update, always make one).
     public mutating func publish(
         _ board: Board, cause: BoardUpdate.Cause, changes: BoardChanges, changedByOthers: Set<CardID> = [],
-        isConfirmed: Bool = false
+        isConfirmed: Bool = false, throughMut: UInt64 = 0
     ) -> BoardUpdate? {
         let changes = cause == .snapshot || !hasShown ? BoardChanges.everything : changes
         if changes.isEmpty { return nil }
         hasShown = true
         return BoardUpdate(
-            board: board, cause: cause, changes: changes, changedByOthers: changedByOthers, isConfirmed: isConfirmed)
+            board: board, cause: cause, changes: changes, changedByOthers: changedByOthers, isConfirmed: isConfirmed,
+            throughMut: throughMut)
     }
 }

@@ -80,17 +80,22 @@ public struct BoardUpdate: Sendable {
     /// Whether ``board`` is the board as the server confirmed it at its seq, with no pending op of this client on
     /// top (every client of the board that is in this state shows the same board).
     public var isConfirmed: Bool
+    /// The newest mutation id this client had given out when the update was made: ``board`` reflects every op it
+    /// submitted up to it (shown while pending, gone if refused). A UI that shows its own ops before the client's
+    /// update does (keys typed faster than updates arrive) re-applies only those after it.
+    public var throughMut: UInt64
 
     /// An update (the client makes these; UIs' tests may too).
     public init(
         board: Board, cause: Cause, changes: BoardChanges = .everything, changedByOthers: Set<CardID> = [],
-        isConfirmed: Bool = false
+        isConfirmed: Bool = false, throughMut: UInt64 = 0
     ) {
         self.board = board
         self.cause = cause
         self.changes = changes
         self.changedByOthers = changedByOthers
         self.isConfirmed = isConfirmed
+        self.throughMut = throughMut
     }
 
     /// The columns and unarchived cards as shown. Computed on each call, in time proportional to the board.

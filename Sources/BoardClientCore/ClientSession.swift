@@ -385,7 +385,7 @@ public struct ClientSession: Sendable {
         guard let board = replica?.view,
             let update = publisher.publish(
                 board, cause: cause, changes: changes, changedByOthers: changedByOthers,
-                isConfirmed: replica?.showsConfirmed ?? false)
+                isConfirmed: replica?.showsConfirmed ?? false, throughMut: nextMut - 1)
         else { return }
         actions.append(.emit(.board(update)))
     }

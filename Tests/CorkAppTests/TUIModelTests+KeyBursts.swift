@@ -184,3 +184,43 @@ extension TUIModelTests {
         #expect(Self.enter("/reopen #2", into: &model) == [.submit(.reopenCard(card: "k2"))])
     }
 }
+
+/// The client's updates and the keys come through one queue from two tasks, so an update made for an earlier op can
+/// arrive after a later key: the ops the model showed since are applied again on it, and the next key acts on the
+/// board as the user sees it.
+extension TUIModelTests {
+    @Test func anUpdateMadeBeforeTheLatestKeysKeepsTheirOpsShown() throws {
+        var t = Self.testBoard()
+        for (index, text) in ["one", "two", "three", "four"].enumerated() {
+            t.apply(.addChecklistItem(card: "k1", item: ChecklistItemID("i\(index)"), text: text, done: false, index: nil))
+        }
+        var model = Self.model()
+        _ = model.update(Self.loaded(t.board))
+        _ = model.update(Self.key(.enter))
+        _ = model.update(Self.key(.end))
+        // The client as the runner drives it: each submit gets the next mut, and makes an update of its own view.
+        var client = t
+        var mut: UInt64 = 0
+        var updates: [BoardUpdate] = []
+        var sent: [Op] = []
+        func submit(_ effects: [TUIEffect]) {
+            for case .submit(let op) in effects {
+                mut += 1
+                model.submitted(op, mut: mut)
+                client.apply(op, as: "alice")
+                sent.append(op)
+                updates.append(BoardUpdate(board: client.board, cause: .local, throughMut: mut))
+            }
+        }
+        // K: its two ops; the update for the first (the item removed, not yet added back) comes after the next K.
+        submit(model.update(Self.key(.character("K"))))
+        _ = model.update(.client(.board(updates[0])))
+        submit(model.update(Self.key(.character("K"))))
+        for update in updates.dropFirst() { _ = model.update(.client(.board(update))) }
+        submit(model.update(Self.key(.character("K"))))
+        for update in updates.suffix(2) { _ = model.update(.client(.board(update))) }
+        let items = try #require(client.board.cards["k1"]?.checklist.map(\.text))
+        #expect(items == ["four", "one", "two", "three"], "\(items) after \(sent)")
+        #expect(model.board?.cards["k1"]?.checklist.map(\.text) == items, "the model shows what the client does")
+    }
+}

@@ -97,6 +97,7 @@ extension TUIModel {
             let carried = carry.flatMap { update.board.cards[$0.card] }
             let previous = board
             let wasCurrent = visible.version == visibleVersion
+            let shown = rebased(update)
             // The selection is a place (column, row); it stays on its card when others reorder, add or remove cards
             // above it in the same column, so the keys act on the card the user chose and the others' marker
             // stays on it. A card that left the column leaves the selection at its place there.
@@ -107,7 +108,7 @@ extension TUIModel {
             // Followed until the card is where this user's last move put it: an update for an earlier move of a burst
             // shows it on its way. A move the server refuses leaves it short of there, so it ends once nothing is
             // pending.
-            if let moved = selectMoved, let to = selectMovedTo, update.board.cards[moved]?.column != to, !update.isConfirmed {
+            if let moved = selectMoved, let to = selectMovedTo, shown.cards[moved]?.column != to, !update.isConfirmed {
             } else {
                 selectMoved = nil
                 selectMovedTo = nil
@@ -118,7 +119,7 @@ extension TUIModel {
             // on them, so that the next role key is not someone else's.
             let rows = overlay == .members ? memberRows : []
             let selectedMember = rows.indices.contains(overlayRow) ? rows[overlayRow].id : nil
-            board = update.board
+            board = shown
             askedRoles = [:]
             if notice == TUIModel.notLoaded { notice = nil }
             if let selectedMember, let row = memberRows.firstIndex(where: { $0.id == selectedMember }) { overlayRow = row }

@@ -1,3 +1,4 @@
+import BoardClient
 import BoardCore
 import TerminalUI
 
@@ -270,15 +271,42 @@ extension TUIModel {
     /// be, not as it was, so `K K K` moves the chosen card three places instead of it and two of its neighbours.
     /// The client's update replaces the board (an op the server refuses is rolled back there).
     mutating func submitShown(_ ops: [Op]) -> [TUIEffect] {
-        if var shown = board, let user {
-            let role = shown.members[user]?.role ?? .editor
-            for op in ops {
-                let context = ApplyContext(actor: user, role: role, now: Timestamp(milliseconds: 0), seq: shown.seq + 1)
-                guard case .success = shown.apply(op, context: context) else { break }
-            }
+        if let current = board {
+            let (shown, applied) = applyingOwn(ops, to: current)
             board = shown
+            shownAhead += applied.map { (op: $0, mut: nil) }
         }
         return ops.map { .submit($0) }
+    }
+
+    /// `board` with this user's `ops` applied in order, as the client applies them (up to the first it refuses), and
+    /// the ops applied.
+    func applyingOwn(_ ops: [Op], to board: Board) -> (Board, [Op]) {
+        guard let user else { return (board, []) }
+        var shown = board
+        var applied: [Op] = []
+        let role = shown.members[user]?.role ?? .editor
+        for op in ops {
+            let context = ApplyContext(actor: user, role: role, now: Timestamp(milliseconds: 0), seq: shown.seq + 1)
+            guard case .success = shown.apply(op, context: context) else { break }
+            applied.append(op)
+        }
+        return (shown, applied)
+    }
+
+    /// The runner submitted `op` and the client gave it `mut`: an op shown ahead is matched to it, in order.
+    public mutating func submitted(_ op: Op, mut: UInt64) {
+        if let index = shownAhead.firstIndex(where: { $0.mut == nil && $0.op == op }) { shownAhead[index].mut = mut }
+    }
+
+    /// The board an update shows, with this user's ops it does not reflect yet applied again on top (those the runner
+    /// never matched to a mut are dropped: without a runner, as in tests, nothing is re-applied).
+    mutating func rebased(_ update: BoardUpdate) -> Board {
+        shownAhead.removeAll { entry in entry.mut.map { $0 <= update.throughMut } ?? true }
+        guard !shownAhead.isEmpty else { return update.board }
+        let (board, applied) = applyingOwn(shownAhead.map(\.op), to: update.board)
+        if applied.count < shownAhead.count { shownAhead.removeLast(shownAhead.count - applied.count) }
+        return board
     }
 
     /// `H`/`L`: move the selected (or marked) cards to the neighbouring column, at its bottom.

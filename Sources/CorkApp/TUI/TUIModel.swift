@@ -178,6 +178,11 @@ public struct TUIModel: Sendable {
     /// A card this user just moved (`J`/`K`, `H`/`L`, a drop): the selection is already where it goes, and the next
     /// board update puts it on that card wherever the move put it (not on whatever was at that place before).
     public var selectMoved: CardID?
+    /// This user's ops shown on ``board`` before the client's update shows them (``submitShown(_:)``), with the
+    /// mutation id the client gave each (nil until the runner says, right after submitting it). An update that does
+    /// not reflect them yet (its `throughMut` is below their mut: it was made before they were submitted, and arrived
+    /// after keys that came later) gets them applied again on top.
+    var shownAhead: [(op: Op, mut: UInt64?)] = []
     /// The column the last of this user's moves put ``selectMoved`` in: the client's updates for the earlier moves of
     /// a burst (`L L`) show it on its way, and the selection follows it until it is there (or nothing is pending).
     var selectMovedTo: ColumnID?

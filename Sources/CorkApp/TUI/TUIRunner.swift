@@ -201,7 +201,7 @@ public struct TUIRunner {
     func perform(_ effect: TUIEffect, on model: inout TUIModel) async {
         do {
             switch effect {
-            case .submit(let op): try await client.submit(op)
+            case .submit(let op): model.submitted(op, mut: try await client.submit(op))
             case .undo(let seq): try await client.undo(seq: seq)
             case .presence(let state, let card, let column, let index, let away):
                 // While away (`/away`), every update says so, with the note: an update without `away` would tell
