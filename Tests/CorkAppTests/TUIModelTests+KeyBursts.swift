@@ -224,3 +224,18 @@ extension TUIModelTests {
         #expect(model.board?.cards["k1"]?.checklist.map(\.text) == items, "the model shows what the client does")
     }
 }
+
+extension TUIModelTests {
+    /// A notice the status line cuts short is in the feed whole; a short one is not repeated there.
+    @Test func aNoticeTooLongForTheStatusLineIsAlsoAFeedLine() {
+        var model = Self.model(width: 60)
+        let before = model.feed.count
+        model.notice = "short"
+        #expect(model.feed.count == before)
+        let long = "#11 was moved to DOING, where you hold it, while you carried it: Enter drops it at your place, Esc where it went"
+        model.notice = long
+        #expect(model.feed.last?.text == long)
+        model.notice = long
+        #expect(model.feed.filter { $0.text == long }.count == 1, "said once")
+    }
+}

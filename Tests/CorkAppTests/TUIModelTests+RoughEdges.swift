@@ -114,7 +114,8 @@ extension TUIModelTests {
         var model = Self.model()
         model.notice = String(repeating: "word ", count: 60) + "END"
         let lines = model.render().lines
-        let status = lines.first { $0.contains("word word") } ?? ""
+        // The status line (the feed, above it, has the notice whole, wrapped).
+        let status = lines.last { $0.contains("word word") } ?? ""
         #expect(status.hasSuffix("…") && !status.contains("END"), "\(status)")
     }
 

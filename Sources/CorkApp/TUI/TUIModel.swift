@@ -153,7 +153,16 @@ public struct TUIModel: Sendable {
     public var undo = UndoStack()
     /// A one-line notice in the status line (errors, confirmations). The next key clears it; so does the end of
     /// what it is about, when it has a ``noticeTopic``.
-    public var notice: String? { didSet { noticeTopic = nil } }
+    public var notice: String? {
+        didSet {
+            noticeTopic = nil
+            // A notice the status line cannot hold whole (it is cut with `…`) is also a feed line, where it wraps:
+            // the ones that say what to do next are the longest.
+            if let notice, notice != oldValue, DisplayWidth.of(" " + statusText) > width, feed.last?.text != notice {
+                post(FeedEntry(notice, kind: .info))
+            }
+        }
+    }
     /// What the notice is about, when that is still under way (set with ``say(_:about:)``; any other notice
     /// clears it).
     public var noticeTopic: NoticeTopic?
