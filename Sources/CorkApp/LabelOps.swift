@@ -25,8 +25,8 @@ public enum LabelOps {
     public static func add(name: String, color: String?, on board: Board) throws(CorkFailure) -> Op {
         let trimmed = name.trimmingSpaces
         guard !trimmed.isEmpty else { throw CorkFailure.usage("a label needs a name") }
-        if board.labels.contains(where: { $0.name.lowercased() == trimmed.lowercased() }) {
-            throw CorkFailure.usage("board \(board.id) has a label \(trimmed) already")
+        if let existing = board.labels.first(where: { $0.name.lowercased() == trimmed.lowercased() }) {
+            throw CorkFailure.usage("board \(board.id) has a label \(existing.name) already (names ignore case)")
         }
         let hex = try color.map(Self.color) ?? LabelPalette.color(forName: trimmed)
         return .createLabel(label: LabelPalette.newLabelID(forName: trimmed, on: board), name: trimmed, color: hex)

@@ -126,6 +126,9 @@ extension Summary {
         let replicas = checked.reduce(0) { $0 + $1.subscribersMatching }
         let total = checked.reduce(0) { $0 + $1.subscribers }
         let unchecked = !convergence.converged && convergence.boards.allSatisfy { $0.converged || $0.unchecked }
+        if subscribersPerBoard == 0, convergence.converged {
+            return "nothing to compare: no subscribers (--subscribers-per-board 0)"
+        }
         var text = convergence.converged ? "converged" : unchecked ? "NOT CHECKED" : "DIVERGED"
         text += ": \(boardsOK)/\(convergence.boards.count) board(s) replayed to the server's seq and hash, \(replicas)/\(total) replicas match"
         let notChecked = convergence.boards.count - checked.count

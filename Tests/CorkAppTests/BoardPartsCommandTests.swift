@@ -81,7 +81,8 @@ import Testing
             // Mistakes are usage errors or not found before anything is sent.
             let badColour = try await cork.fails(["labels", "color", "bug", "greenish"], with: 2)
             #expect(badColour.contains("greenish is not a colour: #RRGGBB, or one of"), "\(badColour)")
-            try await cork.fails(["labels", "add", "BUG"], with: 2)
+            let taken = try await cork.fails(["labels", "add", "BUG"], with: 2)
+            #expect(taken.contains("has a label bug already"), "the existing label is named as it is: \(taken)")
             try await cork.fails(["labels", "remove", "nowhere"], with: 5)
             // Removing one takes it off its cards.
             let removed = try await cork.json(["labels", "remove", "bug"])
