@@ -187,6 +187,40 @@ import Glibc
         #expect((run.report["verdict"] as? String)?.contains("RATE NOT REACHED") == true, "\(run.report["verdict"] ?? "")")
     }
 
+    /// The end-of-run check reads the boards as the first account; revoked during the run, the next account given
+    /// reads them instead, so the subscribers that stayed are still checked (it had been NOT CHECKED: token_revoked).
+    @Test func theCheckFallsBackToTheNextAccountWhenTheFirstIsRevoked() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        try await corkd.start()
+        let publisher = String(describing: try await corkd.invite("pub", role: "editor"))
+        let subscriber = String(describing: try await corkd.invite("sub", role: "viewer"))
+        let logs = FileManager.default.temporaryDirectory.appendingPathComponent("cork-load-test-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: logs) }
+        let load = try SpawnedProcess(
+            executable: Self.executable,
+            arguments: [
+                "--url", publisher, "--url", subscriber, "--board", "main", "--publishers", "1",
+                "--subscribers-per-board", "1", "--rate", "10", "--duration", "4", "--warmup", "0", "--json",
+            ],
+            logDirectory: logs, name: "cork-load", unprivileged: true)
+        defer { if load.isRunning { load.send(signal: SIGKILL) } }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !load.standardError.contains("s] measure"), load.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let revoked = try await corkd.admin(["revoke", "--user", "pub"])
+        #expect(revoked.exit.isSuccess, "\(revoked.standardError)")
+        let exit = try #require(await load.waitForExit(timeout: .seconds(60)), "cork-load did not stop")
+        #expect(exit.reason == .exit && exit.status == 1, "\(exit)")
+        let report = (try? JSONSerialization.jsonObject(with: Data(load.standardOutput.utf8))) as? [String: Any] ?? [:]
+        let convergence = report["convergence"] as? [String: Any] ?? [:]
+        #expect(convergence["error"] == nil, "\(convergence)")
+        let board = (convergence["boards"] as? [[String: Any]])?.first ?? [:]
+        #expect(board["converged"] as? Bool == true && board["subscribers_matching"] as? Int == 1, "\(board)")
+        #expect(load.standardError.contains("read the server's boards with account #2"), "\(load.standardError.suffix(800))")
+    }
+
     /// A client that cannot connect is named with why, in the table and in `--json` (which also carries the verdict
     /// line), and a board whose reference replica never connected is not checked, not called diverged.
     @Test func aClientThatCannotConnectIsNamedAndItsBoardIsNotCalledDiverged() async throws {
