@@ -167,6 +167,13 @@ extension TUIModelTests {
         #expect(model.notice?.contains("greenish is not a colour") == true, "\(model.notice ?? "")")
         #expect(Self.enter("/board remind 48", into: &model) == [.submit(.setRemindHours(hours: 48))])
         #expect(Self.enter("/board remind default", into: &model) == [.submit(.setRemindHours(hours: nil))])
+        // Without a value it says what the board does now; an editor's change is refused here, the line kept.
+        #expect(Self.enter("/board remind", into: &model).isEmpty)
+        #expect(model.notice == "board main reminds a day before a card's due day (the server's default); /board remind HOURS|default changes it (owners)")
+        model.user = "bob"
+        #expect(Self.enter("/board remind 12", into: &model).isEmpty)
+        #expect(model.notice?.hasPrefix("only the board's owners set when reminders go out") == true, "\(model.notice ?? "")")
+        #expect(model.input.text == "/board remind 12")
     }
 }
 

@@ -55,7 +55,16 @@ extension TUIModel {
             guard words.count >= 2 else { throw TUIUsage(message: "/board create ID [NAME]") }
             return createBoard(words.dropFirst().joined(separator: " "))
         }
-        if first == "remind", words.count == 2 {
+        if first == "remind", words.count <= 2, let board {
+            let now = board.remindHours.map { "\($0) h before a card's due day" } ?? "a day before a card's due day (the server's default)"
+            guard words.count == 2 else {
+                notice = "board \(board.id) reminds \(now); /board remind HOURS|default changes it (owners)"
+                return []
+            }
+            // Refused here, with the line kept, rather than by the server after the line is gone.
+            guard let user, board.members[user]?.role == .owner else {
+                throw TUIUsage(message: "only the board's owners set when reminders go out (it reminds \(now))")
+            }
             do {
                 return [.submit(.setRemindHours(hours: try RemindHours.parse(words[1])))]
             } catch {
