@@ -67,7 +67,7 @@ struct CorkLoad: AsyncParsableCommand {
     @Option(name: .customLong("url"), help: "An invite URL (cork://HOST:PORT/BOARD?token=…&fp=sha256:…); repeatable.")
     var urls: [String] = []
 
-    @Option(name: .customLong("urls-file"), help: "A file with one invite URL per line (blank lines and # comments skipped).")
+    @Option(name: .customLong("urls-file"), help: "A file with one invite URL per line (blank lines and # comments skipped); - reads standard input.")
     var urlsFile: String?
 
     @Option(name: .customLong("board"), help: "With --url: a board to load (repeatable; default the first URL's board).")
@@ -254,7 +254,11 @@ struct CorkLoad: AsyncParsableCommand {
             // Each URL with where it came from, for a refusal that says which one is wrong.
             var texts = urls.map { (text: $0, place: "--url") }
             if let urlsFile {
-                guard let data = FileManager.default.contents(atPath: urlsFile), let contents = String(data: data, encoding: .utf8)
+                // `-` is standard input (`corkd invite --users-file users.txt | cork-load --urls-file - …`); a path may be
+                // a pipe too (`<(…)`), read to its end.
+                let data = urlsFile == "-" ? FileHandle.standardInput.readDataToEndOfFile()
+                    : FileHandle(forReadingAtPath: urlsFile).map { $0.readDataToEndOfFile() }
+                guard let data, let contents = String(data: data, encoding: .utf8)
                 else { throw ValidationError("cannot read --urls-file \(urlsFile): no such readable UTF-8 file") }
                 for (index, line) in contents.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     let text = line.trimmingCharacters(in: .whitespaces)

@@ -119,6 +119,14 @@ import Glibc
         let urls = try await runLoad(["--urls-file", file.path])
         #expect(urls.exit.reason == .exit && urls.exit.status == 64, "\(urls.exit)")
         #expect(urls.stderr.contains("\(file.path) line 4: invalid_url"), "\(urls.stderr)")
+        // `-` reads the same list from standard input.
+        let directory = Self.executable.deletingLastPathComponent().path
+        let logs = FileManager.default.temporaryDirectory.appendingPathComponent("cork-load-test-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: logs) }
+        let piped = try await SpawnedProcess.run(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "PATH=\"$0:$PATH\" exec cork-load --urls-file - < \"$1\"", directory, file.path],
+            timeout: .seconds(60), logDirectory: logs, name: "cork-load", unprivileged: true)
+        #expect(piped.exit.status == 64 && piped.standardError.contains("- line 4: invalid_url"), "\(piped.exit) \(piped.standardError)")
     }
 
     /// With too few open files to start corkd, --spawn failed with Foundation's "Bad file descriptor"; it is a usage
