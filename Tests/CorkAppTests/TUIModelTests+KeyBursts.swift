@@ -8,6 +8,19 @@ import Testing
 /// Keys that arrive together (a held key, or several sent at once over SSH) before the client's update for the first
 /// one: each acts on the board as the earlier keys left it, so they move the card the user chose, not its neighbours.
 extension TUIModelTests {
+    /// #1's detail open on a checklist of four items (one … four), the last one selected.
+    static func checklistOfFourOpenAtTheLast() -> (TUIModel, TestBoard) {
+        var t = testBoard()
+        for (index, text) in ["one", "two", "three", "four"].enumerated() {
+            t.apply(.addChecklistItem(card: "k1", item: ChecklistItemID("i\(index)"), text: text, done: false, index: nil))
+        }
+        var model = model()
+        _ = model.update(loaded(t.board))
+        _ = model.update(key(.enter))
+        _ = model.update(key(.end))
+        return (model, t)
+    }
+
     @Test func severalReorderKeysBeforeTheBoardUpdatesMoveTheSelectedCard() throws {
         var t = Self.testBoard()
         t.apply(.addCard(AddCard(card: "k4", column: "todo", title: "Third")))
@@ -82,14 +95,7 @@ extension TUIModelTests {
     }
 
     @Test func severalChecklistMovesAndTicksBeforeTheBoardUpdatesActOnTheSelectedItem() throws {
-        var t = Self.testBoard()
-        for (index, text) in ["one", "two", "three", "four"].enumerated() {
-            t.apply(.addChecklistItem(card: "k1", item: ChecklistItemID("i\(index)"), text: text, done: false, index: nil))
-        }
-        var model = Self.model()
-        _ = model.update(Self.loaded(t.board))
-        _ = model.update(Self.key(.enter))
-        _ = model.update(Self.key(.end))
+        var (model, t) = Self.checklistOfFourOpenAtTheLast()
         var effects: [TUIEffect] = []
         for _ in 0..<3 { effects += model.update(Self.key(.character("K"))) }
         // Space twice: ticked, then unticked again.
@@ -197,14 +203,7 @@ extension TUIModelTests {
 /// board as the user sees it.
 extension TUIModelTests {
     @Test func anUpdateMadeBeforeTheLatestKeysKeepsTheirOpsShown() throws {
-        var t = Self.testBoard()
-        for (index, text) in ["one", "two", "three", "four"].enumerated() {
-            t.apply(.addChecklistItem(card: "k1", item: ChecklistItemID("i\(index)"), text: text, done: false, index: nil))
-        }
-        var model = Self.model()
-        _ = model.update(Self.loaded(t.board))
-        _ = model.update(Self.key(.enter))
-        _ = model.update(Self.key(.end))
+        var (model, t) = Self.checklistOfFourOpenAtTheLast()
         // The client as the runner drives it: each submit gets the next mut, and makes an update of its own view.
         var client = t
         var mut: UInt64 = 0
