@@ -41,7 +41,12 @@ public enum LabelOps {
     public static func rename(_ reference: String, to name: String, on board: Board) throws(CorkFailure) -> Op {
         let trimmed = name.trimmingSpaces
         guard !trimmed.isEmpty else { throw CorkFailure.usage("a label needs a name") }
-        return .updateLabel(label: try label(reference, on: board).id, name: trimmed, color: nil)
+        let renamed = try label(reference, on: board)
+        // Found here, as for a new label (exit 2, the same words), rather than by the server as `invalid` (exit 3).
+        if let existing = board.labels.first(where: { $0.id != renamed.id && $0.name.lowercased() == trimmed.lowercased() }) {
+            throw CorkFailure.usage("board \(board.id) has a label \(existing.name) already (names ignore case)")
+        }
+        return .updateLabel(label: renamed.id, name: trimmed, color: nil)
     }
 
     /// The `label.delete` of the label `reference` names (it comes off every card).

@@ -83,6 +83,8 @@ import Testing
             #expect(badColour.contains("greenish is not a colour: #RRGGBB, or one of"), "\(badColour)")
             let taken = try await cork.fails(["labels", "add", "BUG"], with: 2)
             #expect(taken.contains("has a label bug already"), "the existing label is named as it is: \(taken)")
+            let clash = try await cork.fails(["labels", "rename", "design", "Bug"], with: 2)
+            #expect(clash.contains("has a label bug already"), "a rename onto a name in use is refused as an add is: \(clash)")
             try await cork.fails(["labels", "remove", "nowhere"], with: 5)
             // Removing one takes it off its cards.
             let removed = try await cork.json(["labels", "remove", "bug"])

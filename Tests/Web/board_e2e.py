@@ -1337,6 +1337,16 @@ class Test:
         log(f"the owner's panel: {24 - shown} of 24 read on opening, the rest on scrolling")
         o.keys(Keys.ESCAPE)
         wait_for("the owner's inbox panel to close", lambda: not self.inbox_state(o)["open"] or None)
+        # opened again after a new entry, the panel is at its top (newest first), where the new entry is read
+        self.carol.run("say", "@owner one more")
+        wait_for("the owner's envelope to count the new ping", lambda: self.inbox_state(o)["count"] == 1 or None,
+                 state=lambda: self.inbox_state(o))
+        o.dismiss_toasts()
+        o.js("document.getElementById('btn-inbox').click()")
+        wait_for("the reopened panel to read the new ping at its top", lambda: self.inbox_state(o)["count"] == 0 or None,
+                 state=lambda: (self.inbox_state(o)["count"], o.js("return document.getElementById('inbox').scrollTop")))
+        o.keys(Keys.ESCAPE)
+        wait_for("the owner's inbox panel to close", lambda: not self.inbox_state(o)["open"] or None)
 
         # bob was mentioned in the owner's chat (scenario h): counted on his page, listed literally, read on opening
         wait_for("bob's envelope to count his mention", lambda: self.inbox_state(b)["count"] >= 1 or None,
@@ -1450,9 +1460,10 @@ class Test:
         b.driver.find_element(By.XPATH, "//button[contains(@class, 'toast-action') and text()='Save mine']").click()
         wait_for("bob's text to be saved over carol's", lambda: described() == "bob's notes" or None,
                  state=lambda: (described(), b.toasts()))
-        # the notice's button went with the notice: the keyboard is back in the panel, not on the page's body
-        focused = b.js("const a = document.activeElement; return {tag: a.tagName, inPanel: !!a.closest('dialog[open]')}")
-        check(focused["inPanel"], f"after Save mine the focus is on {focused['tag']}, outside the open panel")
+        # the notice's button went with the notice: the keyboard is back in the description box, not on the page's
+        # body (nor on a button it passed on its way to the notice, such as Archive)
+        focused = b.js("const a = document.activeElement; return {id: a.id, tag: a.tagName, text: a.textContent}")
+        check(focused["id"] == "d-desc", f"after Save mine the focus is on {focused}, not the description box")
         b.keys(Keys.ESCAPE)
         wait_for("bob's panel to close", lambda: not b.js("return document.getElementById('detail').open"))
         self.passed("l", "a description edit that lost keeps its text, says so above the panel, and can be saved", t)

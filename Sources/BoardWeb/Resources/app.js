@@ -721,8 +721,8 @@ function titleConflict(card, mine) {
     { label: 'Save mine', run: () => {
       const now = cardById(id);
       if (now) { S.titleSent = { card: id, text: mine }; op({ kind: 'card.edit', card: id, title: mine, base_title: now.card.title }); }
-    } },
-    { label: 'Keep theirs', run: () => { D.titleBase = undefined; renderDetail(); } },
+    }, focus: () => D.title },
+    { label: 'Keep theirs', run: () => { D.titleBase = undefined; renderDetail(); }, focus: () => D.title },
   ]);
 }
 
@@ -770,8 +770,8 @@ function descConflict(sent, m) {
         D.descSent = { card: c.id, text: draft.text };
         op({ kind: 'card.edit', card: c.id, description: draft.text, base_seq: c.description_seq || 0 });
       }
-    } },
-    { label: 'Keep theirs', run: () => { D.descDraft = null; D.descShown = undefined; renderDetail(); } },
+    }, focus: () => D.desc },
+    { label: 'Keep theirs', run: () => { D.descDraft = null; D.descShown = undefined; renderDetail(); }, focus: () => D.desc },
   ]);
 }
 
@@ -1248,6 +1248,7 @@ function onKey(e) {
     case 'u': handled(); intent({ t: 'undo' }); break;
     case 'U': handled(); intent({ t: 'redo' }); break;
     case '/': handled(); $('app').querySelector('input[name="filter"]').focus(); break;
+    case ':': handled(); $('chat-input').focus(); break;
     case '?': handled(); $('help').showModal(); break;
     case 'I': if (S.inbox.available) { handled(); openInbox(); } break;
     case 'Escape':
@@ -2166,7 +2167,13 @@ function openInbox() {
   const I = S.inbox;
   if (!I.available) return;
   const dlg = $('inbox');
-  if (!dlg.open) { I.fresh = new Set(); dlg.showModal(); }
+  if (!dlg.open) {
+    I.fresh = new Set();
+    dlg.showModal();
+    // Newest first, so it opens at the top (it kept the scroll of its last opening, old rows on screen).
+    dlg.scrollTop = 0;
+    $('inbox-list').scrollTop = 0;
+  }
   // The entries known are shown (and read) at once; the page asked for replaces them.
   markShownRead();
   I.loading = raw({ t: 'inbox' });
@@ -2302,16 +2309,13 @@ function placeToasts() {
   if (box.parentElement !== home) home.append(box);
 }
 
-// Where the keyboard was before it went to a notice's button: a notice removed under the focus gives it back there
-// (else to the open panel, else to the selected card), not to the page's body, where the next Tab starts over.
-let focusBeforeNotice = null;
-document.addEventListener('focusin', (e) => { if (!e.target.closest('#toasts')) focusBeforeNotice = e.target; });
-
-function refocusAfterNotice() {
+// A notice removed under the focus (its button was pressed) gives the focus to what its action names (the box the
+// text is in), else to the open panel's close button, else to the selected card: never to the page's body, where the
+// next Tab starts over, and never to whatever the keyboard passed on its way to the notice (an Archive button).
+function refocusAfterNotice(target) {
   const active = document.activeElement;
   if (active && active !== document.body && active.isConnected) return;
-  const back = focusBeforeNotice;
-  if (back && back.isConnected && back.getClientRects().length && !back.closest('dialog:not([open])')) { back.focus(); return; }
+  if (target && target.isConnected && target.getClientRects().length) { target.focus(); return; }
   const open = document.querySelector('dialog[open]');
   if (open) { (open.querySelector('.close-x') || open).focus(); return; }
   focusSelection();
@@ -2336,7 +2340,7 @@ function toast(text, kind = 'info', ms, actions = []) {
     }
   }
   const buttons = actions.map((a) => h('button', { type: 'button', class: 'toast-action', text: a.label,
-    onclick: () => { el.remove(); a.run(); refocusAfterNotice(); } }));
+    onclick: () => { el.remove(); a.run(); refocusAfterNotice(a.focus && a.focus()); } }));
   const el = h('div', { class: 'toast ' + kind, role: kind === 'error' ? 'alert' : 'status' }, utext('span', '', text),
     ...buttons, h('button', { type: 'button', class: 'icon', 'aria-label': 'Dismiss', text: '×',
       onclick: () => { el.remove(); refocusAfterNotice(); } }));
