@@ -83,7 +83,7 @@ struct IdleClient: Sendable {
         } catch let error as LoadError {
             tally.errors[error.code, default: 0] += 1
         } catch let error as TransportError {
-            tally.errors[error.wireCode?.rawValue ?? "transport", default: 0] += 1
+            tally.errors[error.wireCode?.rawValue ?? "connect_failed", default: 0] += 1
         } catch {
             tally.errors[signalled ? "connection_lost" : "connect_failed", default: 0] += 1
         }

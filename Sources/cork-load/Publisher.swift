@@ -56,7 +56,7 @@ struct Publisher: Sendable {
             tally.fail(error.code, client: name, error.description)
             live.errors.add(1, ordering: .relaxed)
         } catch let error as TransportError {
-            tally.fail(error.wireCode?.rawValue ?? "transport", client: name, LoadError.describe(error))
+            tally.fail(error.wireCode?.rawValue ?? (signalled ? "connection_lost" : "connect_failed"), client: name, LoadError.describe(error))
             live.errors.add(1, ordering: .relaxed)
         } catch {
             let code = signalled ? "connection_lost" : "connect_failed"

@@ -96,7 +96,7 @@ struct Subscriber: Sendable {
         } catch let error as LoadError {
             failure.fail(error.code, client: settings.name, error.description)
         } catch let error as TransportError {
-            failure.fail(error.wireCode?.rawValue ?? "transport", client: settings.name, LoadError.describe(error))
+            failure.fail(error.wireCode?.rawValue ?? "connect_failed", client: settings.name, LoadError.describe(error))
         } catch {
             failure.fail("connect_failed", client: settings.name, "connect_failed: \(LoadError.describe(error))")
         }

@@ -11,7 +11,7 @@ extension Summary {
                 + (measuredS < durationS ? " (stopped after \(measuredS) s measured)" : "")
         ))
         rows.append(("ops", "mix \(mix); each publisher keeps ≤ \(cardsPerBoard) cards per board (adds then purges)"))
-        rows.append(("server", "\(server), \(users) user(s)" + (serverRateOpsPerS.map { ", rate limit \($0) ops/s per user" } ?? "")))
+        rows.append(("server", "\(server), \(users) user(s) logged in" + (serverRateOpsPerS.map { ", rate limit \($0) ops/s per user" } ?? "")))
         if publishers == 0 {
             rows.append(("ops acked", "none: no publishers (--publishers 0), so nothing was sent"))
         } else {
