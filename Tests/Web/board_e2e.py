@@ -1348,6 +1348,16 @@ class Test:
         o.keys(Keys.ESCAPE)
         wait_for("the owner's inbox panel to close", lambda: not self.inbox_state(o)["open"] or None)
 
+        # carol nudges a card three times within TODO: the owner's feed folds the reorders into one line with a count
+        fold = self.carol.json("add", "Fold A")["card"]["number"]
+        self.carol.run("add", "Fold B")
+        for where in ("--bottom", "--top", "--bottom"):
+            self.carol.run("move", f"#{fold}", "todo", where)
+        folded = wait_for("the owner's feed to fold carol's three reorders", lambda: (lambda ls: len(ls) == 1 and ls[0].endswith("×3") and ls)(
+            o.js("return [...document.querySelectorAll('#feed-list .fi')].map((e) => e.textContent).filter((t) => t.includes('reordered #%d '))" % fold)) or None,
+            state=lambda: o.js("return [...document.querySelectorAll('#feed-list .fi')].slice(-5).map((e) => e.textContent)"))
+        log(f"the owner's feed: {folded[0]!r}")
+
         # bob was mentioned in the owner's chat (scenario h): counted on his page, listed literally, read on opening
         wait_for("bob's envelope to count his mention", lambda: self.inbox_state(b)["count"] >= 1 or None,
                  state=lambda: self.inbox_state(b))

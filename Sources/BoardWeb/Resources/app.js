@@ -2008,6 +2008,14 @@ function addFeed(m) {
   for (const it of items) {
     // once each: after a reconnect an entry can come both in the backlog and on its own
     if (Number.isInteger(it.seq)) { if (S.feedSeqs.has(it.seq)) continue; S.feedSeqs.add(it.seq); }
+    // Reorders of one card by one person in a row are one line with a count (`×4`), as in cork: nudging a card up a
+    // few places is one thing done, not four lines that push the rest of the feed away.
+    const last = S.feed[S.feed.length - 1];
+    if (last && isReorder(it) && last.kind === it.kind && last.user === it.user && last.text === it.text && list.lastElementChild) {
+      last.times = (last.times || 1) + 1;
+      list.lastElementChild.replaceWith(feedEl(last));
+      continue;
+    }
     S.feed.push(it);
     list.append(feedEl(it));
   }
@@ -2059,9 +2067,14 @@ function isolateQuoted(parts) {
   return out;
 }
 
+// A change line that says someone reordered a card within its column.
+function isReorder(it) {
+  return it.kind === 'change' && /^\S+ reordered #\d+ /.test(String(it.text ?? ''));
+}
+
 function feedEl(it) {
   const kind = ['change', 'chat', 'bot', 'system'].includes(it.kind) ? it.kind : 'change';
-  const text = String(it.text ?? '');
+  const text = String(it.text ?? '') + (it.times > 1 ? ` ×${it.times}` : '');
   const mention = !it.own && mentionsMe(text);
   const li = h('li', { class: `fi k-${kind}` + (it.own ? ' own' : '') + (mention ? ' mention' : '') });
   li.append(h('time', { class: 'fi-time', text: clock(it.at) }));
