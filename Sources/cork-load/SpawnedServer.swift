@@ -75,8 +75,7 @@ final class SpawnedServer: Sendable {
             throw LoadError("spawn_failed", "no executable corkd at \(corkdPath)")
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cork-load-\(runID)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        SpawnCleanup.shared.directory(directory, keep: keep)
+        try SpawnCleanup.shared.makeDirectory(directory, keep: keep)
         let errors = directory.appendingPathComponent("corkd.err")
         let process = Process()
         do {
@@ -274,12 +273,19 @@ final class SpawnCleanup: Sendable {
     /// Whether a signal's clean-up has begun: the run's own failure, which the clean-up causes, is not reported then.
     var interrupted: Bool { interruptedFlag.load(ordering: .acquiring) }
 
-    // What starts after a signal's clean-up has begun is cleaned up at once: the clean-up may have looked before it
-    // was registered (a signal in the first moments of a run), and the process exits right after.
-    func directory(_ directory: URL, keep: Bool) {
-        state.withLock { $0.directory = directory; $0.keep = keep }
-        if claimed.load(ordering: .acquiring), !keep { try? FileManager.default.removeItem(at: directory) }
+    /// Makes the run's data directory and registers it, under the lock the clean-up takes its list with: either the
+    /// clean-up sees the directory (and removes it), or the directory is never made (a signal's clean-up has begun,
+    /// and the process exits right after it). Made and then registered, a signal in between left it behind.
+    func makeDirectory(_ directory: URL, keep: Bool) throws {
+        try state.withLock { state in
+            if claimed.load(ordering: .acquiring) { throw LoadError("interrupted", "the run was interrupted") }
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            state.directory = directory
+            state.keep = keep
+        }
     }
+
+    // What starts after a signal's clean-up has begun is stopped at once: the process exits right after.
     func started(server process: Process) {
         state.withLock { $0.server = process }
         if claimed.load(ordering: .acquiring) { process.terminate() }
@@ -300,9 +306,13 @@ final class SpawnCleanup: Sendable {
     /// Stops whatever is running (corkd with SIGTERM, then SIGKILL after 10 s) and removes the directory unless kept;
     /// does nothing when a clean-up has already begun.
     func cleanUp() async {
-        guard claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        // Claimed under the lock `makeDirectory` holds, so that a directory is either in the list taken here or never
+        // made.
+        let state: State? = self.state.withLock { state in
+            claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged ? state : nil
+        }
+        guard let state else { return }
         defer { finished.store(true, ordering: .releasing) }
-        let state = self.state.withLock { $0 }
         for command in state.commands where command.isRunning { kill(command.processIdentifier, SIGKILL) }
         if let server = state.server, server.isRunning { server.terminate() }
         for process in state.commands + (state.server.map { [$0] } ?? []) {
