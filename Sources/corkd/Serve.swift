@@ -187,6 +187,9 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Read first: the parent may die while the store opens and the listeners start (a load generator killed
+        // during its set-up), and read only then, the orphan's new parent was taken for the one to outlive.
+        let parentAtStart = getppid()
         let logger = data.logger("corkd")
         // Which build is running: after an upgrade in place, the log says whether the new one started.
         logger.info("starting \(BuildInfo.versionLine("corkd"))", metadata: ["pid": "\(getpid())"])
@@ -297,7 +300,7 @@ struct Serve: AsyncParsableCommand {
                 }
                 await listenFile.serverBannerPrinted()
             })
-        if exitWithParent { Self.watchParent() }
+        if exitWithParent { Self.watchParent(parentAtStart) }
         // Freed connection memory goes back to the system (MemoryTrim, stopped with the server).
         let opened = setup.store
         let trimmer = Task { await MemoryTrim.run(alsoRelease: { opened.releaseIdleMemory() }) }
@@ -349,10 +352,10 @@ struct Serve: AsyncParsableCommand {
 extension Serve {
     /// `--exit-with-parent` (used by `cork-load --spawn`): shuts down as on SIGTERM once the parent process is
     /// gone, so that a load generator killed with SIGKILL does not leave its server behind.
-    static func watchParent() {
-        let parent = getppid()
+    static func watchParent(_ parent: pid_t) {
         Thread.detachNewThread {
-            while getppid() == parent { Thread.sleep(forTimeInterval: 0.5) }
+            // A parent of 1 at the start is gone already (the orphan was handed to init).
+            while getppid() == parent && parent != 1 { Thread.sleep(forTimeInterval: 0.5) }
             kill(getpid(), SIGTERM)
         }
     }
