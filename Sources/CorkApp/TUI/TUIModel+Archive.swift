@@ -50,4 +50,25 @@ extension TUIModel {
             return []
         }
     }
+
+    /// `/close`, `/reopen`, `/archive`, `/restore` of a card (or the marked ones). A card already as asked changes
+    /// nothing: it is said, rather than sent for a no-op the feed would not show.
+    mutating func cardStateCommand(_ name: String, _ words: [String], in board: Board) throws -> [TUIEffect] {
+        let cards = try words.isEmpty ? targets : [CardReference.resolve(words[0], in: board)]
+        guard !cards.isEmpty else { throw TUIUsage(message: "\(name) [CARD]") }
+        marked = []
+        let (state, already, op): (String, (Card) -> Bool, (CardID) -> Op) =
+            switch name {
+            case "/close": ("closed", \.closed, { .closeCard(card: $0) })
+            case "/reopen": ("open", { !$0.closed }, { .reopenCard(card: $0) })
+            case "/archive": ("archived", \.archived, { .archiveCard(card: $0) })
+            default: ("not archived", { !$0.archived }, { .restoreCard(card: $0) })
+            }
+        let unchanged = cards.filter(already)
+        if !unchanged.isEmpty {
+            let numbers = unchanged.map { "#\($0.number)" }.joined(separator: ", ")
+            notice = "\(numbers) \(unchanged.count == 1 ? "is" : "are") \(state) already: no change"
+        }
+        return cards.filter { !already($0) }.map { .submit(op($0.id)) }
+    }
 }

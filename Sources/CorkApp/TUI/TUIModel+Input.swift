@@ -226,31 +226,7 @@ extension TUIModel {
             case "/inbox":
                 return openInbox()
             case "/close", "/reopen", "/archive", "/restore":
-                let cards = try words.isEmpty ? targets : [CardReference.resolve(words[0], in: board)]
-                guard !cards.isEmpty else { throw usage("\(name) [CARD]") }
-                marked = []
-                // A card already as asked changes nothing: said, rather than sent for a silent no-op.
-                let already = cards.filter { card in
-                    switch name {
-                    case "/close": card.closed
-                    case "/reopen": !card.closed
-                    case "/archive": card.archived
-                    default: !card.archived
-                    }
-                }
-                if !already.isEmpty {
-                    let state = ["/close": "closed", "/reopen": "open", "/archive": "archived"][name] ?? "not archived"
-                    let numbers = already.map { "#\($0.number)" }.joined(separator: ", ")
-                    notice = "\(numbers) \(already.count == 1 ? "is" : "are") \(state) already: no change"
-                }
-                return cards.filter { card in !already.contains { $0.id == card.id } }.map { card in
-                    switch name {
-                    case "/close": .submit(.closeCard(card: card.id))
-                    case "/reopen": .submit(.reopenCard(card: card.id))
-                    case "/archive": .submit(.archiveCard(card: card.id))
-                    default: .submit(.restoreCard(card: card.id))
-                    }
-                }
+                return try cardStateCommand(name, words, in: board)
             case "/undo", "/redo":
                 let direction: UndoStack.Direction = name == "/undo" ? .undo : .redo
                 if rest == "skip" { return skipUndo(direction) }
