@@ -198,7 +198,7 @@ public struct BoardServer: Service {
                     }
                 } onGracefulShutdown: {
                     counters.health.stopping()
-                    Task { await drain.close(listener.channel, group: group) }
+                    Task { await drain.close(listener.channel) }
                 }
                 counters.health.stopping()
                 accepted?.finish()

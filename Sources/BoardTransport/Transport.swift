@@ -60,7 +60,7 @@ public enum Transport {
     /// listener keeps accepting. (A failing child channel option would instead end the inbound stream: NIO reports
     /// option errors on the listener, which is why no option is set through `childChannelOption`.) `prepareChild`
     /// runs first, on the child's event loop; tests use it to make one connection's set-up fail. `drain` counts the
-    /// connections set up, for closing the listener without dropping one (``ListenerDrain``).
+    /// connections accepted, for closing the listener without dropping one (``ListenerDrain``).
     public static func bindServer(
         host: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext, limits: TransportLimits,
         slowConsumerLine: ByteBuffer, drain: ListenerDrain? = nil,
@@ -70,6 +70,7 @@ public enum Transport {
         try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)
+            .serverChannelInitializer { listener in drain?.watchListener(listener) ?? listener.eventLoop.makeSucceededVoidFuture() }
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     do {
@@ -77,12 +78,12 @@ public enum Transport {
                         try setNoDelay(channel)
                         try channel.syncOptions?.setOption(.recvAllocator, value: serverReceiveBuffers)
                         try channel.syncOptions?.setOption(.allocator, value: ConnectionAllocator.allocator)
-                        try drain?.watch(channel)
                         return try configureServerChannel(
                             channel, tls: tls, limits: limits, slowConsumerLine: slowConsumerLine)
                     } catch {
                         // NIO drops a child whose initializer fails without closing it: close it here.
                         onChildFailure(error)
+                        drain?.failed()
                         channel.close(promise: nil)
                         throw error
                     }

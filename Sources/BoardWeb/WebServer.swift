@@ -134,8 +134,8 @@ public struct WebServer: Service {
                     logger.error("the web listener stopped", metadata: ["error": "\(error)"])
                 }
             } onGracefulShutdown: {
-                let (drain, group) = (self.drain, configuration.group)
-                Task { await drain.close(listener.channel, group: group) }
+                let drain = self.drain
+                Task { await drain.close(listener.channel) }
                 self.connections.stop()
             }
         }
@@ -149,13 +149,14 @@ public struct WebServer: Service {
         return try await ServerBootstrap(group: configuration.group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)
+            .serverChannelInitializer { listener in drain.watchListener(listener) }
             .bind(host: configuration.host, port: configuration.port) { channel in
                 connections.accepted(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     do {
-                        try drain.watch(channel)
                         return try Self.configure(channel, configuration)
                     } catch {
+                        drain.failed()
                         logger.warning("a web connection failed its set-up", metadata: ["error": "\(error)"])
                         channel.close(promise: nil)
                         throw error

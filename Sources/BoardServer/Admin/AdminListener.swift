@@ -31,7 +31,6 @@ struct AdminListener: Sendable {
 
     let role: Role
     let channel: NIOAsyncChannel<Connection, Never>
-    let group: any EventLoopGroup
     /// Closes the listener without dropping a connection it accepted (``BoardTransport/ListenerDrain``).
     let drain: ListenerDrain
     let answer: @Sendable (Role, HTTPRequestHead) async -> Response
@@ -53,19 +52,20 @@ struct AdminListener: Sendable {
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 64)
+            .serverChannelInitializer { listener in drain.watchListener(listener) }
             .bind(host: address.host, port: address.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     do {
-                        try drain.watch(channel)
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                         return try Connection(wrappingChannelSynchronously: channel)
                     } catch {
+                        drain.failed()
                         channel.close(promise: nil)
                         throw error
                     }
                 }
             }
-        return AdminListener(role: role, channel: channel, group: group, drain: drain, answer: answer, logger: logger)
+        return AdminListener(role: role, channel: channel, drain: drain, answer: answer, logger: logger)
     }
 
     /// The bound address.
@@ -73,8 +73,8 @@ struct AdminListener: Sendable {
 
     /// Stops accepting; ``run()`` returns once the connections being served have ended.
     func close() {
-        let (listener, group, drain) = (channel.channel, group, drain)
-        Task { await drain.close(listener, group: group) }
+        let (listener, drain) = (channel.channel, drain)
+        Task { await drain.close(listener) }
     }
 
     /// Accepts and serves until ``close()``.
