@@ -44,11 +44,17 @@ actor BoardRegistry {
         (served, servedContinuation) = AsyncStream.makeStream(of: BoardID.self, bufferingPolicy: .bufferingNewest(4_096))
     }
 
-    /// Serves `actor` from now on: the server runs its commit loop, the presence relay hears of it.
-    private func serve(_ actor: BoardActor) {
+    /// Serves `actor` from now on: the server runs its commit loop, the presence relay hears of it. When another
+    /// actor for the board got there first (loads interleave at their awaits: a subscriber's during an unarchive),
+    /// that one stays and is returned, and `actor`, never run, goes: one board, one actor, and every actor the
+    /// server runs is one that ``stopAll()`` stops.
+    @discardableResult
+    private func serve(_ actor: BoardActor) -> BoardActor {
+        if let serving = boards[actor.id] { return serving }
         boards[actor.id] = actor
         started.yield(actor)
         servedContinuation.yield(actor.id)
+        return actor
     }
 
     /// Loads every stored board that is not archived (start-up). A board whose log does not replay stops the server.
@@ -99,9 +105,8 @@ actor BoardRegistry {
             if let actor = boards[id] { return actor }
             guard !archivedMeanwhile() else { return nil }
             archived.remove(id)
-            serve(actor)
             logger.info("serving board \(id), made or brought back by another node")
-            return actor
+            return serve(actor)
         } catch {
             logger.warning("board \(id) could not be looked up in the store", metadata: ["error": "\(error)"])
             return nil

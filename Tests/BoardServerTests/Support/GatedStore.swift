@@ -1,6 +1,7 @@
 import BoardTesting
 import BoardCore
 import BoardStore
+import Synchronization
 
 /// A gate a test opens by hand: `wait()` suspends until `open()`; `entered()` waits until someone is waiting.
 actor Gate {
@@ -93,6 +94,23 @@ actor ReadGates {
 
 /// A real SQLite store whose `append` waits at a gate: the test decides when a commit finishes. `finish` fails as
 /// often as `finishFailures` says (a disk that refused one write).
+/// Something a test does in the middle of a store call, set after the store is made.
+final class StoreHook: Sendable {
+    private let action = Mutex<(@Sendable (BoardID, Bool) async -> Void)?>(nil)
+    func set(_ action: @escaping @Sendable (BoardID, Bool) async -> Void) { self.action.withLock { $0 = action } }
+    func run(_ board: BoardID, _ flag: Bool) async { await action.withLock { $0 }?(board, flag) }
+}
+
+/// A store shared by several nodes as far as a board's record goes (``SharedStore/boardRecord(_:)``): no leases and
+/// no admin queue.
+struct RecordsOnlyShared: SharedStore {
+    let inner: SQLiteStore
+    func takeLease(_ name: LeaseName) async throws(StoreError) -> (any Lease)? { nil }
+    func newestCommandID() async throws(StoreError) -> Int64 { 0 }
+    func commands(after id: Int64, limit: Int) async throws(StoreError) -> [AdminLogEntry] { [] }
+    func boardRecord(_ id: BoardID) async throws(StoreError) -> BoardRecord? { try await inner.boards().first { $0.id == id } }
+}
+
 struct GatedStore: BoardStore {
     let inner: SQLiteStore
     let gate: Gate
@@ -103,6 +121,8 @@ struct GatedStore: BoardStore {
     var appendFailures = FailureBudget(0)
     /// Counts the reads of stored changes (`events`).
     var eventReads = CallCounter()
+    /// Runs after each archive or unarchive is stored, before the caller hears of it.
+    var afterSetArchived: StoreHook?
 
     func append(_ events: [StoredEvent], snapshots: [Board]) async throws(StoreError) {
         await gate.wait()
@@ -193,5 +213,6 @@ struct GatedStore: BoardStore {
     }
     func setArchived(_ board: BoardID, _ archived: Bool, now: Timestamp) async throws(StoreError) {
         try await inner.setArchived(board, archived, now: now)
+        await afterSetArchived?.run(board, archived)
     }
 }
