@@ -4,7 +4,6 @@ import BoardCore
 import BoardWire
 import Foundation
 import NIOPosix
-import Synchronization
 
 /// `cork-load`: simulated Corkboard clients over real TLS: throughput, ack and fan-out latency, CPU, seq checks and
 /// convergence.
@@ -316,35 +315,41 @@ struct CorkLoad: AsyncParsableCommand {
 
     /// Ctrl-C or SIGTERM at any moment of a `--spawn` run, its set-up included: stop corkd (and an admin command
     /// still running) and remove the data directory, then exit with 128 + the signal's number (130, 143).
+    ///
+    /// The handler is installed in one step (`signal`), so no signal falls between the default action and this one:
+    /// it writes the signal's number to a pipe, and a thread of its own reads it and cleans up. (Turning the default
+    /// action off and then arming a dispatch signal source had left a window in which a signal was ignored.)
     private static func cleanUpOnSignals(spawned: Bool = true, json: Bool) {
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                // Once: a second signal during the clean-up changes nothing.
-                guard interruptHandled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
-                else { return }
-                let said = spawned ? "stopping corkd" : "the run did not finish, so there are no figures"
-                try? FileHandle.standardError.write(contentsOf: Data("cork-load: interrupted; \(said)\n".utf8))
-                if json { print(failureJSON("FAILED: interrupted by signal \(number); the run did not finish")) }
-                Task {
-                    await SpawnCleanup.shared.interrupt()
-                    // `_exit`, not `exit`: exit's handlers, run from this thread while the run's threads go on, could
-                    // hang, and the run then finished as if never interrupted (exit 0, a second verdict).
-                    fflush(nil)  // every output stream: the JSON above is in stdout's buffer
-                    _exit(128 + number)
-                }
-            }
-            source.resume()
-            signalSources.append(source)
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return }  // the default action still ends the process
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        // A signal handler must not block: a full pipe (many signals) drops the byte, the first one is enough.
+        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+        let reading = ends[0]
+        let reader = Thread {
+            var byte: UInt8 = 0
+            while read(reading, &byte, 1) != 1 { if errno != EINTR { return } }
+            handleSignal(Int32(byte), spawned: spawned, json: json)
         }
+        reader.name = "cork-load signals"
+        reader.start()
+        signalPipe = ends[1]
+        for number in [SIGINT, SIGTERM] { signal(number, forwardSignal) }
     }
 
-    /// Set by the first signal handled.
-    private static let interruptHandled = Atomic(false)
-
-    /// Kept alive for the whole run; written once, on the main task, before the run starts.
-    nonisolated(unsafe) private static var signalSources: [any DispatchSourceSignal] = []
+    /// The first signal: says so, cleans up, and exits with 128 + its number.
+    private static func handleSignal(_ number: Int32, spawned: Bool, json: Bool) {
+        let said = spawned ? "stopping corkd" : "the run did not finish, so there are no figures"
+        try? FileHandle.standardError.write(contentsOf: Data("cork-load: interrupted; \(said)\n".utf8))
+        if json { print(failureJSON("FAILED: interrupted by signal \(number); the run did not finish")) }
+        Task {
+            await SpawnCleanup.shared.interrupt()
+            // `_exit`, not `exit`: exit's handlers, run from this thread while the run's threads go on, could hang,
+            // and the run then finished as if never interrupted (exit 0, a second verdict).
+            fflush(nil)  // every output stream: the JSON above is in stdout's buffer
+            _exit(128 + number)
+        }
+    }
 
     private func makePlan(
         layout: LoadPlan.Layout, targets: [Target], checker: Target, boards: [String], pid: Int32?, mix: OpMix, runID: String
@@ -394,4 +399,13 @@ extension CorkLoad {
         }
         if report.missing > 0 { throw ExitCode(1) }
     }
+}
+
+/// The pipe's write end the signal handler writes to; set before the handler is installed, never changed after.
+nonisolated(unsafe) private var signalPipe: Int32 = -1
+
+/// The signal handler: only async-signal-safe calls (one `write`).
+private func forwardSignal(_ number: Int32) {
+    var byte = UInt8(truncatingIfNeeded: number)
+    _ = write(signalPipe, &byte, 1)
 }

@@ -260,8 +260,8 @@ final class SpawnCleanup: Sendable {
         var keep = false
         /// `corkd serve`, stopped with SIGTERM (it shuts down cleanly on it).
         var server: Process?
-        /// Admin commands running (`corkd board create`, `corkd invite`), stopped with SIGKILL: cork-load ignores
-        /// SIGINT and SIGTERM to handle them itself, and a child inherits that, so SIGTERM would not stop them.
+        /// Admin commands running (`corkd board create`, `corkd invite`), stopped with SIGKILL: they have nothing to
+        /// clean up, and the run's directory they write in is removed next.
         var commands: [Process] = []
     }
 

@@ -360,4 +360,37 @@ import Glibc
         let left = try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("cork-load-") }
         #expect(left.isEmpty, "left behind: \(left)")
     }
+
+    /// SIGTERM in the first moments of a `--spawn` run (before and while corkd starts) ends it: exit 143, one JSON
+    /// object, nothing left behind. It had been said ("interrupted; stopping corkd") and the run then went on to exit 0
+    /// with a second verdict, leaving its directory; and a signal between turning the default action off and the
+    /// dispatch source taking it was ignored altogether.
+    @Test(arguments: [0, 15, 30, 50, 120, 250])
+    func anEarlySigtermEndsASpawnedRun(afterMs delay: Int) async throws {
+        let temporary = try scratchTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporary.path
+        let child = try SpawnedProcess(
+            executable: Self.executable,
+            arguments: ["--spawn", "--boards", "2", "--subscribers-per-board", "10", "--duration", "3", "--warmup", "0", "--json"],
+            logDirectory: temporary.appendingPathComponent("logs"), name: "cork-load", environment: environment, unprivileged: true)
+        defer { child.killAndReap() }
+        // Once its signal handlers are in place (before that, the default action ends it with 143 as well).
+        try await Task.sleep(for: .milliseconds(delay))
+        child.send(signal: SIGTERM)
+        let exit = try #require(await child.waitForExit(timeout: .seconds(60)), "cork-load did not stop")
+        #expect(exit.status == 143 || exit.reason != .exit, "\(exit) \(child.standardError.suffix(800))")
+        let objects = child.standardOutput.split(separator: "\n").filter { $0.hasPrefix("{") }
+        #expect(objects.count <= 1 && !child.standardOutput.contains("\"verdict\":\"ok"), "\(child.standardOutput)")
+        // The corkd it may have started ends with it (--exit-with-parent), and its directory goes.
+        let deadline = ContinuousClock.now + .seconds(10)
+        var left: [String] = []
+        repeat {
+            left = try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("cork-load-") }
+            if left.isEmpty { break }
+            try await Task.sleep(for: .milliseconds(100))
+        } while ContinuousClock.now < deadline
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
 }
