@@ -168,9 +168,12 @@ public struct BoardServer: Service {
                 }
                 // PostgreSQL: learn of other nodes' commits (LISTEN) and fan them out here too.
                 if let watcher = features.heads {
+                    let listenLog = RetryLog(
+                        "LISTEN lost: other nodes' changes reach this node's subscribers late",
+                        recovered: "LISTEN re-established; every board catches up by seq")
                     admin.addTask {
                         await watcher.watchHeads(retryDelay: configuration.listenRetryDelay) { signal in
-                            await Self.route(signal, registry: registry, metrics: counters, logger: logger)
+                            await Self.route(signal, registry: registry, metrics: counters, log: listenLog, logger: logger)
                         }
                         logger.info("shutdown: the commit listener stopped")
                     }

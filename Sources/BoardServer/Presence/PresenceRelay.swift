@@ -118,13 +118,16 @@ struct PresenceRelay {
     /// Merges what is heard and keeps this node's announcements going.
     private func merge(_ inputs: AsyncStream<Input>) async {
         var remote = RemotePresence(me: node, ttlMs: ttl.wholeMilliseconds)
+        let listenLog = RetryLog(
+            "presence LISTEN lost: other nodes' people drop out after \(ttl) unless it is back",
+            recovered: "presence LISTEN re-established; announcing presence again")
         var lastBeat = Int64.min / 2
         for await input in inputs {
             let now = clock.monotonicMs()
             switch input {
             case .bus(.listening(let reconnected)):
                 if reconnected {
-                    logger.info("presence LISTEN re-established; announcing presence again")
+                    logger.info("\(listenLog.workedLine() ?? listenLog.recovered)")
                 } else {
                     outbound.send(.hello(name: name))
                 }
@@ -132,13 +135,8 @@ struct PresenceRelay {
                 lastBeat = now
                 outbound.send(.ask(to: nil))
                 await announce()
-            case .bus(.lost(let reason, let attempt)):
-                if let line = BoardServer.listenLossLine(
-                    attempt: attempt, "presence LISTEN lost: other nodes' people drop out after \(ttl) unless it is back",
-                    what: "presence LISTEN")
-                {
-                    logger.warning("\(line)", metadata: ["reason": "\(reason)"])
-                }
+            case .bus(.lost(let reason, _)):
+                listenLog.failed(reason, logger)
             case .bus(.message(let payload)):
                 guard let message = PresenceRelayMessage.parse(payload) else { continue }
                 await route(remote.receive(message, nowMs: now))
