@@ -39,11 +39,19 @@ extension BoardCommand {
                 whatever this is. Exit 3 (forbidden) for a member who is not an owner.
                 """)
         @OptionGroup var connection: ConnectionOptions
-        @Argument(help: "Hours before the due day (0–720), or `default`.") var hours: String
+        // Unrecognized words too, so that `-1` is refused for what it is, not taken for an unknown option.
+        @Argument(parsing: .allUnrecognized, help: "Hours before the due day (0–720), or `default`.") var hours: [String] = []
         @Flag(help: "Print JSON.") var json = false
 
+        func validate() throws {
+            guard hours.count == 1, let only = hours.first else {
+                throw ValidationError(hours.isEmpty ? "give HOURS (0–720) or `default`" : "give one HOURS, not \(hours.joined(separator: " "))")
+            }
+            if only.hasPrefix("--") { throw ValidationError("unknown option \(only)") }
+        }
+
         func run() async throws {
-            let value = try RemindHours.parse(hours)
+            let value = try RemindHours.parse(hours[0])
             try await BoardChange.run(
                 connection, json: json,
                 plan: { board throws(CorkFailure) in BoardChange.Plan(ops: [.setRemindHours(hours: value)], subject: board.id.rawValue) },

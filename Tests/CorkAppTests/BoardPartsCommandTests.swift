@@ -227,6 +227,9 @@ import Testing
             let back = try await cork.json(["board", "remind", "default"])
             #expect(back["remind_hours"] == nil && back["remind_default"] as? Bool == true, "\(back)")
             try await cork.fails(["board", "remind", "721"], with: 2)
+            // A negative number is refused as a value, not taken for an unknown option ("Missing expected argument").
+            let negative = try await cork.fails(["board", "remind", "-1"], with: 2)
+            #expect(negative.contains("not -1"), "\(negative)")
             try await cork.fails(["member", "add", "dave", "--role", "owner"], with: 3, url: .some(bob.description))
             let archive = try await cork.fails(["board", "archive", "--yes"], with: 3, url: .some(bob.description))
             #expect(archive.contains("forbidden:"), "\(archive)")
