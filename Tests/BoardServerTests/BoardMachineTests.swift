@@ -51,10 +51,17 @@ import Testing
         return (outcome, actions)
     }
 
-    /// The lines of the `send` actions to `session`, as `type mut seq` or `type mut code`.
+    /// The lines of the `send` actions to `session`, as `type mut seq` or `type mut code`, with the answers a commit
+    /// carries for it (sent right after a change of the batch once it is durable).
     static func sent(_ actions: [BoardMachine.Action], to session: SessionRef) throws -> [String] {
-        try actions.compactMap { action -> String? in
-            guard case .send(let line, let to, _) = action, to == session else { return nil }
+        let lines = actions.flatMap { action -> [ByteBuffer] in
+            switch action {
+            case .send(let line, let to, _) where to == session: [line]
+            case .commit(let commit): commit.publication.entries.flatMap { $0.then.filter { $0.session == session }.map(\.line) }
+            default: []
+            }
+        }
+        return try lines.compactMap { line -> String? in
             let object = try #require(
                 try JSONSerialization.jsonObject(with: Data(line.readableBytesView)) as? [String: Any])
             let type = object["type"] as? String ?? "?"
@@ -107,9 +114,45 @@ import Testing
         #expect(machine.committed.seq == 3 && machine.isDrained)
     }
 
-    /// A refusal on the board's rules waits for the answers to the ops the same client sent before it to the board,
-    /// so a bulk move reads "moved, moved, not moved" in the order it was sent; with nothing earlier pending it goes
-    /// out at once.
+    /// A refusal on the board's rules, and a no-op's ack, wait for the answers to the ops the same client sent
+    /// before them to the board, so its answers read in the order it sent its ops; with nothing earlier unanswered
+    /// they go out at once. One that waits on a change committed in the same batch as the client's later changes
+    /// goes out with that batch, right after its ack: it had been sent after the whole batch (a probe read `ack 104`,
+    /// `ack 105`, `ack 106`, then `reject 103`), and a no-op's ack at once, ahead of the ack of the change whose seq it
+    /// names.
+    @Test func answersWithoutACommitKeepTheClientsOrder() throws {
+        var machine = Self.machine()
+        let owner = Self.session("s1")
+        let (_, first) = Self.submit(&machine, .addCard(AddCard(card: "a", column: "todo", title: "A")), mut: 1, from: owner)
+        #expect(Self.commits(first).map(\.number) == [1], "batch 1 holds the writer")
+        // Pending behind batch 1: an edit, a refusal, a chat, a no-op (closing a card twice).
+        var early = Self.submit(&machine, .editCard(EditCard(card: "a", title: "A2")), mut: 2, from: owner).1
+        early += Self.submit(&machine, .editCard(EditCard(card: "nope", title: "x")), mut: 3, from: owner).1
+        early += Self.submit(&machine, .closeCard(card: "a"), mut: 4, from: owner).1
+        early += Self.submit(&machine, .closeCard(card: "a"), mut: 5, from: owner).1
+        early += Self.submit(&machine, .chat(text: "after"), mut: 6, from: owner).1
+        let opening = Self.submit(&machine, .editCard(EditCard(card: "zzz", title: "x")), mut: 1, from: Self.session("s2", client: "other")).1
+        #expect(try Self.sent(early, to: owner) == [], "every answer waits for the ack of mut 1 at least")
+        #expect(try Self.sent(opening, to: Self.session("s2", client: "other")).count == 1, "another client's goes out at once")
+
+        let settled = machine.written(.success(()), batch: 1)
+        let batch = try #require(Self.commits(settled).first)
+        #expect(batch.changes.map(\.event.mut) == [2, 4, 6])
+        #expect(
+            try Self.sent(settled, to: owner) == ["reject 3 not_found", "ack 5 seq 3 noop"],
+            "mut 3 and mut 5 go with batch 2, after mut 2's and mut 4's acks, not before it")
+        // As the writer publishes it to a client that does not subscribe: one buffer of acks and answers, in order.
+        var fanOut = FanOut()
+        let direct = BoardPublication.deliver(batch.publication, board: "main", to: &fanOut)
+        let text = String(buffer: try #require(direct.first?.acks))
+        let order = text.split(separator: "\n").map { line -> String in
+            let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
+            return "\(object["type"] as? String ?? "?") \(object["mut"] as? Int ?? -1)"
+        }
+        #expect(order == ["ack 2", "reject 3", "ack 4", "ack 5", "ack 6"], "\(text)")
+        #expect(text.contains(#""mut":5,"seq":3,"noop":true"#), "the no-op's ack names the seq of mut 4's close: \(text)")
+    }
+
     /// The server's own ops that belong together (a recurring card's next occurrence: the card, its rule, its
     /// checklist) are applied all or none and committed in one batch, even while another batch is in the writer.
     @Test func theServersOpsAreAppliedAllOrNoneAndCommittedTogether() throws {

@@ -41,7 +41,7 @@ import Testing
             board: "main", seq: seq, at: Timestamp(milliseconds: 0), actor: "owner", clientID: origin?.session.clientID,
             mut: mut, op: .chat(text: "hi"),
             activity: Activity(seq: seq, at: Timestamp(milliseconds: 0), actor: "owner", kind: "chat", text: "hi"))
-        return .init(seq: seq, mut: mut, line: ByteBuffer(bytes: line), origin: origin?.session)
+        return .init(seq: seq, mut: mut, line: ByteBuffer(bytes: line), origin: origin?.session, then: [])
     }
 
     static func subscribed(_ seq: Int) -> ByteBuffer {

@@ -209,6 +209,8 @@ actor BoardActor {
         case .send(let line, let session, let rejected):
             if let rejected { configuration.metrics.rejected(rejected) }
             session.outbox.send(line)
+        case .countRejected(let code):
+            configuration.metrics.rejected(code)
         case .commit(let commit):
             commitStarted = (commit.number, ContinuousClock.now)
             let (outcomes, publication, number, batch) = (self.outcomes, self.publication, commit.number, commit.publication)

@@ -128,6 +128,7 @@ extension BoardMachine {
         writer = .idle
         pending = []
         head = committed
+        takeBack(batch.answers)
         releaseHeld()
     }
 
@@ -151,6 +152,7 @@ extension BoardMachine {
         let elsewhere = absorb(events)
         if let wanted = noticedHead, wanted == .max || wanted <= committed.seq { noticedHead = nil }
         sinceSnapshot -= min(sinceSnapshot, UInt64(redo?.changes.count ?? 0))
+        if let redo { takeBack(redo.answers) }
         applyAgain((redo?.changes ?? []) + pending, committedElsewhere: elsewhere)
     }
 
@@ -229,14 +231,17 @@ extension BoardMachine {
         switch result {
         case .failure(let rejection):
             if isServer { serverChange(at: event.seq, became: .lost) }
-            if let mut = event.mut {
+            if let key, let mut = event.mut {
                 let line = Lines.line(.reject(ServerMessage.Reject(board: id, mut: mut, rejection: rejection)))
-                for session in answerees { emit(.send(line, to: session, rejected: .rejected(rejection.code))) }
+                for session in answerees {
+                    answerInOrder(line, key: key, mut: mut, to: session, rejected: .rejected(rejection.code))
+                }
             }
         case .success(let applied) where applied.isNoop:
             if isServer { serverChange(at: event.seq, became: .noop) }
-            if let mut = event.mut {
-                for session in answerees { ack(session, mut: mut, seq: head.seq, noop: true) }
+            if let key, let mut = event.mut {
+                let ack = ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: head.seq, noop: true))
+                for session in answerees { answerInOrder(ack, key: key, mut: mut, to: session, rejected: nil) }
             }
         case .success(let applied):
             if isServer { serverChange(at: event.seq, became: .at(context.seq)) }

@@ -18,7 +18,18 @@ extension BoardMachine {
         let removing =
             changes.contains(where: \.removesMember)
             ? Set(committed.members.keys).subtracting(head.members.keys) : []
-        let batch = Batch(number: batchNumber, changes: changes, end: head, snapshot: snapshot, removing: removing)
+        var batch = Batch(number: batchNumber, changes: changes, end: head, snapshot: snapshot, removing: removing)
+        // Every held answer waits for changes of this batch now (the writer was idle): each goes right after the
+        // last one its client sent before it.
+        var still: [HeldAnswer] = []
+        for answer in held {
+            let earlier = changes.lastIndex {
+                $0.event.clientID == answer.key.client.rawValue && $0.event.actor == answer.key.user
+                    && ($0.event.mut ?? .max) < answer.mut
+            }
+            if let earlier { batch.answers.append((earlier, answer)) } else { still.append(answer) }
+        }
+        held = still
         writer = .writing(batch)
         emit(
             .commit(
@@ -87,6 +98,7 @@ extension BoardMachine {
             sinceSnapshot -= min(sinceSnapshot, UInt64(batch.changes.count))
             emit(.commitFailed(error, rejected: dropped.count))
             reject(dropped, error)
+            takeBack(batch.answers)
             releaseHeld()
             return
         }
@@ -103,8 +115,8 @@ extension BoardMachine {
         }
         if !published { emit(.deliver(batch.publication)) }
         emit(.committed(batch: batch.number, count: batch.changes.count, seq: committed.seq, left: batch.removing))
-        handOver()
         releaseHeld()
+        handOver()
     }
 
     /// Whether `key` has a change below `mut` that is not answered yet (pending, or in the writer).
@@ -116,18 +128,36 @@ extension BoardMachine {
         return pending.contains(where: earlier) || writer.batch?.changes.contains(where: earlier) == true
     }
 
-    /// Sends the held refusals whose client's earlier ops are all answered now.
+    /// Sends `line` (a refusal on the board's rules, a no-op's `ack`) to `session` now, or once the ops its client
+    /// sent to the board before `mut` are answered.
+    mutating func answerInOrder(_ line: ByteBuffer, key: ClientKey, mut: UInt64, to session: SessionRef, rejected: RejectCode?) {
+        guard hasEarlier(key, below: mut) else {
+            emit(.send(line, to: session, rejected: rejected))
+            return
+        }
+        if let rejected { emit(.countRejected(rejected)) }
+        held.append(HeldAnswer(key: key, mut: mut, line: line, session: session))
+    }
+
+    /// Sends the held answers whose client's earlier ops are all answered now.
     mutating func releaseHeld() {
         guard !held.isEmpty else { return }
-        var still: [HeldRefusal] = []
-        for refusal in held {
-            if hasEarlier(refusal.key, below: refusal.mut) {
-                still.append(refusal)
+        var still: [HeldAnswer] = []
+        for answer in held {
+            if hasEarlier(answer.key, below: answer.mut) {
+                still.append(answer)
             } else {
-                emit(.send(refusal.line, to: refusal.session, rejected: refusal.code))
+                emit(.send(answer.line, to: answer.session, rejected: nil))
             }
         }
         held = still
+    }
+
+    /// The answers a batch carried that it will not publish (it was not stored, or is written again): held again,
+    /// in their clients' order.
+    mutating func takeBack(_ answers: [(after: Int, answer: HeldAnswer)]) {
+        guard !answers.isEmpty else { return }
+        held = (answers.map(\.answer) + held).sorted { $0.mut < $1.mut }
     }
 
     /// Rejects the changes of a batch that was not stored; they may be sent again.
@@ -146,6 +176,7 @@ extension BoardMachine {
     /// board; the others, any client's, are applied again without it and written, as after a catch-up.
     mutating func dropReused(_ batch: Batch, _ reused: StoreError.DuplicateMutation) {
         sinceSnapshot -= min(sinceSnapshot, UInt64(batch.changes.count))
+        takeBack(batch.answers)
         var again: [Pending] = []
         for change in batch.changes + pending {
             if change.event.mut == reused.mut, change.event.clientID == reused.clientID,

@@ -142,7 +142,7 @@ extension BoardMachine {
         case .change(let event):
             guard let event else {
                 let seq = if case .undo(let seq) = submission.request { seq } else { UInt64(0) }
-                reject(session, submission.mut, .rejected(.notFound), "no change \(seq) on board \(id)")
+                refuse(submission, Rejection(.notFound, "no change \(seq) on board \(id)"))
                 return (finish(submission, .answered), take())
             }
             submission.undoTarget = (event.activity, event.inverse)
@@ -186,11 +186,11 @@ extension BoardMachine {
                     submission.stage = .apply
                 case .invalid(let kind, let problem, _):
                     // It decoded (known kind, right JSON types) but a value is out of range: the reducer's verdict.
-                    reject(session, mut, .rejected(.invalid), "\(kind): \(problem)")
+                    refuse(submission, Rejection(.invalid, "\(kind): \(problem)"))
                     return finish(submission, .answered)
                 case .undo(let seq):
                     guard seq >= 1, seq <= committed.seq else {
-                        reject(session, mut, .rejected(.notFound), "no change \(seq) on board \(id)")
+                        refuse(submission, Rejection(.notFound, "no change \(seq) on board \(id)"))
                         return finish(submission, .answered)
                     }
                     guard let entry = log.entry(seq) else { return wait(&submission, .change(seq: seq)) }
@@ -259,17 +259,10 @@ extension BoardMachine {
         }
         switch result {
         case .failure(let rejection):
-            let line = Lines.line(.reject(ServerMessage.Reject(board: id, mut: mut, rejection: rejection)))
-            if hasEarlier(submission.key, below: mut) {
-                // Sent once the client's earlier ops here are answered: its answers keep the order of its ops.
-                held.append(
-                    HeldRefusal(
-                        key: submission.key, mut: mut, line: line, session: session, code: .rejected(rejection.code)))
-            } else {
-                emit(.send(line, to: session, rejected: .rejected(rejection.code)))
-            }
+            refuse(submission, rejection)
         case .success(let change) where change.isNoop:
-            ack(session, mut: mut, seq: head.seq, noop: true)
+            let ack = ByteBuffer(bytes: LineWriter.ackLine(board: id, mut: mut, seq: head.seq, noop: true))
+            answerInOrder(ack, key: submission.key, mut: mut, to: session, rejected: nil)
         case .success(let change):
             let event = StoredEvent(
                 board: id, seq: context.seq, at: context.now, actor: session.user,
@@ -280,6 +273,12 @@ extension BoardMachine {
             handOver()
         }
         return .answered
+    }
+
+    /// Refuses an op on the board's rules, in its client's order (``answerInOrder(_:key:mut:to:rejected:)``).
+    private mutating func refuse(_ submission: Submission, _ rejection: Rejection) {
+        let line = Lines.line(.reject(ServerMessage.Reject(board: id, mut: submission.mut, rejection: rejection)))
+        answerInOrder(line, key: submission.key, mut: submission.mut, to: submission.session, rejected: .rejected(rejection.code))
     }
 
     /// A rule for new ops that the reducer does not hold (a board that replays its log must replay the changes it

@@ -63,9 +63,11 @@ struct BoardMachine {
     var rateRuns: [SessionID: RateLimitRun] = [:]
     /// Server changes (admin ops) that a catch-up moved, made a no-op or refused, by the seq they were first given.
     var serverChanges: [UInt64: ServerChangeFate] = [:]
-    /// Refusals on the board's rules held until the ops the same client sent before them are answered, so that a
-    /// client reads the answers to its ops on a board in the order it sent them (Protocol.md, "op").
-    var held: [HeldRefusal] = []
+    /// Answers given without a commit (a refusal on the board's rules, a no-op's `ack`) held until the ops the same
+    /// client sent before them are answered, so that a client reads the answers to its ops on a board in the order
+    /// it sent them (Protocol.md, "op"). A batch handed to the writer takes those its changes answer first
+    /// (``Batch/answers``): the writer publishes each right after that change.
+    var held: [HeldAnswer] = []
     /// What the calls since the last `take()` asked for.
     var actions: [Action] = []
 
@@ -133,10 +135,15 @@ struct BoardMachine {
         var snapshot: Bool
         /// Users the batch takes off the board (their subscriptions end before any of its deltas reach them).
         var removing: Set<UserID>
+        /// Held answers sent right after a change of the batch (by index): the last change their client sent
+        /// before them.
+        var answers: [(after: Int, answer: HeldAnswer)] = []
 
         /// What the writer publishes once it is durable.
         var publication: BoardPublication.Batch {
-            BoardPublication.Batch(number: number, entries: changes.map(\.entry), removing: removing)
+            var entries = changes.map(\.entry)
+            for (index, answer) in answers { entries[index].then.append((answer.session, answer.line)) }
+            return BoardPublication.Batch(number: number, entries: entries, removing: removing)
         }
     }
 
@@ -144,6 +151,8 @@ struct BoardMachine {
     enum Action {
         /// Write a line to one session: an `ack`, or a `reject` (with its code, for the metrics).
         case send(ByteBuffer, to: SessionRef, rejected: RejectCode?)
+        /// Count a refusal whose line is held to be sent after its client's earlier answers (the metrics).
+        case countRejected(RejectCode)
         /// Hand a batch to the store's writer: `changes` committed in one transaction with `snapshot`, then
         /// `publication` published from the writer's thread, then the answer passed to ``written(_:batch:)``.
         case commit(Commit)
@@ -166,13 +175,12 @@ struct BoardMachine {
         case log(Notice)
     }
 
-    /// A refusal waiting for the answers to its client's earlier ops.
-    struct HeldRefusal {
+    /// An answer (a refusal, a no-op's `ack`) waiting for the answers to its client's earlier ops.
+    struct HeldAnswer {
         var key: ClientKey
         var mut: UInt64
         var line: ByteBuffer
         var session: SessionRef
-        var code: RejectCode
     }
 
     /// A commit to start.
@@ -244,7 +252,7 @@ struct BoardMachine {
         var answerees: [SessionRef] { (origin.map { [$0] } ?? []) + resentBy }
 
         var entry: BoardPublication.Entry {
-            BoardPublication.Entry(seq: event.seq, mut: event.mut, line: line, origin: origin)
+            BoardPublication.Entry(seq: event.seq, mut: event.mut, line: line, origin: origin, then: [])
         }
 
         var removesMember: Bool {

@@ -24,6 +24,9 @@ final class BoardPublication: Sendable {
         var line: ByteBuffer
         /// Who gets its `ack`, just before its delta when it subscribes.
         var origin: SessionRef?
+        /// Lines for sessions right after this change's `ack` and delta: answers the origin's client was given
+        /// for later ops without a commit (a refusal, a no-op), which must not overtake this `ack`.
+        var then: [(session: SessionRef, line: ByteBuffer)]
     }
 
     /// A durable batch to send.
@@ -140,18 +143,31 @@ final class BoardPublication: Sendable {
         var cut: [SessionID: Int] = [:]
         var direct: [SessionID: DirectAcks] = [:]
         for (index, entry) in entries.enumerated() {
-            guard let mut = entry.mut else { continue }
-            let ack = ByteBuffer(bytes: LineWriter.ackLine(board: board, mut: mut, seq: entry.seq))
-            guard let origin = entry.origin else { continue }
-            if fanOut.contains(origin.id) {
-                let from = cut[origin.id] ?? shared.readerIndex
-                personal[origin.id, default: []].append(contentsOf: [
-                    shared.getSlice(at: from, length: offsets[index] - from) ?? ByteBuffer(), ack,
-                ])
-                cut[origin.id] = offsets[index]
-            } else {
-                var ack = ack
-                direct[origin.id, default: (origin.outbox, ByteBuffer())].acks.writeBuffer(&ack)
+            if let mut = entry.mut, let origin = entry.origin {
+                let ack = ByteBuffer(bytes: LineWriter.ackLine(board: board, mut: mut, seq: entry.seq))
+                if fanOut.contains(origin.id) {
+                    let from = cut[origin.id] ?? shared.readerIndex
+                    personal[origin.id, default: []].append(contentsOf: [
+                        shared.getSlice(at: from, length: offsets[index] - from) ?? ByteBuffer(), ack,
+                    ])
+                    cut[origin.id] = offsets[index]
+                } else {
+                    var ack = ack
+                    direct[origin.id, default: (origin.outbox, ByteBuffer())].acks.writeBuffer(&ack)
+                }
+            }
+            for (session, line) in entry.then {
+                if fanOut.contains(session.id) {
+                    // After this change's delta: the slice up to its end, then the line.
+                    let from = cut[session.id] ?? shared.readerIndex
+                    personal[session.id, default: []].append(contentsOf: [
+                        shared.getSlice(at: from, length: offsets[index + 1] - from) ?? ByteBuffer(), line,
+                    ])
+                    cut[session.id] = offsets[index + 1]
+                } else {
+                    var line = line
+                    direct[session.id, default: (session.outbox, ByteBuffer())].acks.writeBuffer(&line)
+                }
             }
         }
         for (session, from) in cut {
