@@ -13,8 +13,11 @@ public struct ServerError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// The kinds of fault.
     public enum Code: String, Hashable, Sendable {
-        /// The store cannot be opened, locked or written (the database is down, a lock is held, the disk fails).
+        /// The store cannot be opened, locked or written (a lock is held, the disk fails).
         case storage
+        /// The database could not be reached at start (PostgreSQL down or not answering): corkd exits 1, so that a
+        /// service manager starts it again, rather than 2, a refusal that retrying cannot help.
+        case unreachable
         /// What is stored is damaged: a board's snapshot cannot be decoded, its log does not replay, or the
         /// database file fails its check. corkd refuses to serve it (exit 2) and never writes to it; restore a backup.
         case damaged

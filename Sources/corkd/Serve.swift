@@ -211,6 +211,10 @@ struct Serve: AsyncParsableCommand {
         } catch let error as ServerError where error.code == .damaged {
             Console.error("corkd: \(error)\ncorkd: the data directory is damaged; refusing to serve. Restore a backup.\n")
             throw ExitCode(2)
+        } catch let error as ServerError where error.code == .unreachable {
+            // Not a refusal: the same start works once the database answers, so exit 1, which the unit restarts.
+            Console.error("corkd: \(error)\ncorkd: the database cannot be reached; exiting 1 (a service manager starts corkd again).\n")
+            throw ExitCode(1)
         } catch {
             Console.error("corkd: \(error)\ncorkd: refusing to serve.\n")
             throw ExitCode(2)

@@ -35,6 +35,24 @@ import Darwin
         }
     }
 
+    /// A database nothing answers for (PostgreSQL down): said at once, with the reason, and exit 1, which the unit
+    /// restarts (the same start works once the database is back). It had waited a minute without a line, then
+    /// refused with exit 2, which the unit never retries: a node booted during a database outage stayed down.
+    @Test func aDatabaseThatDoesNotAnswerIsExitOneAtOnce() async throws {
+        let corkd = try CorkdProcess()
+        defer { corkd.cleanup() }
+        let closed = try LoopbackPort.closed()
+        let result = try await SpawnedProcess.run(
+            CorkdProcess.executable,
+            ["serve", "--data-dir", corkd.dataDirectory.path, "--host", "127.0.0.1", "--port", "0", "--web-port", "0",
+             "--store", "postgres://corkd@127.0.0.1:\(closed)/corkd"],
+            timeout: .seconds(40), logDirectory: corkd.logDirectory, name: "database-down", unprivileged: true)
+        #expect(result.exit.reason == .exit && result.exit.status == 1, "\(result.exit) \(result.standardError)")
+        let said = result.standardError
+        #expect(said.contains("127.0.0.1:\(closed)") && said.contains("refused"), "\(said)")
+        #expect(said.contains("the database cannot be reached; exiting 1"), "\(said)")
+    }
+
     /// A port another corkd holds: the second says which address is in use and what to do, refuses to serve with
     /// exit 2 (a refusal to start, which the unit does not restart; it exited 1), and nothing else fails loudly on the
     /// way out (the web listener it had started stops with it, not as an error of its own).

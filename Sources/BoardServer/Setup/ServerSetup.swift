@@ -119,14 +119,22 @@ public struct ServerSetup: Sendable {
     ) async throws -> (any AdminStore, StoreFeatures, ServingLock) {
         let store: any AdminStore
         let features: StoreFeatures
+        if case .postgres = location {
+            // The open waits for a database that does not answer (up to a minute): say so before, not only after.
+            logger.info("opening the store", metadata: ["store": "\(location.name(directory: directory))"])
+        }
         do {
             (store, features) = try await location.openWithFeatures(
                 directory: directory, eventJSON: WireEventJSON(), logger: logger)
         } catch {
             await directoryLock?.release()
-            throw ServerError(
-                error.code == .corrupt ? .damaged : .storage,
-                "cannot open the store in \(location.name(directory: directory)): \(error.message)")
+            let code: ServerError.Code
+            switch (error.code, location) {
+            case (.corrupt, _): code = .damaged
+            case (.io, .postgres): code = .unreachable
+            default: code = .storage
+            }
+            throw ServerError(code, "cannot open the store in \(location.name(directory: directory)): \(error.message)")
         }
         if let sqlite = store as? SQLiteStore {
             logger.info(

@@ -30,8 +30,8 @@ public struct PostgresStore: AdminStore {
             database: location.database, tls: location.tls == .require ? .require(.makeClientConfiguration()) : .disable)
         settings.options.maximumConnections = configuration.maximumConnections
         settings.options.connectTimeout = configuration.connectTimeout
-        // A login the database refuses is an operator's mistake no retry mends: said at once. Through the pool it
-        // would only show as "no connection" once the lease timeout had passed.
+        // A login the database refuses is an operator's mistake no retry mends, and a database nothing answers for
+        // is down: both said at once. Through the pool they would only show as "no connection" a minute later.
         if let refusal = await loginRefusal(location, logger: logger) { throw refusal }
         let client = PostgresClient(configuration: settings, backgroundLogger: driverLogger(logger))
         let store = PostgresStore(
@@ -54,18 +54,20 @@ public struct PostgresStore: AdminStore {
         return quieter
     }
 
-    /// Why the database refuses to let this store in for good (class 28: the user or its password; 3D000: no such
-    /// database), or nil: it let us in, or it cannot be reached now, which `open` then waits for.
+    /// Why the store cannot open now, said at once: the database refuses this login for good (class 28: the user or
+    /// its password; 3D000: no such database), or nothing answers at its address (refused, unreachable, timed out:
+    /// `.io`; a service manager starts corkd again). Nil when it let us in, or answered with another error (too many
+    /// connections, starting up), which `open` waits out.
     static func loginRefusal(_ location: PostgresLocation, logger: Logger) async -> StoreError? {
         do {
             let connection = try await connect(to: location, logger: logger)
             try? await connection.close()
             return nil
-        } catch {
-            guard let psql = error as? PSQLError, psql.code == .server, let state = psql.serverInfo?[.sqlState],
-                state.hasPrefix("28") || state == "3D000"
-            else { return nil }
+        } catch let psql as PSQLError where psql.code == .server {
+            guard let state = psql.serverInfo?[.sqlState], state.hasPrefix("28") || state == "3D000" else { return nil }
             return StoreError(postgres: psql, context: "connect")
+        } catch {
+            return StoreError(postgres: error, context: "connect")
         }
     }
 
