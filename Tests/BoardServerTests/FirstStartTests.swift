@@ -89,6 +89,24 @@ import Darwin
         }
     }
 
+    /// A directory that served once and lost its store (a restore that stopped half way, a file removed) is damage
+    /// too: refused with exit 2, naming what shows it served. It had started a new, empty server in its place, with
+    /// a new owner token, and every user's token was unknown.
+    @Test func aServedDirectoryMissingItsStoreIsRefused() async throws {
+        try await withCorkd { corkd in
+            _ = try await corkd.terminate()
+            let owner = try String(contentsOf: corkd.dataDirectory.appendingPathComponent("owner.url"), encoding: .utf8)
+            try FileManager.default.removeItem(at: corkd.dataDirectory.appendingPathComponent("corkd.sqlite"))
+            let (exit, stderr) = try await corkd.startExpectingExit(timeout: .seconds(60))
+            #expect(exit.reason == .exit && exit.status == 2, "\(exit); \(stderr.suffix(2000))")
+            #expect(stderr.contains("corkd.sqlite is missing") && stderr.contains("owner.url"), "\(stderr.suffix(2000))")
+            let names = try FileManager.default.contentsOfDirectory(atPath: corkd.dataDirectory.path)
+            #expect(!names.contains("corkd.sqlite"), "no new store was made: \(names)")
+            let after = try String(contentsOf: corkd.dataDirectory.appendingPathComponent("owner.url"), encoding: .utf8)
+            #expect(after == owner, "owner.url was rewritten")
+        }
+    }
+
     /// The real thing: `kill -9` at moments spread over a first start, then a start that must serve.
     @Test func killedAnywhereInAFirstStartTheNextStartServes() async throws {
         for delay in [0, 15, 30, 50, 75, 100, 150, 200, 300, 450, 700] {

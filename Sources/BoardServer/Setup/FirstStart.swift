@@ -62,6 +62,22 @@ public enum FirstStart {
             try syncDirectory(directory)
             return true
         }
+        if storeInDirectory, !files.fileExists(atPath: directory.appendingPathComponent(SQLiteStore.fileName).path) {
+            // Files only a start that made the store leaves: the store was there and is gone (a restore that did not
+            // finish, a file removed), and a fresh store would quietly stand in for every board and token.
+            let store: String = SQLiteStore.fileName
+            let traces: [String] = [ServerSetup.ownerURLFileName, ListenRecord.fileName, store + "-wal", store + ".clean", store + ".checked"]
+            let found: [String] = traces.filter { (name: String) -> Bool in
+                files.fileExists(atPath: directory.appendingPathComponent(name).path)
+            }
+            if !found.isEmpty {
+                throw ServerError(
+                    .damaged,
+                    "\(store) is missing from \(directory.path), which served before (it has \(found.joined(separator: ", "))): "
+                        + "put the store back (a backup: deploy/README.md, \"Shutdown, crashes, backups\"); to start afresh, use an empty directory. "
+                        + "(Was this node meant to use PostgreSQL? Then give --store.)")
+            }
+        }
         for name in made where files.fileExists(atPath: directory.appendingPathComponent(name).path) { return false }
         let flags: Int32 = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC
         let mode: mode_t = 0o600
