@@ -73,6 +73,10 @@ extension SQLiteStore {
             guard running else {
                 return Self.fail(tickets, StoreError(.internal, "append: the store is closed"), store.appends)
             }
+            if let replaced = store.replacement() {
+                store.logger.error("\(replaced)")
+                return Self.fail(tickets, StoreError(.io, "append: \(replaced)"), store.appends)
+            }
             // On a closed pool the transaction fails and `commit` answers each ticket with that.
             store.pool.writeWithoutTransaction { db in
                 Self.commit(tickets, snapshotsKept: store.configuration.snapshotsKept, db)

@@ -157,8 +157,12 @@ final class CheckpointMarker: Sendable {
     /// its own, as `StoreThreads` gives the writer one.
     private let queue = DispatchQueue(label: "corkd.checkpoint")
 
-    init(path: String, pages: Int) {
+    /// The file the store opened: the mark vouches only for it.
+    let opened: FileIdentity?
+
+    init(path: String, opened: FileIdentity?, pages: Int) {
         self.path = path
+        self.opened = opened
         self.pages = Int32(clamping: max(1, pages))
     }
 
@@ -253,7 +257,11 @@ final class CheckpointMarker: Sendable {
         }
         if wrote {
             writes.add(1, ordering: .relaxed)
-            SQLiteStore.markChecked(path)
+            if let opened, FileIdentity(path) != opened {
+                SQLiteStore.removeCheckedMark(path)  // another file is there now: the next open checks it
+            } else {
+                SQLiteStore.markChecked(path)
+            }
         }
     }
 
@@ -296,3 +304,17 @@ private let checkpointMarkerHook:
             .committed(connection, database: database, frames: frames)
         return SQLITE_OK
     }
+
+/// A file's identity: its device and inode (a file put in its place has another).
+struct FileIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// The identity of the file at `path`, or nil when there is none.
+    init?(_ path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
+}

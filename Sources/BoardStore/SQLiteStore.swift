@@ -28,6 +28,9 @@ public struct SQLiteStore: BoardStore {
     public let openCheck: OpenCheck
     /// The threads every access to `pool` runs on.
     let threads: StoreThreads
+    /// The file this store opened (device and inode): a file put in its place or removed while the store runs is
+    /// noticed before the next commit (``replacement()``).
+    let opened: FileIdentity?
 
     /// The database file's location.
     public var path: String { pool.path }
@@ -40,7 +43,17 @@ public struct SQLiteStore: BoardStore {
         // Two reader threads: as many reads at once as corkd's two cores run, and a test process that opens a
         // hundred stores at once starts two hundred threads fewer (the pool may keep more reader connections).
         self.threads = StoreThreads(readers: min(2, pool.configuration.maximumReaderCount))
-        self.checkpoints = CheckpointMarker(path: pool.path, pages: configuration.checkpointPages)
+        self.opened = FileIdentity(pool.path)
+        self.checkpoints = CheckpointMarker(path: pool.path, opened: opened, pages: configuration.checkpointPages)
+    }
+
+    /// Why the path no longer names the file this store opened (another file was put there, or it was removed), or
+    /// nil. Commits into the opened file would be lost with it, so none is made once this says so.
+    func replacement() -> String? {
+        guard let opened, FileIdentity(path) != opened else { return nil }
+        return "\(path) was replaced or removed while corkd used it (a restore with corkd running?): nothing more is "
+            + "written, and what was committed since went to the file corkd had open; stop corkd and start it again "
+            + "on the file in place"
     }
 
     /// Closes the read-only connections (each keeps a page cache: about 87 KiB each after a burst of subscriptions
@@ -79,6 +92,12 @@ public struct SQLiteStore: BoardStore {
             throw StoreError(error, context: "close")
         }
         checkpoints.release()
+        if let replaced = replacement() {
+            // Not the file this store wrote: the next open checks it (no mark vouches for it).
+            Self.removeCleanMark(path)
+            Self.removeCheckedMark(path)
+            throw StoreError(.io, replaced)
+        }
         Self.markClean(path)
     }
 }

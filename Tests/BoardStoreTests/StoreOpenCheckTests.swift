@@ -1,5 +1,8 @@
 import BoardCore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 @testable import BoardStore
@@ -48,6 +51,44 @@ struct StoreOpenCheckTests {
             #expect(checked.openCheck == .quickCheck)
             #expect(try await checked.boards().first?.seq == 200)
             try await checked.close()
+        }
+    }
+
+    /// A restore done with corkd running (a backup put in place of `corkd.sqlite`): commits into the file corkd had
+    /// open would be acknowledged and lost with it, and its clean close vouched for the restored file, so the next
+    /// start did not check it. Now the next commit is refused, saying why, and the close leaves no mark.
+    @Test("a file put in place of the open store: no commit goes to the old one, and no mark vouches for the new one")
+    func aFileReplacedUnderTheStore() async throws {
+        try await StoreFixtures.withTemporaryDirectory { directory in
+            var driver = BoardDriver("main")
+            let store = try await SQLiteStore.open(directory: directory, logger: StoreFixtures.logger)
+            _ = try await store.createBoard(driver.board)
+            try await store.append(driver.workload(5, clientID: "cork-a"), snapshots: [])
+            let path = store.path
+            let backup = directory.appendingPathComponent("backup.sqlite")
+            try await store.backup(to: backup)
+            // As `install -m0600 backup corkd.sqlite` does: a new file renamed over the path.
+            let copy = directory.appendingPathComponent("copy.sqlite")
+            try FileManager.default.copyItem(at: backup, to: copy)
+            #expect(rename(copy.path, path) == 0)
+
+            do {
+                try await store.append(driver.workload(1, clientID: "cork-a", firstMut: 6), snapshots: [])
+                Issue.record("a commit went to the replaced file")
+            } catch let error as StoreError {
+                #expect(error.code == .io && error.message.contains("was replaced or removed"), "\(error)")
+            }
+            do {
+                try await store.close()
+                Issue.record("the close said nothing of the replaced file")
+            } catch let error as StoreError {
+                #expect(error.message.contains("was replaced or removed"), "\(error)")
+            }
+            #expect(!SQLiteStore.isMarkedClean(path) && !SQLiteStore.isMarkedChecked(path))
+            let reopened = try await SQLiteStore.open(directory: directory, logger: StoreFixtures.logger)
+            #expect(reopened.openCheck == .quickCheck, "the restored file is checked at the next open")
+            #expect(try await reopened.boards().first?.seq == 5)
+            try await reopened.close()
         }
     }
 
