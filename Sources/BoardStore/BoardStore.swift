@@ -65,7 +65,8 @@ public protocol BoardStore: HookStore, InboxStore {
     /// Looks a presented token up by its hash: the user and whether it is expired/revoked at `now`; nil if unknown.
     func authenticate(token: String, now: Timestamp) async throws(StoreError) -> TokenCheck?
 
-    /// Revokes every token of the user that is not revoked yet; returns how many.
+    /// Revokes every token of the user that is not revoked yet; returns how many (0: revoked already). `notFound`
+    /// when there is no such user.
     func revokeTokens(of user: UserID, now: Timestamp) async throws(StoreError) -> Int
 
     // MARK: Admin queue

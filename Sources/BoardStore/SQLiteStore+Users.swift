@@ -66,12 +66,17 @@ extension SQLiteStore {
     /// Revokes every token of the user that is not revoked yet (at `now`); returns how many.
     public func revokeTokens(of user: UserID, now: Timestamp) async throws(StoreError) -> Int {
         let name = user.rawValue
-        let count = try await write("revoke tokens of \(name)") { db in
+        let count = try await write("revoke tokens of \(name)") { db -> Int? in
             try db.execute(
                 sql: "UPDATE tokens SET revoked_at = ? WHERE user = ? AND revoked_at IS NULL",
                 arguments: [now.milliseconds, name])
-            return db.changesCount
+            let count = db.changesCount
+            if count == 0, try Int.fetchOne(db, sql: "SELECT 1 FROM users WHERE name = ?", arguments: [name]) == nil {
+                return nil
+            }
+            return count
         }
+        guard let count else { throw StoreError(.notFound, "no user \(name)") }
         logger.debug("revoked tokens", metadata: ["user": "\(name)", "count": "\(count)"])
         return count
     }

@@ -26,6 +26,10 @@ struct Revoke: AsyncParsableCommand {
         let count: Int
         do {
             count = try await administration.store.revokeTokens(of: user, now: WallClock().now())
+        } catch where error.code == .notFound {
+            // A misspelt name must not pass for a revoke done (an offboarding script goes on as if it were).
+            await administration.close()
+            throw CorkdExit.fail(AdminFailure(.notFound, "no user \(user) on this server: nothing was revoked"))
         } catch {
             await administration.close()
             throw CorkdExit.fail(AdminFailure(.failed, "the store: \(error.message)"))
@@ -34,8 +38,8 @@ struct Revoke: AsyncParsableCommand {
         await administration.close()
         if let exit = CorkdExit.worst(failures) { throw exit }
         if count == 0 {
-            // Nothing to revoke is not a failure (revoking twice is safe), but a misspelt name must not pass as done.
-            Console.error("corkd: \(user) had no token left to revoke: no such user, or revoked already\n")
+            // Nothing to revoke is not a failure: revoking twice is safe.
+            Console.error("corkd: \(user) had no token left to revoke: revoked already\n")
         }
         try Console.result(admin.json ? CorkdJSON.line(Printed(user: user.rawValue, revoked: count)) : "revoked \(count) token(s) of \(user)\n")
     }

@@ -41,10 +41,14 @@ import Darwin
             let revoke = try await corkd.admin(["revoke", "--user", "frank"])
             #expect(revoke.exit.isSuccess, "\(revoke.standardError)")
             #expect(!revoke.standardError.contains("no token left"), "\(revoke.standardError)")
-            // A misspelt name revokes nothing, and says so.
+            // A misspelt name revokes nothing and fails (exit 5, not found): an offboarding script must not go on as if
+            // it had worked. Revoking again is safe and says so.
             let typo = try await corkd.admin(["revoke", "--user", "frnak"])
-            #expect(typo.exit.isSuccess && typo.standardOutput == "revoked 0 token(s) of frnak\n", "\(typo)")
-            #expect(typo.standardError.contains("corkd: frnak had no token left to revoke: no such user, or revoked already"), "\(typo.standardError)")
+            #expect(typo.exit.reason == .exit && typo.exit.status == 5 && typo.standardOutput.isEmpty, "\(typo)")
+            #expect(typo.standardError.contains("no user frnak on this server: nothing was revoked"), "\(typo.standardError)")
+            let again = try await corkd.admin(["revoke", "--user", "frank"])
+            #expect(again.exit.isSuccess && again.standardOutput == "revoked 0 token(s) of frank\n", "\(again)")
+            #expect(again.standardError.contains("frank had no token left to revoke: revoked already"), "\(again.standardError)")
             let exit = await watch.waitForExit(timeout: .seconds(20))
             #expect(exit?.reason == .exit && exit?.status == 4, "\(exit?.description ?? "still running"); \(watch.standardError)")
             #expect(watch.standardError.contains("token_revoked"), "\(watch.standardError)")

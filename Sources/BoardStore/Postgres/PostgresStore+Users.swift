@@ -62,14 +62,20 @@ extension PostgresStore {
     public func revokeTokens(of user: UserID, now: Timestamp) async throws(StoreError) -> Int {
         let name = user.rawValue
         let logger = self.logger
-        return try await write("revoke tokens of \(name)") { connection in
-            try await connection.query(
+        let count = try await write("revoke tokens of \(name)") { connection -> Int? in
+            let count = try await connection.query(
                 """
                 UPDATE tokens SET revoked_at = \(now.milliseconds) WHERE username = \(name) AND revoked_at IS NULL
                 RETURNING hash
                 """, logger: logger
             ).collect().count
+            if count == 0, try await connection.query("SELECT 1 FROM users WHERE name = \(name)", logger: logger).collect().isEmpty {
+                return nil
+            }
+            return count
         }
+        guard let count else { throw StoreError(.notFound, "no user \(name)") }
+        return count
     }
 
     /// Creates each user that is missing and issues one new token per entry in one transaction; returns the tokens
