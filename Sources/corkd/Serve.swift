@@ -105,11 +105,6 @@ struct Serve: AsyncParsableCommand {
         configuration.certificatePath = cert
         configuration.keyPath = key
         guard (0...65535).contains(port) else { throw CorkdExit.usage("--port must be 0–65535") }
-        if !web.disabled, let webPort = web.port, webPort == port, port != 0,
-            web.host == nil || web.host == host || [host, web.host].contains { ["0.0.0.0", "::", "*"].contains($0) }
-        {
-            throw CorkdExit.usage("--web-port \(webPort) is --port's too: the web page needs a port of its own (or --no-web)")
-        }
         for (name, value, range) in [
             ("--rate", rate, Self.rateRange), ("--burst", burst, Self.rateRange),
             ("--connections-per-user", connectionsPerUser, Self.connectionsRange),
@@ -134,6 +129,17 @@ struct Serve: AsyncParsableCommand {
             configuration.publicPort = publicPort
         }
         try operating.apply(to: &configuration)
+        var listeners: [Listener] = [Listener(name: "--port (server.port)", host: host, port: port)]
+        if !web.disabled, let webPort = web.port {
+            listeners.append(Listener(name: "--web-port (web.port)", host: web.host ?? host, port: webPort))
+        }
+        if let address = configuration.metricsAddress {
+            listeners.append(Listener(name: "--metrics (metrics.listen)", host: address.host, port: address.port))
+        }
+        if let address = configuration.healthAddress {
+            listeners.append(Listener(name: "--health (health.listen)", host: address.host, port: address.port))
+        }
+        if let clash = Listener.clash(listeners) { throw CorkdExit.usage(clash) }
         try hookOptions.apply(to: &configuration)
         configuration.mail.command = noMail || mailCommand.isEmpty ? nil : mailCommand
         guard (1_000...3_600_000).contains(mailScanIntervalMs) else {
@@ -362,5 +368,33 @@ extension Serve {
             while getppid() == parent && parent != 1 { Thread.sleep(forTimeInterval: 0.5) }
             kill(getpid(), SIGTERM)
         }
+    }
+}
+
+/// A port corkd listens on, for finding two on one port before either binds (the second bind failed only once the
+/// first listener had started, and `config check` said nothing).
+struct Listener {
+    var name: String
+    var host: String
+    var port: Int
+
+    /// Whether both may be asked for the same socket: one port on overlapping addresses (a wildcard overlaps every
+    /// address; `localhost` is loopback).
+    func overlaps(_ other: Listener) -> Bool {
+        guard port != 0, port == other.port else { return false }
+        let wildcards: Set<String> = ["0.0.0.0", "::", "*", ""]
+        if wildcards.contains(host) || wildcards.contains(other.host) { return true }
+        let loopback: Set<String> = ["localhost", "127.0.0.1", "::1"]
+        return host == other.host || (loopback.contains(host) && loopback.contains(other.host))
+    }
+
+    /// The first pair of `listeners` on one port, in words, or nil.
+    static func clash(_ listeners: [Listener]) -> String? {
+        for (index, second) in listeners.enumerated() {
+            for first in listeners[..<index] where first.overlaps(second) {
+                return "\(second.name) \(second.port) is \(first.name)'s too: each listener needs a port of its own"
+            }
+        }
+        return nil
     }
 }

@@ -219,7 +219,15 @@ import Testing
         // the port, after it had made the data directory).
         let shared = try await Self.check(file, in: corkd, options: ["--port", "47230", "--web-port", "47230"])
         #expect(shared.exit.status == 2, "\(shared.exit)")
-        #expect(shared.standardError.contains("--web-port 47230 is --port's too"), "\(shared.standardError)")
+        #expect(
+            shared.standardError.contains("--web-port (web.port) 47230 is --port (server.port)'s too"), "\(shared.standardError)")
+        // So are health and metrics on one port (serve failed to bind the second; the check had found no problem).
+        let admin = try await Self.check(
+            file, in: corkd, options: ["--metrics", "127.0.0.1:47231", "--health", "localhost:47231"])
+        #expect(admin.exit.status == 2, "\(admin.exit)")
+        #expect(
+            admin.standardError.contains("--health (health.listen) 47231 is --metrics (metrics.listen)'s too"),
+            "\(admin.standardError)")
     }
 
     @Test func aBadEnvironmentValueIsNamed() async throws {
