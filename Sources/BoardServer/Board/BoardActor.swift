@@ -208,7 +208,7 @@ actor BoardActor {
         switch action {
         case .send(let line, let session, let rejected):
             if let rejected { configuration.metrics.rejected(rejected) }
-            session.outbox.send(line)
+            publication.answer(line, to: session)
         case .countRejected(let code):
             configuration.metrics.rejected(code)
         case .commit(let commit):

@@ -53,13 +53,23 @@ final class BoardPublication: Sendable {
         state.withLock { body(&$0.fanOut) }
     }
 
-    /// Called by the writer once `batch` is durable: sends its acks and deltas.
+    /// Called by the writer once `batch` is durable: sends its acks and deltas. The acks of origins that do not
+    /// subscribe are queued under the lock too: the board may settle the batch as soon as it is marked published,
+    /// and what it answers next must not overtake them.
     func publish(_ batch: Batch) {
-        let acks = state.withLock { state in
+        state.withLock { state in
             state.published = batch
-            return Self.deliver(batch, board: board, to: &state.fanOut)
+            Self.send(Self.deliver(batch, board: board, to: &state.fanOut))
         }
-        Self.send(acks)
+    }
+
+    /// Writes one of the board's answers (a refusal, a no-op's or a resend's `ack`) to `session`, in order with
+    /// what was published before it and ahead of what is published after.
+    func answer(_ line: ByteBuffer, to session: SessionRef) {
+        state.withLock { state in
+            state.fanOut.seal(loopOf: session.outbox.channel)
+            session.outbox.send(line)
+        }
     }
 
     /// Whether batch `number` was published (the board may settle it without waiting for the writer's answer).
@@ -72,7 +82,7 @@ final class BoardPublication: Sendable {
 
     /// Sends a durable batch the writer did not publish (the board does it).
     func deliver(_ batch: Batch) {
-        Self.send(state.withLock { Self.deliver(batch, board: board, to: &$0.fanOut) })
+        state.withLock { Self.send(Self.deliver(batch, board: board, to: &$0.fanOut)) }
     }
 
     /// Sends `lines` (other nodes' changes, presence) to every subscriber, after ending the subscriptions of
@@ -109,8 +119,7 @@ final class BoardPublication: Sendable {
         for channel in fanOut.remove(users: users) { Outbox(channel: channel).send(line) }
     }
 
-    /// The acks of origins that do not subscribe, each session's in one buffer: sent once the lock
-    /// is released (nothing else orders them against the fan-out).
+    /// The acks of origins that do not subscribe, each session's in one buffer.
     typealias DirectAcks = (outbox: Outbox, acks: ByteBuffer)
 
     static func send(_ acks: [DirectAcks]) {

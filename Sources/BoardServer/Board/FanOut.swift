@@ -82,6 +82,12 @@ struct FanOut {
         }
     }
 
+    /// Seals the pending writes of the loop `channel` is on: what is written to it directly now (an answer of the
+    /// board's) is not overtaken by lines published after it, which would otherwise join a task queued before it.
+    mutating func seal(loopOf channel: any Channel) {
+        if let index = loops.firstIndex(where: { $0.loop === channel.eventLoop }) { loops[index].pending = nil }
+    }
+
     /// Storage the member lists hold, in members (it shrinks as subscribers leave: `SparseCapacity`).
     var memberCapacity: Int { max(loops.reduce(0) { $0 + $1.members.capacity }, ids.capacity) }
 
