@@ -93,10 +93,12 @@ public struct SQLiteStore: BoardStore {
         }
         checkpoints.release()
         if let replaced = replacement() {
-            // Not the file this store wrote: the next open checks it (no mark vouches for it).
+            // Not the file this store wrote: the next open checks it (no mark vouches for it). A file removed with
+            // its directory (nothing in its place) leaves nothing to vouch for or to say.
             Self.removeCleanMark(path)
             Self.removeCheckedMark(path)
-            throw StoreError(.io, replaced)
+            if FileManager.default.fileExists(atPath: path) { throw StoreError(.io, replaced) }
+            return
         }
         Self.markClean(path)
     }

@@ -107,6 +107,22 @@ import Darwin
         }
     }
 
+    /// corkd's own files that its user cannot read and write (a store root made, a certificate made unreadable) are
+    /// named with what to do, before anything opens them: they were "unable to open database file (SQLite error
+    /// 14)" and "failedToLoadCertificate".
+    @Test func filesTheServiceUserCannotOpenAreNamed() async throws {
+        try await withCorkd { corkd in
+            _ = try await corkd.terminate()
+            let store = corkd.dataDirectory.appendingPathComponent("corkd.sqlite").path
+            #expect(chown(store, 0, 0) == 0)
+            let (exit, stderr) = try await corkd.startExpectingExit(timeout: .seconds(60))
+            #expect(exit.reason == .exit && exit.status == 2, "\(exit); \(stderr.suffix(2000))")
+            #expect(stderr.contains("\(store) cannot be read and written by this user"), "\(stderr.suffix(2000))")
+            #expect(stderr.contains("it belongs to root: chown"), "\(stderr.suffix(2000))")
+            #expect(!stderr.contains("SQLite error"), "\(stderr.suffix(2000))")
+        }
+    }
+
     /// The real thing: `kill -9` at moments spread over a first start, then a start that must serve.
     @Test func killedAnywhereInAFirstStartTheNextStartServes() async throws {
         for delay in [0, 15, 30, 50, 75, 100, 150, 200, 300, 450, 700] {

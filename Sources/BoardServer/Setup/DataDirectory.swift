@@ -72,6 +72,19 @@ public enum DataDirectory {
             + "corkd writes listen.json, owner.url and its marks there (\(ownershipAdvice(directory.path)))"
     }
 
+    /// The first of corkd's own files in `directory` this process cannot read and write, in words with what to do,
+    /// or nil. Said before anything opens them: a store owned by root was "unable to open database file (SQLite
+    /// error 14)", an unreadable certificate "failedToLoadCertificate".
+    public static func fileAccessProblem(_ directory: URL, names: [String]) -> String? {
+        for name in names {
+            let path = directory.appendingPathComponent(name).path
+            guard FileManager.default.fileExists(atPath: path), access(path, R_OK | W_OK) != 0 else { continue }
+            let reason = String(cString: strerror(errno))
+            return "\(path) cannot be read and written by this user (\(userName(geteuid()))): \(reason); \(ownershipAdvice(path))"
+        }
+        return nil
+    }
+
     /// Why this process cannot enter `directory`, which exists, with what to do; nil when it can (or it is not
     /// there). Said before "no store": a store in a folder this user may not enter is hidden, not missing.
     public static func enterProblem(_ directory: URL) -> String? {
@@ -88,7 +101,8 @@ public enum DataDirectory {
         let me = geteuid()
         guard info.st_uid != me else { return "chmod u+rw it" }
         let recursive = (info.st_mode & S_IFMT) == S_IFDIR ? "-R " : ""
-        return "it belongs to \(userName(info.st_uid)): chown \(recursive)\(userName(me)) \(path), or run corkd as \(userName(info.st_uid))"
+        let chown = "it belongs to \(userName(info.st_uid)): chown \(recursive)\(userName(me)) \(path)"
+        return info.st_uid == 0 ? chown : chown + ", or run corkd as \(userName(info.st_uid))"
     }
 
     /// The name of the user who owns `path` (the service user, for a data directory), or nil when it cannot be read.

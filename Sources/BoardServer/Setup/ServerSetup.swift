@@ -49,6 +49,11 @@ public struct ServerSetup: Sendable {
         }
         if let problem = DataDirectory.ownershipProblem(directory) { throw ServerError(.configuration, problem) }
         if let problem = DataDirectory.writabilityProblem(directory) { throw ServerError(.configuration, problem) }
+        if let problem = DataDirectory.fileAccessProblem(
+            directory, names: FirstStart.madeFiles(storeInDirectory: location == .dataDirectory))
+        {
+            throw ServerError(.configuration, problem)
+        }
         // Every board and token hash is in here: nothing may be open to other local users.
         for correction in DataDirectory.secure(directory) {
             guard correction.failure == nil else {
