@@ -239,6 +239,21 @@ import Testing
 
     // MARK: - Render
 
+    /// Members whose initials would be the same (bob and bot both `BO`) are told apart on the cards: bob read a card
+    /// assigned to the bot as his own.
+    @Test func membersWithTheSameInitialsAreToldApartOnCards() {
+        var test = Self.testBoard()
+        test.apply(.setMember(user: "bot", role: .editor, name: nil))
+        test.apply(.assign(card: "k1", user: "bot"))
+        test.apply(.assign(card: "k2", user: "bob"))
+        test.apply(.assign(card: "k2", user: "alice"))
+        var model = Self.model()
+        model.board = test.board
+        let lines = model.render().lines
+        #expect(lines.contains { $0.contains("BT") } && lines.contains { $0.contains("BB,AL") || $0.contains("AL,BB") }, "\(lines)")
+        #expect(!lines.contains { $0.contains("BO") }, "\(lines)")
+    }
+
     @Test func theBoardShowsCountsWIPBadgeCardsAndTheFeed() {
         var model = Self.model()
         let activity = Activity(seq: 9, at: Timestamp(milliseconds: 0), actor: "bob", kind: "chat", text: "morning @alice", changes: [:])

@@ -119,10 +119,18 @@ function paint(el, color) {
   return el;
 }
 
-function initials(name) {
+// Two capitals of a name; two members with the same pair get their first and last letters (bob BB, bot BT).
+function pairOf(name) {
   const words = String(name).trim().split(/\s+/).filter(Boolean);
   if (words.length >= 2) return (Array.from(words[0])[0] + Array.from(words[1])[0]).toUpperCase();
   return Array.from(words[0] || '?').slice(0, 2).join('').toUpperCase();
+}
+function initials(name) {
+  const pair = pairOf(name);
+  const ms = (S.meta && S.meta.members) || [];
+  if (!ms.some((m) => (m.name || m.id) !== name && pairOf(m.name || m.id) === pair)) return pair;
+  const c = Array.from(String(name).replace(/\s+/g, ''));
+  return (c[0] + c[c.length - 1]).toUpperCase();
 }
 
 // Today as the server counts days, in UTC: a card is overdue on the page exactly when `cork show` and the query

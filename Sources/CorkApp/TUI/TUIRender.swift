@@ -268,8 +268,20 @@ extension TUIModel {
         board?.isOverdue(card, today: today) ?? false
     }
 
-    /// Two capitals from a user id: `alice` → `AL`, `bob.smith` → `BS`.
+    /// Two capitals from a user id: `alice` → `AL`, `bob.smith` → `BS`. Two members of the board with the same
+    /// pair each get their first and last letters instead (`bob` → `BB`, `bot` → `BT`): a card assigned to one must
+    /// not read as assigned to the other.
     func initials(_ user: UserID) -> String {
+        let pair = Self.pair(user)
+        guard let members = board?.members.keys, members.contains(where: { $0 != user && Self.pair($0) == pair }) else {
+            return pair
+        }
+        let letters = user.rawValue.filter { $0.isLetter || $0.isNumber }
+        guard let first = letters.first, let last = letters.last else { return pair }
+        return String([first, last]).uppercased()
+    }
+
+    private static func pair(_ user: UserID) -> String {
         let parts = user.rawValue.split { $0 == "." || $0 == "-" || $0 == "_" }
         if parts.count >= 2 { return String(parts[0].prefix(1) + parts[1].prefix(1)).uppercased() }
         return String(user.rawValue.prefix(2)).uppercased()
