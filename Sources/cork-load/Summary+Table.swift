@@ -88,13 +88,21 @@ extension Summary {
     var verdictText: String {
         var text = ok ? "ok" : "FAILED" + (failure.map { ": \($0)" } ?? "")
         if slotsUnsent > 0 {
-            text += ", RATE NOT REACHED: \(slotsUnsent) paced slot(s) were never sent (the server answered too slowly)"
+            text += ", RATE NOT REACHED: \(slotsUnsent) paced slot(s) were never sent ("
+                + Self.unsentCause(publishers: publishers, completed: publishersCompleted) + ")"
         }
         if let limited = errors["rate_limited"], limited > 0 {
             text += ", RATE LIMITED: the server refused \(limited) op(s) with rate_limited; the figures are its per-user limit's "
                 + "(raise corkd's --rate and --burst, or use --spawn)"
         }
         return text
+    }
+
+    /// Why paced slots were never sent: publishers whose connection ended (a node killed) sent nothing more, else
+    /// the server's answers came too slowly to free the window. A killed node was blamed on slowness.
+    static func unsentCause(publishers: Int, completed: Int) -> String {
+        let lost = publishers - completed
+        return lost > 0 ? "\(lost) of \(publishers) publisher(s) lost their connection" : "the server answered too slowly"
     }
 
     /// The first reason the run failed, in the order a reader should look: clients that did not connect or were cut

@@ -48,3 +48,12 @@ import Testing
         #expect(hash(["ab", "c"]) != hash(["a", "bc"]))
     }
 }
+
+/// What the verdict blames for paced slots that were never sent.
+@Suite struct UnsentCauseTests {
+    @Test func lostPublishersAreNamedNotTheServersSpeed() {
+        #expect(Summary.unsentCause(publishers: 4, completed: 2) == "2 of 4 publisher(s) lost their connection")
+        #expect(Summary.unsentCause(publishers: 4, completed: 4) == "the server answered too slowly")
+    }
+}
+
