@@ -1149,6 +1149,14 @@ class Test:
         d = deps(b)
         check(d["blocks"] == [f"#{n[announce]} Announce it"] and d["done"] == [] and "⊘ blocked" in d["state"], f"bob's panel: {d}")
         b.shot(os.path.join(self.args.screenshots, "blocked-panel-1280.png"))
+        # DOING chosen in the panel is refused (the card is blocked): the panel's Column shows TODO again, not DOING
+        b.js("const s = document.getElementById('d-col'); s.focus(); s.value = 'doing'; s.dispatchEvent(new Event('change'))")
+        wait_for("bob's page to show the refusal of the blocked card's move", lambda: next(
+            (x for x in b.toasts() if "error" in x["cls"] and "is blocked by" in x["text"]), None), state=b.toasts)
+        wait_for("bob's panel to show the card's own column after the refused move",
+                 lambda: b.js("return document.getElementById('d-col').value") == "todo" or None,
+                 state=lambda: b.js("return document.getElementById('d-col').value"))
+        b.dismiss_toasts()
         # closed, the blocker is listed as done in the open panel, and the badges follow
         self.carol.run("close", "#" + str(n[login]))
         wait_for("bob's open panel to list the blocker as done",

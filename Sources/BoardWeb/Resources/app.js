@@ -1826,10 +1826,9 @@ function renderDetail() {
   D.pres.textContent = pres.map((s) => `${s.state === 'editing' ? '✎' : '◉'} ${s.name || s.user} ${s.state}`).join(' · ');
   if (!keep(D.title)) { D.title.value = c.title; fitTitle(); }
   D.title.readOnly = ro;
-  if (!keep(D.colSel)) {
-    D.colSel.replaceChildren(...S.columns.map((col) => h('option', { value: col.id, text: col.name })));
-    D.colSel.value = at.col.id;
-  }
+  if (!keep(D.colSel)) D.colSel.replaceChildren(...S.columns.map((col) => h('option', { value: col.id, text: col.name })));
+  // Focused too: a choice is sent at once, so a refused move shows the card's column again.
+  if (D.colSel.value !== at.col.id) D.colSel.value = at.col.id;
   if (!keep(D.due)) D.due.value = c.due || '';
   if (!keep(D.ms)) {
     D.ms.replaceChildren(h('option', { value: '', text: '— none —' }),
