@@ -10,8 +10,9 @@ struct InboxCommand: AsyncParsableCommand {
         commandName: "inbox",
         abstract: "Show your inbox, newest first: mentions, assignments, and changes to the cards you watch, on any board.",
         discussion: """
-            One line per entry: its id, • when unread, the time (UTC), and what happened. Cards of the board \
-            connected to (--board, else the URL's) show as #N, cards of other boards as BOARD #N. When more \
+            One line per entry: its id, • when unread, the time (UTC), and what happened, naming the card as \
+            BOARD #N (its number as the board connected to, --board else the URL's, has it, or as the server's \
+            text gives it). When more \
             entries are older than the last one listed, a last line says so and gives the --before ID that lists \
             them (with --json, "more" says so: list again with --before the smallest id). --mark-read marks the \
             entries listed read after printing them, --all-read every entry. With --json: \
@@ -38,6 +39,7 @@ struct InboxCommand: AsyncParsableCommand {
             throw ValidationError("--limit must be 1…\(BoardClient.inboxLimitMax)")
         }
         if let before, before < 1 { throw ValidationError("--before takes an entry id (1 or more), not \(before)") }
+        if markRead && allRead { throw ValidationError("--mark-read marks the entries listed, --all-read every entry: give one") }
     }
 
     func run() async throws {

@@ -67,6 +67,9 @@ import Testing
             // Bob made the changes: nothing for him.
             #expect(try await bob.ok(["inbox"]) == "your inbox is empty\n")
             try await owner.fails(["inbox", "--limit", "0"], with: 2)
+            // Both markings at once is a usage error, not the wider one quietly.
+            let both = try await owner.fails(["inbox", "--mark-read", "--all-read"], with: 2)
+            #expect(both.contains("give one"), "\(both)")
         }
     }
 }
