@@ -15,6 +15,34 @@ import Testing
         entries.map { "\($0.user) \($0.kind.rawValue) \($0.card?.rawValue ?? "-")" }.sorted()
     }
 
+    /// What stopped being true is not mailed: a mail went to bob saying he was assigned a card he had been taken
+    /// off in the same second, and one naming a due date moved since.
+    @Test func entriesThatStoppedBeingTrueAreStale() {
+        var board = Fixtures.board
+        let at = Timestamp(milliseconds: 1_796_083_200_000)  // 2026-12-01
+        func entry(_ kind: InboxEntry.Kind, _ user: UserID, _ card: CardID, _ text: String) -> InboxEntry {
+            InboxEntry(user: user, board: "main", seq: 1, card: card, kind: kind, actor: "alice", at: at, text: text)
+        }
+        let assigned = entry(.assigned, "bob", "c2", "assigned you to #2 \"Design settings\"")
+        let mention = entry(.mention, "bob", "c2", "#2 \"Design settings\": @bob")
+        #expect(!InboxRules.isStale(assigned, on: board, today: at.day))
+        mustApply(.unassign(card: "c2", user: "bob"), to: &board, as: "alice")
+        #expect(InboxRules.isStale(assigned, on: board, today: at.day), "bob is no longer assigned")
+        #expect(!InboxRules.isStale(mention, on: board, today: at.day), "a mention stays true")
+
+        let due = Day(year: 2026, month: 12, day: 4)!
+        mustApply(.editCard(EditCard(card: "c1", due: .set(due))), to: &board, as: "alice")
+        let soon = entry(.dueSoon, "alice", "c1", "#1 \"Fix login\" is due 2026-12-04")
+        #expect(!InboxRules.isStale(soon, on: board, today: at.day))
+        mustApply(.editCard(EditCard(card: "c1", due: .set(Day(year: 2026, month: 12, day: 3)!))), to: &board, as: "alice")
+        #expect(InboxRules.isStale(soon, on: board, today: at.day), "the date moved")
+        let today = entry(.dueSoon, "alice", "c1", "#1 \"Fix login\" is due today")
+        mustApply(.editCard(EditCard(card: "c1", due: .set(at.day))), to: &board, as: "alice")
+        #expect(!InboxRules.isStale(today, on: board, today: at.day), "due today, said as today")
+        mustApply(.closeCard(card: "c1"), to: &board, as: "alice")
+        #expect(InboxRules.isStale(today, on: board, today: at.day), "done: nothing to remind of")
+    }
+
     @Test func aMentionInACommentTellsTheMentionedAndTheWatchersOnce() {
         var board = Fixtures.board
         let found = Self.entries(

@@ -173,3 +173,29 @@ extension JSONValue {
         return []
     }
 }
+
+extension InboxRules {
+    /// Whether `entry` no longer says what is so on `board` (the board as it is now): an assignment undone, a due
+    /// date moved, cleared or met, a card blocked again, the card gone or archived. Such an entry stays in the inbox
+    /// but is not mailed: a mail goes out minutes later, and one that says what stopped being true misleads. Other
+    /// kinds (a mention, a comment, a move) tell of something that happened, which stays true.
+    public static func isStale(_ entry: InboxEntry, on board: Board, today: Day) -> Bool {
+        let kinds: [InboxEntry.Kind] = [.assigned, .dueSoon, .overdue, .unblocked]
+        guard kinds.contains(entry.kind), let id = entry.card else { return false }
+        guard let card = board.cards[id], !card.archived else { return true }
+        switch entry.kind {
+        case .assigned:
+            return !card.assignees.contains(entry.user)
+        case .dueSoon:
+            guard let due = card.due, !board.isDone(card) else { return true }
+            // The reminder names the day, or says "today" on the day itself.
+            let named = entry.text.contains(due.description) || (entry.text.hasSuffix("is due today") && due == entry.at.day)
+            return !named
+        case .overdue:
+            return !board.isOverdue(card, today: today)
+        default:
+            return card.blockedBy.contains { board.cards[$0].map { !board.isDone($0) } ?? false }
+        }
+    }
+}
+

@@ -90,7 +90,9 @@ struct InboxService {
         var lastReminders = ContinuousClock.now - reminderScan
         var lastMail = ContinuousClock.now - mail.scanInterval
         var reminded: Set<String> = []
-        let mailer = Mailer(store: store, settings: mail, clock: clock, logger: logger)
+        let registry = self.registry
+        let mailer = Mailer(
+            store: store, board: { await registry.loaded($0)?.committedForHooks() }, settings: mail, clock: clock, logger: logger)
         while !Task.isCancelled {
             if mail.command != nil, ContinuousClock.now - lastMail >= mail.scanInterval {
                 lastMail = ContinuousClock.now

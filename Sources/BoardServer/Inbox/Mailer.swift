@@ -26,6 +26,8 @@ public struct MailSettings: Sendable {
 /// mail is marked so it is never looked at again; an entry read in time is never mailed.
 struct Mailer {
     let store: any BoardStore
+    /// A board as it is now (nil: not served here), to leave out entries that stopped being true.
+    let board: @Sendable (BoardID) async -> Board?
     let settings: MailSettings
     let clock: any ServerClock
     let logger: Logger
@@ -52,7 +54,20 @@ struct Mailer {
                 let skipped = entries.filter { !notify.mails($0) }.map(\.id)
                 try await store.markMailed(skipped, at: clock.now())
                 mailLog.worked(logger)
-                let due = entries.filter { notify.mails($0) }
+                var due = entries.filter { notify.mails($0) }
+                // Entries no longer true (an assignment undone, a date moved) are not mailed, and not looked at again.
+                var boards: [BoardID: Board] = [:]
+                var stale: [Int64] = []
+                for entry in due where [.assigned, .dueSoon, .overdue, .unblocked].contains(entry.kind) {
+                    if boards[entry.board] == nil, let now = await board(entry.board) { boards[entry.board] = now }
+                    if let now = boards[entry.board], InboxRules.isStale(entry, on: now, today: clock.now().day) {
+                        stale.append(entry.id)
+                    }
+                }
+                if !stale.isEmpty {
+                    try await store.markMailed(stale, at: clock.now())
+                    due.removeAll { stale.contains($0.id) }
+                }
                 guard let oldest = due.first, clock.now().milliseconds - oldest.at.milliseconds >= notify.delayMs else { continue }
                 let web = await settings.webURL().map(MailUnsubscribe.base)
                 var unsubscribe: String?
