@@ -205,6 +205,7 @@ const cardEls = new Map(); // card id -> {card, key, sig, el}
 
 const canEdit = () => EDIT_ROLES.has(S.role);
 
+const GONE = 'That card is not on the board any more: archived (see Archived) or deleted.';
 function cardById(id) {
   for (const col of S.columns) {
     const i = col.cards.findIndex((c) => c.id === id);
@@ -2092,7 +2093,7 @@ function feedEl(it) {
   if (mention) body.append(sr(' (mentions you)'));
   if (it.card) {
     const btn = h('button', { type: 'button', class: 'fi-link', title: 'Open the card' }, body);
-    btn.addEventListener('click', () => { if (cardById(it.card)) { selectCard(it.card, false); openDetail(it.card); } else toast('That card is not on the board any more (see Archived).', 'info'); });
+    btn.addEventListener('click', () => { if (cardById(it.card)) { selectCard(it.card, false); openDetail(it.card); } else toast(GONE, 'info'); });
     li.append(btn);
   } else li.append(body);
   return li;
@@ -2291,7 +2292,7 @@ function goToInboxEntry(e) {
 }
 
 function openInboxCard(id) {
-  if (!cardById(id)) { toast('That card is not on the board any more (see Archived).', 'info'); return; }
+  if (!cardById(id)) { toast(GONE, 'info'); return; }
   if ($('inbox').open) $('inbox').close();
   selectCard(id, false);
   openDetail(id);
