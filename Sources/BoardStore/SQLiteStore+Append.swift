@@ -74,8 +74,10 @@ extension SQLiteStore {
                 return Self.fail(tickets, StoreError(.internal, "append: the store is closed"), store.appends)
             }
             if let replaced = store.replacement() {
+                // The operator's log says which file and what to do; clients hear only that nothing was written.
                 store.logger.error("\(replaced)")
-                return Self.fail(tickets, StoreError(.io, "append: \(replaced)"), store.appends)
+                let error = StoreError(.io, "append: the store's file was replaced or removed while the server used it")
+                return Self.fail(tickets, error, store.appends)
             }
             // On a closed pool the transaction fails and `commit` answers each ticket with that.
             store.pool.writeWithoutTransaction { db in

@@ -53,6 +53,10 @@ struct ConfigCommand: ParsableCommand {
                 let problems = serve.fileProblems(readableBy: Self.serviceUser(of: serve.data.url))
                 if !problems.isEmpty { throw CorkdExit.usage(problems.joined(separator: "\ncorkd: ")) }
                 if let problem = Self.dataDirectoryProblem(serve.data.url, given: serve.data.dataDirectory) { throw CorkdExit.usage(problem) }
+                let storeInDirectory = (try? serve.data.storeLocation()) == .dataDirectory
+                if let problem = Self.dataFileProblem(serve.data.url, storeInDirectory: storeInDirectory, service: Self.serviceUser(of: serve.data.url)) {
+                    throw CorkdExit.usage(problem)
+                }
             } catch let exit as ExitCode {
                 // The problem itself is on stderr already.
                 if exit.rawValue == 2 { Console.error(Self.summary) }
@@ -77,6 +81,26 @@ struct ConfigCommand: ParsableCommand {
             guard !FileManager.default.isWritableFile(atPath: folder.path) else { return nil }
             let what = folder == directory.standardizedFileURL ? "cannot write in it" : "cannot make it in \(folder.path)"
             return "data_dir (--data-dir, CORKD_DATA_DIR) \(directory.path): this user \(what); run config check as the user corkd runs as"
+        }
+
+        /// The first of corkd's own files in `directory` that serve would refuse (its user cannot read and write
+        /// it), or nil. Run as root on the service's directory: a file that is not the service user's (a store root
+        /// made) or that it cannot read.
+        static func dataFileProblem(
+            _ directory: URL, storeInDirectory: Bool, service: (uid: uid_t, gid: gid_t, name: String)?
+        ) -> String? {
+            let names = FirstStart.madeFiles(storeInDirectory: storeInDirectory)
+            guard let service else { return DataDirectory.fileAccessProblem(directory, names: names) }
+            for name in names {
+                let path = directory.appendingPathComponent(name).path
+                var info = stat()
+                guard stat(path, &info) == 0 else { continue }
+                if info.st_uid != service.uid || !FileAccess.readable(path, uid: service.uid, gid: service.gid, user: service.name) {
+                    return "\(path) is not \(service.name)'s to read and write (it belongs to \(DataDirectory.userName(info.st_uid))): "
+                        + "chown \(service.name) \(path)"
+                }
+            }
+            return nil
         }
 
         /// The user that owns `directory`, when this process is root and the directory exists and is someone

@@ -2,6 +2,9 @@ import BoardTesting
 import BoardTransport
 import BoardWire
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// corkd.toml: the real `corkd` reads it, the environment and flags override it in that order, and a file with a
@@ -228,6 +231,20 @@ import Testing
         #expect(
             admin.standardError.contains("--health (health.listen) 47231 is --metrics (metrics.listen)'s too"),
             "\(admin.standardError)")
+    }
+
+    /// A data directory whose store its user cannot open is found by the check too (it said "no problems found",
+    /// and serve then refused the file).
+    @Test func corkdsOwnFilesItsUserCannotOpenAreFoundByTheCheck() async throws {
+        try await withCorkd { corkd in
+            _ = try await corkd.terminate()
+            let store = corkd.dataDirectory.appendingPathComponent("corkd.sqlite").path
+            #expect(chown(store, 0, 0) == 0)
+            let file = try Self.write("", in: corkd)
+            let result = try await Self.check(file, in: corkd, options: ["--data-dir", corkd.dataDirectory.path])
+            #expect(result.exit.status == 2, "\(result.exit) \(result.standardOutput)")
+            #expect(result.standardError.contains("\(store) cannot be read and written by this user"), "\(result.standardError)")
+        }
     }
 
     @Test func aBadEnvironmentValueIsNamed() async throws {

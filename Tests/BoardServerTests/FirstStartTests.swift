@@ -104,6 +104,9 @@ import Darwin
             #expect(!names.contains("corkd.sqlite"), "no new store was made: \(names)")
             let after = try String(contentsOf: corkd.dataDirectory.appendingPathComponent("owner.url"), encoding: .utf8)
             #expect(after == owner, "owner.url was rewritten")
+            // An admin command says the same, not "start corkd there once first" (which serve refuses).
+            let invite = try await corkd.admin(["invite", "--user", "alice"])
+            #expect(invite.exit.status != 0 && invite.standardError.contains("which served before"), "\(invite.standardError)")
         }
     }
 

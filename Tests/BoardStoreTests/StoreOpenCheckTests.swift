@@ -77,6 +77,7 @@ struct StoreOpenCheckTests {
                 Issue.record("a commit went to the replaced file")
             } catch let error as StoreError {
                 #expect(error.code == .io && error.message.contains("was replaced or removed"), "\(error)")
+                #expect(!error.message.contains(path), "clients are not told the server's paths: \(error)")
             }
             do {
                 try await store.close()

@@ -37,6 +37,7 @@ public struct Administration: Sendable {
             if let problem = DataDirectory.enterProblem(directory) { throw AdminFailure(.failed, problem) }
             let file = directory.appendingPathComponent(SQLiteStore.fileName).path
             guard FileManager.default.fileExists(atPath: file) else {
+                if let damaged = FirstStart.missingStore(in: directory) { throw AdminFailure(.failed, damaged) }
                 throw AdminFailure(
                     .failed, "no store in \(directory.path) (\(SQLiteStore.fileName) is missing): \(firstStartNeeded)")
             }

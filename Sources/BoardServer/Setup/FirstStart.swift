@@ -24,7 +24,7 @@ public enum FirstStart {
     public static let markFileName = "first-start.pending"
 
     /// The files a first start makes in the data directory; the store's only when the store lives there.
-    static func madeFiles(storeInDirectory: Bool) -> [String] {
+    public static func madeFiles(storeInDirectory: Bool) -> [String] {
         var names: [String] = [
             SelfSignedCertificate.privateKeyFileName, SelfSignedCertificate.certificateFileName,
             ServerSetup.ownerURLFileName, ListenRecord.fileName,
@@ -62,22 +62,7 @@ public enum FirstStart {
             try syncDirectory(directory)
             return true
         }
-        if storeInDirectory, !files.fileExists(atPath: directory.appendingPathComponent(SQLiteStore.fileName).path) {
-            // Files only a start that made the store leaves: the store was there and is gone (a restore that did not
-            // finish, a file removed), and a fresh store would quietly stand in for every board and token.
-            let store: String = SQLiteStore.fileName
-            let traces: [String] = [ServerSetup.ownerURLFileName, ListenRecord.fileName, store + "-wal", store + ".clean", store + ".checked"]
-            let found: [String] = traces.filter { (name: String) -> Bool in
-                files.fileExists(atPath: directory.appendingPathComponent(name).path)
-            }
-            if !found.isEmpty {
-                throw ServerError(
-                    .damaged,
-                    "\(store) is missing from \(directory.path), which served before (it has \(found.joined(separator: ", "))): "
-                        + "put the store back (a backup: deploy/README.md, \"Shutdown, crashes, backups\"); to start afresh, use an empty directory. "
-                        + "(Was this node meant to use PostgreSQL? Then give --store.)")
-            }
-        }
+        if storeInDirectory, let problem = missingStore(in: directory) { throw ServerError(.damaged, problem) }
         for name in made where files.fileExists(atPath: directory.appendingPathComponent(name).path) { return false }
         let flags: Int32 = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC
         let mode: mode_t = 0o600
@@ -90,6 +75,23 @@ public enum FirstStart {
         guard synced else { throw ServerError(.configuration, "cannot write \(mark.path): \(String(cString: strerror(errno)))") }
         try syncDirectory(directory)
         return true
+    }
+
+    /// Why `directory` is damaged when its store is gone, or nil: files only a start that made the store leaves
+    /// (the store was there and is gone: a restore that did not finish, a file removed), where a fresh store would
+    /// quietly stand in for every board and token. Nil while `corkd.sqlite` is there, or nothing shows it served.
+    public static func missingStore(in directory: URL) -> String? {
+        let files = FileManager.default
+        let store: String = SQLiteStore.fileName
+        guard !files.fileExists(atPath: directory.appendingPathComponent(store).path) else { return nil }
+        let traces: [String] = [ServerSetup.ownerURLFileName, ListenRecord.fileName, store + "-wal", store + ".clean", store + ".checked"]
+        let found: [String] = traces.filter { (name: String) -> Bool in
+            files.fileExists(atPath: directory.appendingPathComponent(name).path)
+        }
+        guard !found.isEmpty else { return nil }
+        return "\(store) is missing from \(directory.path), which served before (it has \(found.joined(separator: ", "))): "
+            + "put the store back (a backup: deploy/README.md, \"Shutdown, crashes, backups\"); to start afresh, use an empty directory. "
+            + "(Was this node meant to use PostgreSQL? Then give --store.)"
     }
 
     /// The first start has made the store (the board and the owner's token are committed): removes the mark.
