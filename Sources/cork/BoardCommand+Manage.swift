@@ -43,7 +43,9 @@ extension BoardCommand {
         @Argument(parsing: .allUnrecognized, help: "Hours before the due day (0–720), or `default`.") var hours: [String] = []
         @Flag(help: "Print JSON.") var json = false
 
-        func validate() throws {
+        mutating func validate() throws {
+            // `--` ends the options as usual (`cork board remind -- -1`).
+            hours.removeAll { $0 == "--" }
             guard hours.count == 1, let only = hours.first else {
                 throw ValidationError(hours.isEmpty ? "give HOURS (0–720) or `default`" : "give one HOURS, not \(hours.joined(separator: " "))")
             }

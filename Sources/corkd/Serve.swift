@@ -388,13 +388,14 @@ struct Listener {
         return host == other.host || (loopback.contains(host) && loopback.contains(other.host))
     }
 
-    /// The first pair of `listeners` on one port, in words, or nil.
+    /// Every pair of `listeners` on one port, in words (one line each, as corkd names several problems), or nil.
     static func clash(_ listeners: [Listener]) -> String? {
+        var lines: [String] = []
         for (index, second) in listeners.enumerated() {
             for first in listeners[..<index] where first.overlaps(second) {
-                return "\(second.name) \(second.port) is \(first.name)'s too: each listener needs a port of its own"
+                lines.append("\(second.name) \(second.port) is \(first.name)'s too: each listener needs a port of its own")
             }
         }
-        return nil
+        return lines.isEmpty ? nil : lines.joined(separator: "\ncorkd: ")
     }
 }

@@ -231,6 +231,12 @@ import Testing
         #expect(
             admin.standardError.contains("--health (health.listen) 47231 is --metrics (metrics.listen)'s too"),
             "\(admin.standardError)")
+        // Every clash at once, not the first.
+        let both = try await Self.check(
+            file, in: corkd, options: ["--port", "47232", "--web-port", "47232", "--metrics", "127.0.0.1:47233", "--health", "127.0.0.1:47233"])
+        #expect(
+            both.standardError.contains("--web-port (web.port) 47232") && both.standardError.contains("--health (health.listen) 47233"),
+            "\(both.standardError)")
     }
 
     /// A data directory whose store its user cannot open is found by the check too (it said "no problems found",

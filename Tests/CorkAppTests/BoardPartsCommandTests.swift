@@ -230,6 +230,8 @@ import Testing
             // A negative number is refused as a value, not taken for an unknown option ("Missing expected argument").
             let negative = try await cork.fails(["board", "remind", "-1"], with: 2)
             #expect(negative.contains("not -1"), "\(negative)")
+            let ended = try await cork.fails(["board", "remind", "--", "-1"], with: 2)
+            #expect(ended.contains("not -1") && !ended.contains("--"), "\(ended)")
             try await cork.fails(["member", "add", "dave", "--role", "owner"], with: 3, url: .some(bob.description))
             let archive = try await cork.fails(["board", "archive", "--yes"], with: 3, url: .some(bob.description))
             #expect(archive.contains("forbidden:"), "\(archive)")
