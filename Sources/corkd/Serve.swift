@@ -171,8 +171,14 @@ struct Serve: AsyncParsableCommand {
             guard let path else { continue }
             // Named every way it can be given: the flag, the file's key and the environment's variable.
             let variable = ConfigKey.all.first { $0.name == key }?.environmentName ?? ""
-            if !FileManager.default.isReadableFile(atPath: path) {
-                problems.append("\(option) (\(key), \(variable)) \(path): no such file, or this user cannot read it")
+            if access(path, R_OK) != 0 {
+                // Which it is, and what to do: as corkd's own files in the data directory are named.
+                let why =
+                    FileManager.default.fileExists(atPath: path)
+                    ? "this user (\(DataDirectory.userName(geteuid()))) cannot read it: \(String(cString: strerror(errno))); "
+                        + DataDirectory.ownershipAdvice(path)
+                    : "no such file"
+                problems.append("\(option) (\(key), \(variable)) \(path): \(why)")
             } else if let service, !FileAccess.readable(path, uid: service.uid, gid: service.gid, user: service.name) {
                 problems.append(
                     "\(option) (\(key), \(variable)) \(path): \(service.name), who owns the data directory and serves from it, "

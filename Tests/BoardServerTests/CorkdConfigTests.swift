@@ -45,7 +45,7 @@ import Testing
             logDirectory: corkd.logDirectory, name: "config-check-missing", environment: Self.environment())
         #expect(both.exit.status == 2, "\(both.exit)")
         #expect(both.standardError.contains("--cert (server.cert, CORKD_SERVER_CERT) /nonexistent/cert.pem"), "\(both.standardError)")
-        #expect(both.standardError.contains("--key (server.key, CORKD_SERVER_KEY) /nonexistent/key.pem"), "\(both.standardError)")
+        #expect(both.standardError.contains("--key (server.key, CORKD_SERVER_KEY) /nonexistent/key.pem: no such file"), "\(both.standardError)")
 
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("service-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -212,6 +212,15 @@ import Testing
         #expect(bad.exit.status == 2 && bad.standardOutput.isEmpty, "\(bad.exit) \(bad.standardOutput)")
         let missing = try await Self.check(file, in: corkd, options: ["--cert", "/nonexistent/chain.pem", "--key", "/nonexistent/key.pem"])
         #expect(missing.exit.status == 2 && missing.standardError.contains("/nonexistent/chain.pem"), "\(missing.standardError)")
+        // One there but unreadable is told apart from a missing one, with the user and what to do.
+        let closed = corkd.root.appendingPathComponent("root-only.pem").path
+        try "certificate".write(toFile: closed, atomically: true, encoding: .utf8)
+        chmod(closed, 0o600)
+        let unreadable = try await Self.check(file, in: corkd, options: ["--cert", closed, "--key", closed])
+        #expect(unreadable.exit.status == 2, "\(unreadable.exit)")
+        #expect(
+            unreadable.standardError.contains("\(closed): this user (nobody) cannot read it") && unreadable.standardError.contains("chown"),
+            "\(unreadable.standardError)")
         // A data directory this user cannot make is found by the check, not by the start.
         let locked = corkd.root.appendingPathComponent("read-only")
         try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o555])
