@@ -2,7 +2,7 @@ import BoardCore
 import BoardStore
 import Foundation
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 @testable import BoardServer
 
@@ -24,41 +24,36 @@ import Testing
         let registry = BoardRegistry(
             store: store, shared: RecordsOnlyShared(inner: sqlite), configuration: ServerConfiguration(),
             clock: WallClock(), logger: Logger(label: "test"), started: continuation)
-        let servedActors = Locked<[BoardActor]>([])
+        let servedActors = NIOLockedValueBox<[BoardActor]>([])
         try await withThrowingDiscardingTaskGroup { tasks in
             // The commit loops, as the server runs them: each ends after a stop.
             tasks.addTask {
                 await withDiscardingTaskGroup { loops in
                     for await actor in started {
-                        servedActors.value.withLock { $0.append(actor) }
+                        servedActors.withLockedValue { $0.append(actor) }
                         loops.addTask { await actor.run() }
                     }
                     // The stream ended (stopAll): an actor the registry no longer knows is stopped here, or the test
                     // would hang as the server did.
-                    for actor in servedActors.value.withLock({ $0 }) { actor.stop(final: true) }
+                    for actor in servedActors.withLockedValue({ $0 }) { actor.stop(final: true) }
                 }
             }
             _ = try #require(try await registry.create("b", name: "B", owner: "owner"))
             #expect(await registry.archive("b") == nil)
-            let asked = Locked<BoardActor?>(nil)
+            let asked = NIOLockedValueBox<BoardActor?>(nil)
             hook.set { board, archived in
                 guard board == "b", !archived else { return }
                 let actor = await registry.board("b")
-                asked.value.withLock { $0 = actor }
+                asked.withLockedValue { $0 = actor }
             }
             #expect(await registry.unarchive("b") == nil)
-            let subscriberActor = try #require(asked.value.withLock { $0 }, "the subscriber found no board during the unarchive")
+            let subscriberActor = try #require(asked.withLockedValue { $0 }, "the subscriber found no board during the unarchive")
             let servedNow = try #require(await registry.loaded("b"))
             #expect(subscriberActor === servedNow, "the subscriber is on an actor the registry no longer serves")
             await registry.stopAll()
         }
         // The created one, then one after the unarchive.
-        #expect(servedActors.value.withLock { $0.count } == 2, "actors started: \(servedActors.value.withLock { $0.count })")
+        #expect(servedActors.withLockedValue { $0.count } == 2, "actors started: \(servedActors.withLockedValue { $0.count })")
     }
 }
 
-/// A value behind a lock that closures can share.
-final class Locked<Value: Sendable>: Sendable {
-    let value: Mutex<Value>
-    init(_ value: Value) { self.value = Mutex(value) }
-}

@@ -229,22 +229,24 @@ import Testing
         #expect(unwritable.standardError.contains("this user cannot make it in \(locked.path)"), "\(unwritable.standardError)")
         // The web page on the server's own port is found by the check too (serve failed on it, its own page holding
         // the port, after it had made the data directory).
-        let shared = try await Self.check(file, in: corkd, options: ["--port", "47230", "--web-port", "47230"])
+        // Ports nothing listens on (the check binds nothing, but a test never names a fixed port).
+        let (p0, p1, p2, p3) = (try LoopbackPort.closed(), try LoopbackPort.closed(), try LoopbackPort.closed(), try LoopbackPort.closed())
+        let shared = try await Self.check(file, in: corkd, options: ["--port", "\(p0)", "--web-port", "\(p0)"])
         #expect(shared.exit.status == 2, "\(shared.exit)")
         #expect(
-            shared.standardError.contains("--web-port (web.port) 47230 is --port (server.port)'s too"), "\(shared.standardError)")
+            shared.standardError.contains("--web-port (web.port) \(p0) is --port (server.port)'s too"), "\(shared.standardError)")
         // So are health and metrics on one port (serve failed to bind the second; the check had found no problem).
         let admin = try await Self.check(
-            file, in: corkd, options: ["--metrics", "127.0.0.1:47231", "--health", "localhost:47231"])
+            file, in: corkd, options: ["--metrics", "127.0.0.1:\(p1)", "--health", "localhost:\(p1)"])
         #expect(admin.exit.status == 2, "\(admin.exit)")
         #expect(
-            admin.standardError.contains("--health (health.listen) 47231 is --metrics (metrics.listen)'s too"),
+            admin.standardError.contains("--health (health.listen) \(p1) is --metrics (metrics.listen)'s too"),
             "\(admin.standardError)")
         // Every clash at once, not the first.
         let both = try await Self.check(
-            file, in: corkd, options: ["--port", "47232", "--web-port", "47232", "--metrics", "127.0.0.1:47233", "--health", "127.0.0.1:47233"])
+            file, in: corkd, options: ["--port", "\(p2)", "--web-port", "\(p2)", "--metrics", "127.0.0.1:\(p3)", "--health", "127.0.0.1:\(p3)"])
         #expect(
-            both.standardError.contains("--web-port (web.port) 47232") && both.standardError.contains("--health (health.listen) 47233"),
+            both.standardError.contains("--web-port (web.port) \(p2)") && both.standardError.contains("--health (health.listen) \(p3)"),
             "\(both.standardError)")
     }
 

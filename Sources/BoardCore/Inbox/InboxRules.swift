@@ -175,13 +175,15 @@ extension JSONValue {
 }
 
 extension InboxRules {
+    /// The kinds of entry that say how something is (and so may stop being true), not that something happened.
+    public static let mayGoStale: [InboxEntry.Kind] = [.assigned, .dueSoon, .overdue, .unblocked]
+
     /// Whether `entry` no longer says what is so on `board` (the board as it is now): an assignment undone, a due
     /// date moved, cleared or met, a card blocked again, the card gone or archived. Such an entry stays in the inbox
     /// but is not mailed: a mail goes out minutes later, and one that says what stopped being true misleads. Other
     /// kinds (a mention, a comment, a move) tell of something that happened, which stays true.
     public static func isStale(_ entry: InboxEntry, on board: Board, today: Day) -> Bool {
-        let kinds: [InboxEntry.Kind] = [.assigned, .dueSoon, .overdue, .unblocked]
-        guard kinds.contains(entry.kind), let id = entry.card else { return false }
+        guard mayGoStale.contains(entry.kind), let id = entry.card else { return false }
         guard let card = board.cards[id], !card.archived else { return true }
         switch entry.kind {
         case .assigned:

@@ -58,7 +58,7 @@ struct Mailer {
                 // Entries no longer true (an assignment undone, a date moved) are not mailed, and not looked at again.
                 var boards: [BoardID: Board] = [:]
                 var stale: [Int64] = []
-                for entry in due where [.assigned, .dueSoon, .overdue, .unblocked].contains(entry.kind) {
+                for entry in due where InboxRules.mayGoStale.contains(entry.kind) {
                     if boards[entry.board] == nil, let now = await board(entry.board) { boards[entry.board] = now }
                     if let now = boards[entry.board], InboxRules.isStale(entry, on: now, today: clock.now().day) {
                         stale.append(entry.id)

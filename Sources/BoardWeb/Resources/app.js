@@ -127,8 +127,7 @@ function pairOf(name) {
 }
 function initials(name) {
   const pair = pairOf(name);
-  const ms = (S.meta && S.meta.members) || [];
-  if (!ms.some((m) => (m.name || m.id) !== name && pairOf(m.name || m.id) === pair)) return pair;
+  if (!S.clash.has(pair)) return pair;
   const c = Array.from(String(name).replace(/\s+/g, ''));
   return (c[0] + c[c.length - 1]).toUpperCase();
 }
@@ -166,6 +165,7 @@ const S = {
   seq: 0,
   meta: { id: '', name: '', labels: [], milestones: [], members: [] },
   memberById: new Map(), // S.meta.members by id
+  clash: new Set(), // initials two members share
   metaVer: 0,
   columns: [], // [{id, name, wip?, in_progress?, cards: [Card]}], board order
   filter: { q: '', sent: '', cards: null, error: '' },
@@ -520,6 +520,10 @@ function loadBoard(m) {
   S.seq = m.seq ?? 0;
   S.meta = { id: b.id, name: b.name ?? '', labels: b.labels || [], milestones: b.milestones || [], members: b.members || [] };
   S.memberById = new Map(S.meta.members.map((m) => [m.id, m]));
+  // The pairs two members share, once per change of the members (not per avatar drawn).
+  const seen = new Set();
+  S.clash = new Set();
+  for (const m of S.meta.members) { const p = pairOf(m.name || m.id); if (seen.has(p)) S.clash.add(p); else seen.add(p); }
   S.metaVer++;
   S.columns = (m.columns || []).map((c) => colView(c, (c.cards || []).slice()));
   S.resyncing = false;

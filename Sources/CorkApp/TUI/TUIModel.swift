@@ -75,7 +75,14 @@ public struct TUIModel: Sendable {
     /// The board followed.
     public var boardID: BoardID
     /// The board as shown (confirmed + pending), once loaded.
-    public var board: Board? { didSet { visibleVersion &+= 1 } }
+    public var board: Board? {
+        didSet {
+            visibleVersion &+= 1
+            if oldValue?.members != board?.members { clashingInitials = Self.clashingPairs(board) }
+        }
+    }
+    /// The initials two members of the board share (worked out when the members change, not per card drawn).
+    var clashingInitials: Set<String> = []
     /// The connection's state, for the status line.
     public var connection: ConnectionState = .connecting(endpoint: "")
     /// Ops queued or unanswered.

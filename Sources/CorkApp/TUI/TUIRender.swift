@@ -273,12 +273,21 @@ extension TUIModel {
     /// not read as assigned to the other.
     func initials(_ user: UserID) -> String {
         let pair = Self.pair(user)
-        guard let members = board?.members.keys, members.contains(where: { $0 != user && Self.pair($0) == pair }) else {
-            return pair
-        }
+        guard clashingInitials.contains(pair) else { return pair }
         let letters = user.rawValue.filter { $0.isLetter || $0.isNumber }
         guard let first = letters.first, let last = letters.last else { return pair }
         return String([first, last]).uppercased()
+    }
+
+    /// The pairs more than one member of `board` has.
+    static func clashingPairs(_ board: Board?) -> Set<String> {
+        var seen: Set<String> = []
+        var clashing: Set<String> = []
+        for user in board?.members.keys ?? [:].keys {
+            let pair = pair(user)
+            if !seen.insert(pair).inserted { clashing.insert(pair) }
+        }
+        return clashing
     }
 
     private static func pair(_ user: UserID) -> String {
